@@ -1,0 +1,243 @@
+"""The core commands (plugins, train, parse, evalb, show, grammar, demo), registered through the same hook as a
+plugin's commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import attrs
+
+from treegram.cli.ui import UI
+from treegram.errors import InputError, ParseFailure, TreegramError
+from treegram.plugin_manager import hookimpl
+
+
+@attrs.frozen
+class Command:
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, UI], int]
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+# -- treegram plugins ------------------------------------------------------------------------------
+def _configure_plugins(p: argparse.ArgumentParser) -> None:
+    add_json_flag(p)
+
+
+def _run_plugins(args: argparse.Namespace, ui: UI) -> int:
+    from treegram.plugin_manager import formalisms, plugin_table
+
+    rows = plugin_table()
+    if args.json:
+        ui.emit_json({"plugins": rows, "formalisms": sorted(formalisms())})
+        return 0
+    ui.table("treegram plugins", ["plugin", "source", "provides"],
+             [(r["name"], r["source"], ", ".join(r["provides"]) or "-") for r in rows])
+    return 0
+
+
+# -- treegram train NAME ---------------------------------------------------------------------------
+def _configure_train(p: argparse.ArgumentParser) -> None:
+    from treegram.plugin_manager import formalisms
+
+    sub = p.add_subparsers(dest="formalism", metavar="FORMALISM", required=True)
+    for name, contribution in sorted(formalisms().items()):
+        formalism = contribution.obj
+        fp = sub.add_parser(name, help=formalism.description, description=formalism.description)
+        fp.add_argument("--out", required=True, type=Path, help="model file to write")
+        fp.add_argument("--seed", type=int, default=0, help="random seed (same seed, same model)")
+        add_json_flag(fp)
+        formalism.configure_train_parser(fp)
+
+
+def _run_train(args: argparse.Namespace, ui: UI) -> int:
+    from treegram.plugin_manager import get_formalism
+
+    formalism = get_formalism(args.formalism)
+    start = time.perf_counter()
+    model = formalism.train_from_args(args, ui)
+    model.save(args.out)
+    summary = model.describe(top=0)
+    summary["seconds"] = round(time.perf_counter() - start, 2)
+    summary["model"] = str(args.out)
+    if args.json:
+        ui.emit_json(summary)
+    else:
+        ui.table(f"{args.formalism} model written to {args.out}", ["", "value"],
+                 [(k, v) for k, v in summary.items() if not isinstance(v, (list, dict))])
+    return 0
+
+
+# -- treegram parse --------------------------------------------------------------------------------
+def _open_in(path: str) -> TextIO:
+    if path == "-":
+        return sys.stdin
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: input file not found", hint="give a file with one tokenized sentence per line, or - for stdin")
+    return p.open(encoding="utf-8")
+
+
+def _configure_parse(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True, type=Path, help="model file from `treegram train`")
+    p.add_argument("--input", default="-", help="one tokenized sentence per line (- = stdin)")
+    p.add_argument("--out", default="-", help="one bracketed tree per line (- = stdout)")
+    p.add_argument("--max-length", type=int, default=100,
+                   help="longer sentences are not parsed; they get a flat fallback tree (default 100)")
+    add_json_flag(p)
+
+
+def _run_parse(args: argparse.Namespace, ui: UI) -> int:
+    from treegram.formalism import flat_fallback, load_model
+
+    model = load_model(args.model)
+    if not hasattr(model, "parse"):
+        raise TreegramError(f"{args.model}: a {model.formalism} model cannot parse sentences",
+                            hint="use a parsing model (pcfg, tsg, tig, ostag)")
+    with _open_in(args.input) as fh:
+        lines = [line.rstrip("\n") for line in fh]
+    results = []
+    counts = {"ok": 0, "failed": 0, "too_long": 0, "empty": 0}
+    start = time.perf_counter()
+    parse_seconds = 0.0
+    for lineno, line in enumerate(ui.track(lines, description="parsing"), 1):
+        tokens = line.split()
+        status, tree = "ok", None
+        if not tokens:
+            status = "empty"
+        elif len(tokens) > args.max_length:
+            status, tree = "too_long", flat_fallback(tokens)
+        else:
+            t0 = time.perf_counter()
+            try:
+                tree = model.parse(tokens)
+            except ParseFailure:
+                status, tree = "failed", flat_fallback(tokens)
+            parse_seconds += time.perf_counter() - t0
+        counts[status] += 1
+        results.append({"line": lineno, "status": status, "tree": tree.to_bracket() if tree is not None else ""})
+    elapsed = time.perf_counter() - start
+    parsed = counts["ok"] + counts["failed"]
+    if args.json:
+        ui.emit_json({"sentences": results, "counts": counts, "seconds": round(elapsed, 3)})
+    else:
+        text = "".join(r["tree"] + "\n" for r in results)
+        if args.out == "-":
+            sys.stdout.write(text)
+        else:
+            from treegram.io import atomic_write_text
+
+            atomic_write_text(args.out, text)
+    rate = parsed / parse_seconds if parse_seconds > 0 else float("nan")
+    ui.note(f"parsed {counts['ok']}/{len(lines)} sentences ({rate:.1f} sentences/s); "
+            f"flat fallback: {counts['failed']} unparseable, {counts['too_long']} longer than {args.max_length}; "
+            f"{counts['empty']} empty lines left empty")
+    return 0
+
+
+# -- treegram evalb --------------------------------------------------------------------------------
+def _configure_evalb(p: argparse.ArgumentParser) -> None:
+    p.add_argument("gold", type=Path, help="gold trees, one per line (or any bracketed file)")
+    p.add_argument("test", type=Path, help="parser output, one tree per line, aligned with gold")
+    p.add_argument("--max-length", type=int, default=None, help="score only sentences up to this length")
+    p.add_argument("--per-sentence", action="store_true", help="also list per-sentence scores")
+    add_json_flag(p)
+
+
+def _run_evalb(args: argparse.Namespace, ui: UI) -> int:
+    from treegram.evaluation.parseval import ParsevalParams, evalb_files
+
+    params = ParsevalParams(max_length=args.max_length) if args.max_length else ParsevalParams()
+    result = evalb_files(args.gold, args.test, params)
+    data = result.to_dict()
+    if args.json:
+        if not args.per_sentence:
+            data.pop("per_sentence", None)
+        ui.emit_json(data)
+        return 0
+    if args.per_sentence:
+        ui.table("per sentence", ["#", "length", "matched", "gold", "test", "F1", "note"],
+                 [(i + 1, s.length, s.matched, s.gold_brackets, s.test_brackets, s.f1, s.error or "")
+                  for i, s in enumerate(result.per_sentence)])
+    ui.table("PARSEVAL (EVALB, COLLINS.prm)", ["metric", "value"],
+             [(k, v) for k, v in data.items() if not isinstance(v, (list, dict))])
+    return 0
+
+
+# -- treegram show ---------------------------------------------------------------------------------
+def _configure_show(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", type=Path, help="a file of bracketed trees")
+    p.add_argument("--first", type=int, default=5, help="how many trees to draw (default 5)")
+    p.add_argument("--raw", action="store_true", help="keep function tags, traces and the empty top bracket")
+    add_json_flag(p)
+
+
+def _run_show(args: argparse.Namespace, ui: UI) -> int:
+    from treegram.trees import NormalizeOptions, ascii_tree, read_tree_file
+
+    options = NormalizeOptions(remove_empty_top=not args.raw, remove_traces=not args.raw,
+                               strip_function_tags=not args.raw, strip_indices=not args.raw)
+    trees = read_tree_file(args.file, normalize=options)[: args.first]
+    if args.json:
+        ui.emit_json([{"tree": t.to_bracket(), "words": t.leaves()} for t in trees])
+        return 0
+    for t in trees:
+        ui.print(ascii_tree(t), highlight=False, markup=False)
+        ui.print()
+    return 0
+
+
+# -- treegram grammar MODEL ------------------------------------------------------------------------
+def _configure_grammar(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", type=Path, help="model file")
+    p.add_argument("--top", type=int, default=20, help="how many rules/elementary trees to list")
+    add_json_flag(p)
+
+
+def _run_grammar(args: argparse.Namespace, ui: UI) -> int:
+    from treegram.formalism import load_model
+
+    model = load_model(args.model)
+    info = model.describe(top=args.top)
+    if args.json:
+        ui.emit_json(info)
+        return 0
+    ui.table(f"{model.formalism} model {args.model}", ["", "value"],
+             [(k, v) for k, v in info.items() if not isinstance(v, (list, dict))])
+    rules = info.get("top_rules") or []
+    if rules:
+        ui.table(f"top {len(rules)} rules", list(rules[0].keys()), [list(r.values()) for r in rules])
+    return 0
+
+
+# -- treegram demo (the README's main job until the exercise sheet lands) --------------------------
+def _configure_demo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("sentences", nargs="*", help="sentences to parse (default: a few built-in ones)")
+    add_json_flag(p)
+
+
+def _run_demo(args: argparse.Namespace, ui: UI) -> int:
+    from treegram.formalisms.demo import run_demo
+
+    return run_demo(args, ui)
+
+
+@hookimpl
+def register_commands(register):
+    register(Command("plugins", "list installed plugins and what they provide", _configure_plugins, _run_plugins))
+    register(Command("train", "train a model of a formalism (see `treegram train -h`)", _configure_train, _run_train))
+    register(Command("parse", "parse tokenized sentences with a model", _configure_parse, _run_parse))
+    register(Command("evalb", "PARSEVAL labeled bracket scores (EVALB, COLLINS.prm)", _configure_evalb, _run_evalb))
+    register(Command("show", "draw bracketed trees in the terminal", _configure_show, _run_show))
+    register(Command("grammar", "summarize a model and list its most frequent rules", _configure_grammar, _run_grammar))
+    register(Command("demo", "train a PCFG on the built-in mini treebank and parse sentences", _configure_demo, _run_demo))

@@ -1,0 +1,75 @@
+"""Every hook a treegram plugin can implement.
+
+A plugin is any module or object with functions marked `@treegram.hookimpl` whose names match the functions
+below.  Installed packages expose plugins through the ``treegram`` entry-point group (in ``pyproject.toml``:
+``[project.entry-points.treegram] myname = "mypackage.module"``); the built-in formalisms are registered
+exactly that way.  In a script or a test, ``treegram.plugin_manager.get_plugin_manager().register(obj)`` does the
+same at run time.
+
+Each ``register_*`` hook receives a ``register`` callable; call it once per thing you contribute.  Registration
+names must be unique across all plugins (a clash is reported with both plugin names).
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("treegram")
+
+
+@hookspec
+def register_formalisms(register):
+    """Contribute grammar formalisms.
+
+    Call ``register(formalism)`` with an instance of :class:`treegram.formalism.Formalism` (a name such as
+    ``"tsg"``, how to add its training options to ``treegram train NAME``, how to train a model from those
+    options, and how to load a saved model).  Models it returns implement :class:`treegram.formalism.Model`
+    (``parse``, ``save``, ``describe``), which makes ``treegram parse`` and ``treegram grammar`` work for it.
+    """
+
+
+@hookspec
+def register_commands(register):
+    """Contribute top-level CLI commands.
+
+    Call ``register(command)`` with a :class:`treegram.cli.commands.Command`: a name, a one-line help text, a
+    function that adds its arguments to an ``argparse`` parser, and ``run(args, ui) -> int`` (exit code).
+    ``ui`` is the shared rich console wrapper (progress bars, tables, ``--json`` output, errors).
+    """
+
+
+@hookspec
+def register_corpus_readers(register):
+    """Contribute readers for corpus formats.
+
+    Call ``register(reader)`` with a :class:`treegram.corpora.registry.CorpusReader`: a name, the file
+    patterns it claims (e.g. ``("*.mrg", "*.ptb")``), what it yields (``"trees"``, ``"dependencies"``,
+    ``"sentences"``, ``"pairs"``) and ``read(path) -> iterable``.
+    """
+
+
+@hookspec
+def register_generation_systems(register):
+    """Contribute Context/Outcome/Imply generation systems (SPINEDEP, n-gram, PCFG/TSG views, ...).
+
+    Call ``register(name, factory)`` where ``factory(**options)`` returns an object implementing
+    :class:`treegram.generation.protocol.GenerationSystem`.
+    """
+
+
+@hookspec
+def register_smoothers(register):
+    """Contribute word-class functions used to smooth generation models (WordNet hypernyms, clusters, ...).
+
+    Call ``register(name, factory)`` where ``factory(**options)`` returns a callable ``word -> class label``
+    (or ``None`` for words it does not know).
+    """
+
+
+@hookspec
+def register_metrics(register):
+    """Contribute evaluation metrics.
+
+    Call ``register(name, metric)`` where ``metric(gold_items, predicted_items) -> dict[str, float]`` computes
+    corpus-level scores (e.g. ``"parseval"``: precision/recall/F1 over bracketed trees).
+    """
