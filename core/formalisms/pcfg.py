@@ -1,0 +1,218 @@
+"""The PCFG baseline formalism: markovized, parent-annotated treebank PCFG with unknown-word signatures.
+
+It is registered through the ``treegram`` entry-point group, exactly as a third-party formalism would be, and is
+the base distribution / coarse pass that the Bayesian formalisms build on.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from treegram.errors import InputError, ParseFailure
+from treegram.formalism import Formalism, save_model
+from treegram.plugin_manager import hookimpl
+
+START = "TOP"
+
+
+@attrs.frozen
+class PCFGSettings:
+    horizontal: int | None = 2  # horizontal markovization (None = infinite)
+    vertical: int = 2  # 1 = none, 2 = parent annotation, 3 = grandparent
+    rare_threshold: int = 2  # words seen fewer times become signature classes
+    mark_unary: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+class PCFGModel:
+    """A trained PCFG: the weighted CFG over annotated binarized symbols plus the unknown-word lexicon."""
+
+    formalism = "pcfg"
+
+    def __init__(self, cfg, mapper, settings: PCFGSettings, unk_tags: np.ndarray, unk_logp: np.ndarray,
+                 info: dict[str, Any] | None = None):
+        self.cfg = cfg
+        self.mapper = mapper
+        self.settings = settings
+        # open-class fallback for words whose signature was never seen: tag ids and log P(unseen word | tag)
+        self.unk_tags = np.asarray(unk_tags, dtype=np.int32)
+        self.unk_logp = np.asarray(unk_logp, dtype=np.float64)
+        self.info = dict(info or {})
+
+    # -- training ------------------------------------------------------------------------------
+    @classmethod
+    def train(cls, trees, settings: PCFGSettings = PCFGSettings(), *, progress=None) -> PCFGModel:
+        from treegram.grammar.estimate import estimate_pcfg
+        from treegram.trees.binarize import binarize
+        from treegram.trees.signatures import RareWordMapper
+
+        trees = list(trees)
+        if not trees:
+            raise InputError("no training trees", hint="check the --treebank paths")
+        mapper = RareWordMapper()
+        mapper.fit(trees, min_count=settings.rare_threshold)
+        prepared = []
+        iterator = progress(trees) if progress else trees
+        for t in iterator:
+            b = binarize(t, horizontal=settings.horizontal, vertical=settings.vertical,
+                         mark_unary=settings.mark_unary)
+            prepared.append(mapper.map_training_tree(b))
+        cfg = estimate_pcfg(prepared, start_label=START)
+        unk_tags, unk_logp = _unknown_tag_distribution(prepared, mapper, cfg)
+        info = {"training_trees": len(trees)}
+        return cls(cfg, mapper, settings, unk_tags, unk_logp, info)
+
+    # -- parsing -------------------------------------------------------------------------------
+    def lexical_input(self, tokens: list[str]):
+        from treegram.grammar.cfg import LexicalInput
+
+        mapped = self.mapper.map_sentence(tokens)
+        positions, symbols, logps = [], [], []
+        lex = self.cfg.lexical_input(mapped)
+        positions.append(lex.positions)
+        symbols.append(lex.symbols)
+        logps.append(lex.logps)
+        covered = np.zeros(len(tokens), dtype=bool)
+        covered[lex.positions] = True
+        for i in np.flatnonzero(~covered):
+            positions.append(np.full(len(self.unk_tags), i, dtype=np.int32))
+            symbols.append(self.unk_tags)
+            logps.append(self.unk_logp)
+        return LexicalInput.from_triples(len(tokens), np.concatenate(positions), np.concatenate(symbols),
+                                         np.concatenate(logps))
+
+    def parse(self, tokens: list[str]):
+        """Most probable parse (Viterbi) as a plain treebank tree; raises ParseFailure if none exists."""
+        from treegram.charts import viterbi
+        from treegram.trees.binarize import unbinarize
+
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        result = viterbi(self.cfg, self.lexical_input(tokens), list(tokens))
+        if result is None:
+            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
+        tree = result.tree
+        if tree.label == START and len(tree.children) == 1:
+            tree = tree.children[0]
+        return unbinarize(tree)
+
+    # -- persistence ---------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        meta, arrays = self.cfg.to_bundle()
+        save_model(path, self, {
+            "settings": self.settings.to_dict(), "mapper": self.mapper.to_dict(), "cfg": meta, "info": self.info,
+        }, {**{f"cfg.{k}": v for k, v in arrays.items()}, "unk_tags": self.unk_tags, "unk_logp": self.unk_logp})
+
+    @classmethod
+    def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> PCFGModel:
+        from treegram.grammar.cfg import WeightedCFG
+        from treegram.trees.signatures import RareWordMapper
+
+        cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
+        return cls(cfg, RareWordMapper.from_dict(meta["mapper"]), PCFGSettings(**meta["settings"]),
+                   arrays["unk_tags"], arrays["unk_logp"], meta.get("info"))
+
+    def describe(self, *, top: int = 20) -> dict[str, Any]:
+        cfg = self.cfg
+        out: dict[str, Any] = {
+            "formalism": "pcfg",
+            **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
+            **self.info,
+            "nonterminals": len(cfg.nonterminals),
+            "words": len(cfg.words),
+            "binary_rules": int(len(cfg.bin_logp)),
+            "unary_rules": int(len(cfg.un_logp)),
+            "lexical_rules": int(len(cfg.lex_logp)),
+        }
+        if top:
+            nt = cfg.nonterminals.symbol
+            rules = [(float(p), f"{nt(a)} -> {nt(b)} {nt(c)}")
+                     for a, b, c, p in zip(cfg.bin_parent, cfg.bin_left, cfg.bin_right, cfg.bin_logp)]
+            rules += [(float(p), f"{nt(a)} -> {nt(b)}") for a, b, p in zip(cfg.un_parent, cfg.un_child, cfg.un_logp)]
+            rules.sort(key=lambda r: -r[0])
+            out["top_rules"] = [{"rule": r, "prob": round(float(np.exp(p)), 4)} for p, r in rules[:top]]
+        return out
+
+
+def _unknown_tag_distribution(trees, mapper, cfg) -> tuple[np.ndarray, np.ndarray]:
+    """P(unseen word | tag) for open-class tags, estimated from how often each tag carried a rare word.
+
+    Used only when even an unknown word's signature class never occurred in training.
+    """
+    tag_total: Counter[str] = Counter()
+    tag_rare: Counter[str] = Counter()
+    for t in trees:
+        for word, tag in t.pos():
+            tag_total[tag] += 1
+            if mapper.is_signature(word):
+                tag_rare[tag] += 1
+    tags = [t for t in tag_rare if t in cfg.nonterminals]
+    if not tags:  # tiny treebanks: every tag may take an unknown word
+        tags = [t for t in tag_total if t in cfg.nonterminals]
+        tag_rare = Counter({t: 1 for t in tags})
+    ids = np.array([cfg.nonterminals[t] for t in tags], dtype=np.int32)
+    logp = np.array([np.log(tag_rare[t] / tag_total[t]) for t in tags], dtype=np.float64)
+    return ids, logp
+
+
+class PCFGFormalism(Formalism):
+    name = "pcfg"
+    description = "treebank PCFG (markovized binarization, parent annotation, unknown-word classes)"
+    trains_on = "trees"
+
+    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
+        add_treebank_arguments(parser)
+        parser.add_argument("--horizontal", type=int, default=2, help="horizontal markovization h (-1 = infinite)")
+        parser.add_argument("--vertical", type=int, default=2, help="vertical markovization v (2 = parent annotation)")
+        parser.add_argument("--rare-threshold", type=int, default=2,
+                            help="words seen fewer times are replaced by unknown-word classes (default 2)")
+
+    def train_from_args(self, args: argparse.Namespace, ui) -> PCFGModel:
+        trees = load_treebanks(args, ui)
+        settings = PCFGSettings(horizontal=None if args.horizontal < 0 else args.horizontal,
+                                vertical=args.vertical, rare_threshold=args.rare_threshold)
+        return PCFGModel.train(trees, settings, progress=lambda xs: ui.track(xs, description="binarizing"))
+
+    def load_model(self, meta, arrays) -> PCFGModel:
+        return PCFGModel.from_bundle(meta, arrays)
+
+
+def add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
+    """The shared `--treebank DIR...` and `--limit N` options of tree-trained formalisms."""
+    parser.add_argument("--treebank", nargs="+", required=True, type=Path,
+                        help="treebank files or directories (*.mrg, *.ptb, *.tree)")
+    parser.add_argument("--limit", type=int, default=None, help="use only the first N trees")
+    parser.add_argument("--skip-bad-trees", action="store_true",
+                        help="skip malformed trees (reported) instead of stopping")
+
+
+def load_treebanks(args: argparse.Namespace, ui) -> list:
+    from treegram.trees import read_treebank
+
+    problems: list[str] = []
+    trees = read_treebank(args.treebank, on_error="skip" if args.skip_bad_trees else "raise",
+                          problems=problems)
+    for p in problems[:10]:
+        ui.note(f"[yellow]skipped:[/] {p}")
+    if len(problems) > 10:
+        ui.note(f"[yellow]... and {len(problems) - 10} more skipped[/]")
+    if args.limit:
+        trees = trees[: args.limit]
+    if not trees:
+        raise InputError(f"no trees found in {', '.join(map(str, args.treebank))}",
+                         hint="pass directories or files of bracketed trees (*.mrg, *.ptb, *.tree)")
+    ui.note(f"read {len(trees)} trees")
+    return trees
+
+
+@hookimpl
+def register_formalisms(register):
+    register(PCFGFormalism())
