@@ -42,6 +42,7 @@ from pathlib import Path
 import attrs
 
 from treegram.errors import InputError, TreeSyntaxError
+from treegram.trees.bracket import parse_brackets
 from treegram.trees.tree import Tree
 
 COLLINS_DELETE_LABELS = frozenset({"TOP", "ROOT", "-NONE-", ",", ":", "``", "''", "."})
@@ -104,9 +105,8 @@ class ParsevalParams:
             line = raw.strip()
             if len(line) < 3 or line.startswith("#"):
                 continue
-            key, _, value = line.partition(" ")
-            value = value.strip()
-            args = value.split()
+            key, *args = line.split()
+            value = " ".join(args)
             if key == "DELETE_LABEL" and args:
                 delete.add(args[0])
             elif key == "DELETE_LABEL_FOR_LENGTH" and args:
@@ -490,45 +490,6 @@ def score_corpus(
 
 # -- files --------------------------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\(|\)|[^\s()]+")
-
-
-def _read_tree_line(line: str, where: str) -> Tree:
-    """Private s-expression reader (used only if treegram.trees.bracket is unavailable)."""
-    tokens = _TOKEN.findall(line)
-    if not tokens or tokens[0] != "(":
-        raise TreeSyntaxError(f"{where}: expected '(' at the start of a tree")
-    stack: list[tuple[str, list]] = []
-    root: Tree | None = None
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if root is not None:
-            raise TreeSyntaxError(f"{where}: text after the end of the tree: {tok!r}")
-        if tok == "(":
-            label = ""
-            if i + 1 < len(tokens) and tokens[i + 1] not in ("(", ")"):
-                label = tokens[i + 1]
-                i += 1
-            stack.append((label, []))
-        elif tok == ")":
-            if not stack:
-                raise TreeSyntaxError(f"{where}: unbalanced ')'")
-            label, kids = stack.pop()
-            node = Tree(label, tuple(kids))
-            if stack:
-                stack[-1][1].append(node)
-            else:
-                root = node
-        else:
-            if not stack:
-                raise TreeSyntaxError(f"{where}: word {tok!r} outside brackets")
-            stack[-1][1].append(tok)
-        i += 1
-    if root is None:
-        raise TreeSyntaxError(f"{where}: unbalanced '(' (missing {len(stack)} closing brackets)")
-    return root
-
 
 def _read_bracket_file(path: Path) -> list[str]:
     try:
@@ -541,7 +502,12 @@ def _read_bracket_file(path: Path) -> list[str]:
 
 
 def _parse_line(line: str, where: str) -> Tree:
-    return _read_tree_line(line, where)
+    """Exactly one bracketed tree (raw: labels, traces and an empty top bracket kept)."""
+    trees = parse_brackets(line, source=where)
+    if len(trees) != 1:
+        raise TreeSyntaxError(f"{where}: expected one tree on the line, found {len(trees)}",
+                              hint="write one bracketed tree per line")
+    return trees[0]
 
 
 def evalb_files(
@@ -566,12 +532,12 @@ def evalb_files(
     for n, (gl, tl) in enumerate(zip(gold_lines, test_lines)):
         if not gl.strip():
             raise InputError(f"{gold_path}:{n + 1}: empty gold line", hint="every gold line must hold one tree")
-        golds.append(_parse_line(gl, f"{gold_path}:{n + 1}"))
+        golds.append(_parse_line(gl, f"{gold_path} line {n + 1}"))
         if not tl.strip() or tl.strip() in ("(())", "()"):
             tests.append(None)
             continue
         try:
-            tests.append(_parse_line(tl, f"{test_path}:{n + 1}"))
+            tests.append(_parse_line(tl, f"{test_path} line {n + 1}"))
         except TreeSyntaxError as exc:
             tests.append(None)
             test_errors[n] = str(exc)

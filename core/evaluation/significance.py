@@ -167,13 +167,13 @@ def paired_bootstrap(
     gen = _rng(rng)
     n = a.shape[0]
     observed = _observed(a, b, metric)
-    uniform = np.full(n, 1.0 / n)
     hits = 0
     done = 0
     all_diffs = np.empty(samples)
     while done < samples:
         batch = min(_BATCH, samples - done)
-        weights = gen.multinomial(n, uniform, size=batch).astype(np.float64)
+        picks = gen.integers(0, n, size=(batch, n)) + (np.arange(batch) * n)[:, None]
+        weights = np.bincount(picks.ravel(), minlength=batch * n).reshape(batch, n).astype(np.float64)
         diffs = np.asarray(metric(weights @ a)) - np.asarray(metric(weights @ b))
         hits += _at_least(diffs - observed, observed)
         all_diffs[done : done + batch] = diffs

@@ -95,21 +95,26 @@ class Derivation:
         return built[0]
 
     # -- equality / hashing ----------------------------------------------------------------
-    def _key(self) -> tuple:
-        memo: dict[int, tuple] = {}
-        for node in self.postorder():
-            memo[id(node)] = (node.context, node.outcome, tuple(memo[id(c)] for c in node.children))
-        return memo[id(self)]
-
     def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
+        # Walk both trees in step: comparing nested key tuples would recurse in C on deep chains.
         if not isinstance(other, Derivation):
             return NotImplemented
-        return self._key() == other._key()
+        stack: list[tuple[Derivation, Derivation]] = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if a.context != b.context or a.outcome != b.outcome or len(a.children) != len(b.children):
+                return False
+            stack.extend(zip(a.children, b.children))
+        return True
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        # Bottom-up over flat tuples (child hashes), never a nested tuple as deep as the tree.
+        memo: dict[int, int] = {}
+        for node in self.postorder():
+            memo[id(node)] = hash((node.context, node.outcome, tuple(memo[id(c)] for c in node.children)))
+        return memo[id(self)]
 
     def __repr__(self) -> str:
         return f"Derivation(context={self.context!r}, outcome={self.outcome!r}, nodes={self.size()})"

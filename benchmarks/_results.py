@@ -1,0 +1,49 @@
+"""Shared benchmark plumbing: locating ../shared/data and writing a marked section of RESULTS.md atomically."""
+
+from __future__ import annotations
+
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+
+
+def require_shared() -> Path:
+    if not SHARED.is_dir():
+        sys.exit(f"this benchmark needs the shared corpora at {SHARED}")
+    return SHARED
+
+
+def machine_line() -> str:
+    import numpy
+
+    return (f"{time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, numpy {numpy.__version__}, "
+            f"{platform.machine()}, single process")
+
+
+def markdown_table(columns: list[str], rows: list[list]) -> str:
+    def fmt(v):
+        return f"{v:.2f}" if isinstance(v, float) else str(v)
+
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    out += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def write_section(name: str, body: str) -> None:
+    """Replace (or append) the section between <!-- name:begin --> and <!-- name:end --> in RESULTS.md."""
+    from treegram.io import atomic_write_text
+
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    block = f"{begin}\n{body.rstrip()}\n{end}"
+    if begin in text:
+        text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    atomic_write_text(RESULTS, text)
