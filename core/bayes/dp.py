@@ -322,14 +322,14 @@ class DPCounts:
 
     def increment(self, kid: int, by: int = 1) -> None:
         self._count[kid] += by
-        self._total[self._category[kid]] += by
+        self._total[self._category.item(kid)] += by
 
     def decrement(self, kid: int, by: int = 1) -> None:
-        if self._count[kid] < by:
+        if self._count.item(kid) < by:
             raise CountError(f"decrementing key {self.keys.key(kid)!r} (id {kid}) by {by} would make its count "
                              f"{int(self._count[kid]) - by}", hint="a structure was removed that was never added")
         self._count[kid] -= by
-        self._total[self._category[kid]] -= by
+        self._total[self._category.item(kid)] -= by
 
     def increment_many(self, ids: Sequence[int] | np.ndarray) -> None:
         ids = np.asarray(ids, dtype=np.int64)
@@ -350,12 +350,12 @@ class DPCounts:
 
     def log_predictive(self, kid: int) -> float:
         """log P(key | current counts) = log((n_e + alpha_c P0(e)) / (n_c + alpha_c))."""
-        c = self._category[kid]
-        a = self._alpha[c]
-        n = int(self._count[kid])
-        log_pseudo = math.log(a) + float(self._log_base[kid])
+        c = self._category.item(kid)
+        a = self._alpha.item(c)
+        n = self._count.item(kid)
+        log_pseudo = math.log(a) + self._log_base.item(kid)
         num = _logaddexp_py(math.log(n), log_pseudo) if n > 0 else log_pseudo
-        return num - math.log(int(self._total[c]) + a)
+        return num - math.log(self._total.item(c) + a)
 
     def log_predictive_many(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Independent predictives of each key against the current counts (vectorised, no sequence effect)."""
@@ -377,19 +377,28 @@ class DPCounts:
         splits two elementary trees, or a whole derivation for Metropolis-Hastings); the counts are unchanged.
         """
         if len(ids) <= 12:
+            count, total, category, log_base, alpha = (self._count, self._total, self._category, self._log_base,
+                                                       self._alpha)
+            log = math.log
             seen: dict[int, int] = {}
             seen_cat: dict[int, int] = {}
             out = 0.0
             for kid in ids:
-                kid = int(kid)
-                c = int(self._category[kid])
-                a = float(self._alpha[c])
+                c = category.item(kid)
+                a = alpha.item(c)
                 extra = seen.get(kid, 0)
                 extra_c = seen_cat.get(c, 0)
-                n = int(self._count[kid]) + extra
-                log_pseudo = math.log(a) + float(self._log_base[kid])
-                num = _logaddexp_py(math.log(n), log_pseudo) if n > 0 else log_pseudo
-                out += num - math.log(int(self._total[c]) + extra_c + a)
+                n = count.item(kid) + extra
+                log_pseudo = log(a) + log_base.item(kid)
+                if n > 0:
+                    log_n = log(n)
+                    if log_n > log_pseudo:
+                        out += log_n + math.log1p(math.exp(log_pseudo - log_n))
+                    else:
+                        out += log_pseudo + math.log1p(math.exp(log_n - log_pseudo))
+                else:
+                    out += log_pseudo
+                out -= log(total.item(c) + extra_c + a)
                 seen[kid] = extra + 1
                 seen_cat[c] = extra_c + 1
             return out

@@ -39,10 +39,12 @@ class ToySegmentation:
         self.alphabet = alphabet
         self.p_stop = p_stop
         self.q_boundary = proposal_boundary
-        self.offsets = np.cumsum([0] + [len(s) - 1 for s in self.strings])
-        self.site_string = np.repeat(np.arange(len(self.strings)), [len(s) - 1 for s in self.strings])
+        self.offsets = [0, *itertools.accumulate(len(s) - 1 for s in self.strings)]
+        self.site_string = [i for i, s in enumerate(self.strings) for _ in range(len(s) - 1)]
         self.flags = np.full(int(self.offsets[-1]), 1 if init == "split" else 0, dtype=np.int8)
         self.dp = DPCounts(alphas)
+        self._word_id: dict[str, int] = {}
+        self._derivation_ids: dict[tuple, list[int]] = {}
         for i in range(len(self.strings)):
             for w in self.words(i, self.derivation_of(i)):
                 self.dp.increment(self._id(w))
@@ -54,10 +56,21 @@ class ToySegmentation:
         return math.log(self.p_stop) + (n - 1) * (math.log1p(-self.p_stop) - math.log(len(self.alphabet)))
 
     def _id(self, word: str) -> int:
-        return self.dp.intern(word, self.alphabet.index(word[0]), lambda: self._log_base(word))
+        kid = self._word_id.get(word)
+        if kid is None:
+            kid = self.dp.intern(word, self.alphabet.index(word[0]), self._log_base(word))
+            self._word_id[word] = kid
+        return kid
+
+    def _ids(self, item: int, derivation: tuple[int, ...]) -> list[int]:
+        """Key ids of the words of `derivation` (memoised: derivations repeat constantly in MH)."""
+        memo = self._derivation_ids.get((item, derivation))
+        if memo is None:
+            memo = self._derivation_ids[(item, derivation)] = [self._id(w) for w in self.words(item, derivation)]
+        return memo
 
     def derivation_of(self, item: int) -> tuple[int, ...]:
-        return tuple(int(f) for f in self.flags[self.offsets[item]: self.offsets[item + 1]])
+        return tuple(self.flags[self.offsets[item]: self.offsets[item + 1]].tolist())
 
     def words(self, item: int, flags: Sequence[int]) -> list[str]:
         s = self.strings[item]
@@ -74,7 +87,7 @@ class ToySegmentation:
         return [tuple(c) for c in itertools.product((0, 1), repeat=len(self.flags))]
 
     def state(self) -> tuple[int, ...]:
-        return tuple(int(f) for f in self.flags)
+        return tuple(self.flags.tolist())
 
     def exact_posterior(self, temperature: float = 1.0) -> dict[tuple[int, ...], float]:
         """p(state)^(1/T) normalised over all states, by brute force with fresh count tables."""
@@ -136,6 +149,8 @@ class ToySegmentation:
             raise TreegramError("state does not belong to this corpus")
         self.flags = flags.copy()
         self.dp = DPCounts.from_state_dict(state["dp"])
+        self._word_id = {w: self.dp.key_id(w) for w in self.dp.keys.keys()}
+        self._derivation_ids = {}
 
     # -- blocked MH protocol -----------------------------------------------------------------------------------
 
@@ -146,12 +161,12 @@ class ToySegmentation:
         return self.derivation_of(item)
 
     def remove(self, item: int) -> None:
-        for w in self.words(item, self.derivation_of(item)):
-            self.dp.decrement(self._id(w))
+        for kid in self._ids(item, self.derivation_of(item)):
+            self.dp.decrement(kid)
 
     def add(self, item: int, derivation: tuple[int, ...]) -> None:
-        for w in self.words(item, derivation):
-            self.dp.increment(self._id(w))
+        for kid in self._ids(item, derivation):
+            self.dp.increment(kid)
         self.flags[self.offsets[item]: self.offsets[item + 1]] = derivation
 
     def propose(self, item: int, rng: np.random.Generator) -> Proposal:
@@ -164,4 +179,4 @@ class ToySegmentation:
         return k * math.log(self.q_boundary) + (len(derivation) - k) * math.log1p(-self.q_boundary)
 
     def log_p(self, item: int, derivation: tuple[int, ...]) -> float:
-        return self.dp.log_predictive_sequence([self._id(w) for w in self.words(item, derivation)])
+        return self.dp.log_predictive_sequence(self._ids(item, derivation))

@@ -1,0 +1,23 @@
+"""Generic chart decoders over weighted CFGs (Viterbi, inside/outside, sampling, pruning)."""
+
+from treegram.charts.chart import (
+    Derivation,
+    InsideChart,
+    OutsideChart,
+    RuleUse,
+    SpanPosteriors,
+    ViterbiParse,
+    expected_counts,
+    inside,
+    outside,
+    posteriors,
+    sample,
+    viterbi,
+)
+from treegram.charts.pruning import Pruning, coarse_to_fine_mask, mask_from_tree
+
+__all__ = [
+    "Derivation", "InsideChart", "OutsideChart", "Pruning", "RuleUse", "SpanPosteriors", "ViterbiParse",
+    "coarse_to_fine_mask", "expected_counts", "inside", "mask_from_tree", "outside", "posteriors", "sample",
+    "viterbi",
+]

@@ -147,7 +147,9 @@ class GenerationModel:
         """Cumulative P(o|c) within each context (the sampler binary-searches it)."""
         cs = np.cumsum(self.prob)
         starts = self.ctx_ptr[:-1]
-        before = np.where(starts > 0, cs[np.maximum(starts - 1, 0)], 0.0) if cs.size else np.zeros(0)
+        if not cs.size:
+            return cs
+        before = np.where(starts > 0, cs[np.maximum(starts - 1, 0)], 0.0)
         return cs - np.repeat(before, np.diff(self.ctx_ptr))
 
     @cached_property
@@ -450,13 +452,23 @@ def fit_mle(system: GenerationSystem, examples: Iterable[Any], *, min_count: int
     counts: Counter[tuple[Context, Outcome]] = Counter()
     imply_cache: dict[tuple[Context, Outcome], tuple[Context, ...]] = {}
     n_examples = 0
+    root = system.root_context()
     for i, example in enumerate(examples):
         try:
             derivation = system.derivations(example)
-            check_derivation(system, derivation, imply_cache=imply_cache)
+            if derivation.context != root:
+                check_derivation(system, derivation)  # raises with the full explanation
+            for node in derivation.nodes():  # count and check each node against I(c, o) in one pass
+                key = (node.context, node.outcome)
+                implied = imply_cache.get(key)
+                if implied is None:
+                    implied = imply_cache[key] = tuple(system.imply(node.context, node.outcome))
+                if len(implied) != len(node.children) or any(
+                        k.context != c for k, c in zip(node.children, implied)):
+                    check_derivation(system, derivation, imply_cache=imply_cache)
+                counts[key] += 1
         except InputError as exc:
             raise InputError(f"training example {i}: {exc}", hint=exc.hint) from None
-        counts.update(derivation.pairs())
         n_examples += 1
     if n_examples == 0:
         raise InputError("no training examples", hint="check the corpus path and reader")

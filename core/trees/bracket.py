@@ -29,7 +29,7 @@ import lark
 
 from treegram.errors import InputError, TreeSyntaxError
 from treegram.io import atomic_write_text
-from treegram.trees.normalize import NormalizeOptions, normalize_tree
+from treegram.trees.normalize import TRACE_LABEL, NormalizeOptions, normalize_tree, remove_empty_top, strip_label
 from treegram.trees.tree import Child, Tree
 
 TREE_FILE_SUFFIXES = (".mrg", ".ptb", ".tree")
@@ -77,26 +77,50 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
 
 
 # -- fast path --------------------------------------------------------------------------------------------------
-def _scan_fast(text: str) -> list[Tree] | None:
-    """The trees in `text`, or None if it is not in the language of ptb.lark (lark then says why)."""
+def _scan_fast(text: str, normalize: NormalizeOptions | None = None) -> list[Tree] | None:
+    """The trees in `text`, or None if it is not in the language of ptb.lark (lark then says why).
+
+    With `normalize`, traces, emptied constituents and label decorations are removed while building, which
+    gives the same trees as `normalize_tree` (except the top-bracket removal, done afterwards) at a fraction of
+    the cost of a second pass.
+    """
+    remove_traces = normalize is not None and normalize.remove_traces
+    strip = normalize is not None and (normalize.strip_function_tags or normalize.strip_indices)
+    stripped: dict[str, str] = {}
     out: list[Tree] = []
     stack: list[list | None] = []
-    frame: list | None = None  # the innermost open bracket: [label or None, child, child, ...]
+    # The innermost open bracket: [label or None, "a child was dropped", child, child, ...].
+    frame: list | None = None
     fresh = False  # directly after "(": a symbol here is the label
     for tok in _TOKEN.findall(text):
         if tok == "(":
             if fresh:
                 frame[0] = ""  # type: ignore[index]  # "( (" : the outer bracket is unlabelled
             stack.append(frame)
-            frame = [None]
+            frame = [None, False]
             fresh = True
         elif tok == ")":
             if frame is None:
                 return None
             label = frame[0]
-            node = Tree("" if label is None else label, frame[1:])
-            frame = stack.pop()
+            if label is None:
+                label = ""
+            parent = stack.pop()
             fresh = False
+            if remove_traces and (label == TRACE_LABEL or (frame[1] and len(frame) == 2)):
+                if parent is not None:
+                    parent[1] = True
+                frame = parent
+                continue
+            if strip:
+                new = stripped.get(label)
+                if new is None:
+                    new = stripped[label] = strip_label(
+                        label, function_tags=normalize.strip_function_tags, indices=normalize.strip_indices  # type: ignore[union-attr]
+                    )
+                label = new
+            node = Tree(label, frame[2:])
+            frame = parent
             if frame is None:
                 out.append(node)
             else:
@@ -111,6 +135,12 @@ def _scan_fast(text: str) -> list[Tree] | None:
     if frame is not None:
         return None
     return out
+
+
+def _remove_top(trees: list[Tree], normalize: NormalizeOptions | None) -> list[Tree]:
+    if normalize is None or not normalize.remove_empty_top:
+        return trees
+    return [remove_empty_top(t) for t in trees]
 
 
 # -- lark: the reference grammar and the error reporter ---------------------------------------------------------
@@ -188,11 +218,21 @@ def parse_brackets(text: str, *, source: str = "<string>", engine: Literal["fast
     return _parse_with_lark(text, source)
 
 
-def _parse_skipping(text: str, source: str, problems: list[ReadProblem]) -> list[Tree]:
-    """Parse chunk by chunk (a chunk starts at a line beginning with `(`), skipping malformed chunks."""
-    trees = _scan_fast(text)
+def _parse_normalized(text: str, source: str, normalize: NormalizeOptions | None, line_offset: int = 0) -> list[Tree]:
+    trees = _scan_fast(text, normalize)
     if trees is not None:
-        return trees
+        return _remove_top(trees, normalize)
+    raw = _parse_with_lark(text, source, line_offset)  # raises TreeSyntaxError with the position
+    if normalize is None:
+        return raw
+    return [n for n in (normalize_tree(t, normalize) for t in raw) if n is not None]
+
+
+def _parse_skipping(text: str, source: str, normalize: NormalizeOptions | None, problems: list[ReadProblem]) -> list[Tree]:
+    """Parse chunk by chunk (a chunk starts at a line beginning with `(`), skipping malformed chunks."""
+    trees = _scan_fast(text, normalize)
+    if trees is not None:
+        return _remove_top(trees, normalize)
     starts = [m.start() for m in _CHUNK_START.finditer(text)]
     if not starts or text[: starts[0]].strip():
         starts.insert(0, 0)
@@ -202,27 +242,10 @@ def _parse_skipping(text: str, source: str, problems: list[ReadProblem]) -> list
         chunk = text[begin:end]
         if not chunk.strip():
             continue
-        trees = _scan_fast(chunk)
-        if trees is None:
-            try:
-                trees = _parse_with_lark(chunk, source, line_offset=text.count("\n", 0, begin))
-            except TreeSyntaxError as exc:
-                problems.append(exc.problem)  # type: ignore[attr-defined]
-                continue
-        out.extend(trees)
-    return out
-
-
-def _finish(
-    raw: Iterable[Tree], normalize: NormalizeOptions | None
-) -> list[Tree]:
-    if normalize is None:
-        return list(raw)
-    out = []
-    for t in raw:
-        n = normalize_tree(t, normalize)
-        if n is not None:
-            out.append(n)
+        try:
+            out.extend(_parse_normalized(chunk, source, normalize, line_offset=text.count("\n", 0, begin)))
+        except TreeSyntaxError as exc:
+            problems.append(exc.problem)  # type: ignore[attr-defined]
     return out
 
 
@@ -256,13 +279,13 @@ def read_tree_file(
         problems.append(ReadProblem(source, 0, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
         text = ""
     if on_error == "raise":
-        raw = parse_brackets(text, source=source)
+        trees = _parse_normalized(text, source, normalize)
     else:
-        raw = _parse_skipping(text, source, problems)
+        trees = _parse_skipping(text, source, normalize, problems)
     if on_problem is not None:
         for p in problems:
             on_problem(p)
-    return ReadResult(_finish(raw, normalize), problems)
+    return ReadResult(trees, problems)
 
 
 def tree_files(directory: str | os.PathLike) -> list[Path]:

@@ -80,7 +80,12 @@ def normalize_tree(tree: Tree, opts: NormalizeOptions = NormalizeOptions()) -> T
     result = done[id(tree)]
     assert isinstance(result, Tree)
     if opts.remove_empty_top:
-        # A top bracket wrapping a single constituent carries no information: `( (S ...) )`, `(ROOT (S ...))`.
-        while result.label in TOP_LABELS and len(result.children) == 1 and isinstance(result.children[0], Tree):
-            result = result.children[0]
+        result = remove_empty_top(result)
     return result
+
+
+def remove_empty_top(tree: Tree) -> Tree:
+    """Drop top brackets that wrap a single constituent and carry no information: `( (S ...) )`, `(ROOT (S ...))`."""
+    while tree.label in TOP_LABELS and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
+        tree = tree.children[0]
+    return tree

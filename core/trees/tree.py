@@ -108,21 +108,28 @@ class Tree:
         return bottom_up(self, lambda t, kids: Tree(t.label, tuple(fn(k) if isinstance(k, str) else k for k in kids)))
 
     # -- equality / hashing (iterative, so deep trees are fine) ----------------------------
-    def _key(self) -> tuple:
-        memo: dict[int, tuple] = {}
-        for node in self.postorder():
-            memo[id(node)] = (node.label, tuple(c if isinstance(c, str) else memo[id(c)] for c in node.children))
-        return memo[id(self)]
-
     def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
         if not isinstance(other, Tree):
             return NotImplemented
-        return self._key() == other._key()
+        stack: list[tuple[Child, Child]] = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if isinstance(a, str) or isinstance(b, str):
+                if a != b:
+                    return False
+                continue
+            if a.label != b.label or len(a.children) != len(b.children):
+                return False
+            stack.extend(zip(a.children, b.children))
+        return True
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        memo: dict[int, int] = {}
+        for node in self.postorder():
+            memo[id(node)] = hash((node.label, tuple(c if isinstance(c, str) else memo[id(c)] for c in node.children)))
+        return memo[id(self)]
 
     def __repr__(self) -> str:
         return f"Tree({self.to_bracket()!r})"

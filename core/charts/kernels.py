@@ -1,0 +1,690 @@
+"""Numba kernels of the chart decoders (log space throughout).
+
+Chart layout (shared by Viterbi and inside charts).  Cell (i, j) has id i * (n + 1) + j and two layers:
+  * pre  - symbols built directly over the span: by a lexical entry (length 1) or a binary rule (length > 1);
+  * post - symbols after the unary closure: post[A] = max/sum over B in pre of closure(A, B) (+) pre[B].
+Binary rules combine *post* entries of the two child cells into *pre* entries of the parent cell.
+Each layer of a cell is a contiguous, symbol-sorted slice `[start, start + len)` of flat arrays, so a symbol's
+entry is found by binary search.  Filling a cell uses a dense scratch vector of size #symbols and a touched
+list, so dense memory is O(#symbols), never O(n^2 #symbols).
+
+Backpointers (Viterbi): pre entries store (rule, split) - for length-1 cells `rule` is the index of the
+lexical-input entry and split is -1; post entries store the pre symbol B the closure chain ends in.
+
+Derivation steps come out as rows (kind, rule, parent, start, end, aux) in pre-order:
+  kind 0 lexical: rule = grammar lexical rule (or -1 if the entry was supplied from outside), aux = entry index;
+  kind 1 unary:   rule = grammar unary rule, aux = child symbol;
+  kind 2 binary:  rule = grammar binary rule, aux = split point.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+NEG_INF = -np.inf
+KIND_LEXICAL = 0
+KIND_UNARY = 1
+KIND_BINARY = 2
+
+
+@numba.njit(cache=True, inline="always")
+def _lae(a, b):
+    """log(exp(a) + exp(b)) without overflow."""
+    if a == NEG_INF:
+        return b
+    if b == NEG_INF:
+        return a
+    if a > b:
+        return a + np.log1p(np.exp(b - a))
+    return b + np.log1p(np.exp(a - b))
+
+
+@numba.njit(cache=True)
+def _grow_i4(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), np.int32)
+    b[: a.shape[0]] = a
+    return b
+
+
+@numba.njit(cache=True)
+def _grow_f8(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), np.float64)
+    b[: a.shape[0]] = a
+    return b
+
+
+@numba.njit(cache=True)
+def _grow_steps(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]), 6), np.int64)
+    b[: a.shape[0]] = a
+    return b
+
+
+@numba.njit(cache=True)
+def _find(sym, lo, hi, s):
+    """Index of symbol s in the sorted slice sym[lo:hi], or -1."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        v = sym[mid]
+        if v < s:
+            lo = mid + 1
+        elif v > s:
+            hi = mid
+        else:
+            return mid
+    return -1
+
+
+@numba.njit(cache=True)
+def _prune(syms, scores, a, b, c, cnt, beam, threshold):
+    """Keep the entries within `threshold` nats of the best and at most `beam` of them; stays symbol-sorted."""
+    if cnt == 0:
+        return 0
+    best = scores[0]
+    for t in range(1, cnt):
+        if scores[t] > best:
+            best = scores[t]
+    keep = 0
+    if threshold < np.inf:
+        floor = best - threshold
+        for t in range(cnt):
+            if scores[t] >= floor:
+                syms[keep] = syms[t]
+                scores[keep] = scores[t]
+                a[keep] = a[t]
+                b[keep] = b[t]
+                c[keep] = c[t]
+                keep += 1
+    else:
+        keep = cnt
+    if beam > 0 and keep > beam:
+        order = np.argsort(-scores[:keep], kind="mergesort")[:beam]
+        order = np.sort(order)  # back to symbol order
+        for t in range(beam):
+            o = order[t]
+            syms[t] = syms[o]
+            scores[t] = scores[o]
+            a[t] = a[o]
+            b[t] = b[o]
+            c[t] = c[o]
+        keep = beam
+    return keep
+
+
+@numba.njit(cache=True)
+def fill_chart(mode, n, nsym,
+               lex_ptr, lex_sym, lex_logp,
+               bl_ptr, bl_right, bl_parent, bl_logp, bl_rule,
+               cl_ptr, cl_parent, cl_logw,
+               category, has_mask, mask, cell_any, beam, threshold):
+    """Bottom-up chart fill.  mode 0 = Viterbi (max, with backpointers), 1 = inside (log-sum-exp).
+
+    `cl_*` is the unary closure grouped by child (parents sorted) with the mode's weights.  With `has_mask`,
+    an entry for symbol s in cell (i, j) is kept only if mask[i, j, category[s]]; `cell_any[i, j]` says
+    whether the cell allows anything.  `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.
+    """
+    viterbi = mode == 0
+    ncell = (n + 1) * (n + 1)
+    pre_start = np.zeros(ncell, np.int64)
+    pre_len = np.zeros(ncell, np.int64)
+    post_start = np.zeros(ncell, np.int64)
+    post_len = np.zeros(ncell, np.int64)
+    cap = 4096
+    pre_sym = np.empty(cap, np.int32)
+    pre_score = np.empty(cap, np.float64)
+    pre_rule = np.empty(cap, np.int32)
+    pre_split = np.empty(cap, np.int32)
+    post_sym = np.empty(cap, np.int32)
+    post_score = np.empty(cap, np.float64)
+    post_child = np.empty(cap, np.int32)
+    npre = 0
+    npost = 0
+
+    acc = np.full(nsym, NEG_INF)
+    is_t = np.zeros(nsym, np.bool_)
+    acc_a = np.zeros(nsym, np.int32)
+    acc_b = np.zeros(nsym, np.int32)
+    touched = np.empty(nsym, np.int32)
+    rscore = np.full(nsym, NEG_INF)
+    # per-cell staging for pruning / writing (sized #symbols: a cell never has more entries)
+    st_sym = np.empty(nsym, np.int32)
+    st_score = np.empty(nsym, np.float64)
+    st_a = np.empty(nsym, np.int32)
+    st_b = np.empty(nsym, np.int32)
+    st_c = np.empty(nsym, np.int32)
+    mrow = mask[0, 0]
+
+    for length in range(1, n + 1):
+        for i in range(0, n - length + 1):
+            j = i + length
+            cell = i * (n + 1) + j
+            pre_start[cell] = npre
+            post_start[cell] = npost
+            if has_mask:
+                if not cell_any[i, j]:
+                    continue
+                mrow = mask[i, j]
+            nt = 0
+            if length == 1:
+                for e in range(lex_ptr[i], lex_ptr[i + 1]):
+                    a = lex_sym[e]
+                    if has_mask and not mrow[category[a]]:
+                        continue
+                    x = lex_logp[e]
+                    if not is_t[a]:
+                        is_t[a] = True
+                        touched[nt] = a
+                        nt += 1
+                        acc[a] = x
+                        acc_a[a] = e
+                        acc_b[a] = -1
+                    elif viterbi:
+                        if x > acc[a]:
+                            acc[a] = x
+                            acc_a[a] = e
+                    else:
+                        acc[a] = _lae(acc[a], x)
+            else:
+                for k in range(i + 1, j):
+                    lc = i * (n + 1) + k
+                    rc = k * (n + 1) + j
+                    if post_len[lc] == 0 or post_len[rc] == 0:
+                        continue
+                    r0 = post_start[rc]
+                    r1 = r0 + post_len[rc]
+                    for r in range(r0, r1):
+                        rscore[post_sym[r]] = post_score[r]
+                    l0 = post_start[lc]
+                    for li in range(l0, l0 + post_len[lc]):
+                        b = post_sym[li]
+                        sb = post_score[li]
+                        for q in range(bl_ptr[b], bl_ptr[b + 1]):
+                            sc = rscore[bl_right[q]]
+                            if sc == NEG_INF:
+                                continue
+                            a = bl_parent[q]
+                            if has_mask and not mrow[category[a]]:
+                                continue
+                            x = sb + sc + bl_logp[q]
+                            if not is_t[a]:
+                                is_t[a] = True
+                                touched[nt] = a
+                                nt += 1
+                                acc[a] = x
+                                acc_a[a] = bl_rule[q]
+                                acc_b[a] = k
+                            elif viterbi:
+                                if x > acc[a]:
+                                    acc[a] = x
+                                    acc_a[a] = bl_rule[q]
+                                    acc_b[a] = k
+                            else:
+                                acc[a] = _lae(acc[a], x)
+                    for r in range(r0, r1):
+                        rscore[post_sym[r]] = NEG_INF
+            if nt == 0:
+                continue
+            # write the pre layer (symbol-sorted)
+            srt = np.sort(touched[:nt])
+            need = npre + nt
+            if need > pre_sym.shape[0]:
+                pre_sym = _grow_i4(pre_sym, need)
+                pre_score = _grow_f8(pre_score, need)
+                pre_rule = _grow_i4(pre_rule, need)
+                pre_split = _grow_i4(pre_split, need)
+            for t in range(nt):
+                a = srt[t]
+                pre_sym[npre + t] = a
+                pre_score[npre + t] = acc[a]
+                pre_rule[npre + t] = acc_a[a]
+                pre_split[npre + t] = acc_b[a]
+                acc[a] = NEG_INF
+                is_t[a] = False
+            p0 = npre
+            npre += nt
+            pre_len[cell] = nt
+
+            # unary closure: post[A] = best/sum over pre B of closure(A, B) + pre[B]
+            nt = 0
+            for p in range(p0, npre):
+                b = pre_sym[p]
+                sb = pre_score[p]
+                for c in range(cl_ptr[b], cl_ptr[b + 1]):
+                    a = cl_parent[c]
+                    if has_mask and not mrow[category[a]]:
+                        continue
+                    x = sb + cl_logw[c]
+                    if not is_t[a]:
+                        is_t[a] = True
+                        touched[nt] = a
+                        nt += 1
+                        acc[a] = x
+                        acc_a[a] = b
+                    elif viterbi:
+                        if x > acc[a]:
+                            acc[a] = x
+                            acc_a[a] = b
+                    else:
+                        acc[a] = _lae(acc[a], x)
+            srt = np.sort(touched[:nt])
+            cnt = 0
+            for t in range(nt):
+                a = srt[t]
+                if acc[a] > NEG_INF:
+                    st_sym[cnt] = a
+                    st_score[cnt] = acc[a]
+                    st_a[cnt] = acc_a[a]
+                    cnt += 1
+                acc[a] = NEG_INF
+                is_t[a] = False
+            if beam > 0 or threshold < np.inf:
+                cnt = _prune(st_sym, st_score, st_a, st_b, st_c, cnt, beam, threshold)
+            need = npost + cnt
+            if need > post_sym.shape[0]:
+                post_sym = _grow_i4(post_sym, need)
+                post_score = _grow_f8(post_score, need)
+                post_child = _grow_i4(post_child, need)
+            for t in range(cnt):
+                post_sym[npost + t] = st_sym[t]
+                post_score[npost + t] = st_score[t]
+                post_child[npost + t] = st_a[t]
+            npost += cnt
+            post_len[cell] = cnt
+    return (pre_start, pre_len, pre_sym[:npre].copy(), pre_score[:npre].copy(), pre_rule[:npre].copy(),
+            pre_split[:npre].copy(), post_start, post_len, post_sym[:npost].copy(), post_score[:npost].copy(),
+            post_child[:npost].copy())
+
+
+@numba.njit(cache=True)
+def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split,
+                      post_start, post_len, post_sym, post_child,
+                      bin_left, bin_right, cl_ptr, cl_parent, cl_next, cl_rule, lex_rule):
+    """Pre-order derivation steps of the best parse of `start` over (0, n); empty if there is none."""
+    steps = np.empty((4 * n + 8, 6), np.int64)
+    ns = 0
+    stack = np.empty((2 * n + 2, 3), np.int64)
+    sp = 0
+    root = 0 * (n + 1) + n
+    if _find(post_sym, post_start[root], post_start[root] + post_len[root], start) < 0:
+        return steps[:0]
+    stack[0, 0] = start
+    stack[0, 1] = 0
+    stack[0, 2] = n
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        a = stack[sp, 0]
+        i = stack[sp, 1]
+        j = stack[sp, 2]
+        cell = i * (n + 1) + j
+        e = _find(post_sym, post_start[cell], post_start[cell] + post_len[cell], a)
+        b = post_child[e]
+        x = a
+        while x != b:
+            c = _find(cl_parent, cl_ptr[b], cl_ptr[b + 1], x)
+            y = cl_next[c]
+            steps = _grow_steps(steps, ns + 1)
+            steps[ns, 0] = KIND_UNARY
+            steps[ns, 1] = cl_rule[c]
+            steps[ns, 2] = x
+            steps[ns, 3] = i
+            steps[ns, 4] = j
+            steps[ns, 5] = y
+            ns += 1
+            x = y
+        p = _find(pre_sym, pre_start[cell], pre_start[cell] + pre_len[cell], b)
+        steps = _grow_steps(steps, ns + 1)
+        steps[ns, 2] = b
+        steps[ns, 3] = i
+        steps[ns, 4] = j
+        if j - i == 1:
+            ent = pre_rule[p]
+            steps[ns, 0] = KIND_LEXICAL
+            steps[ns, 1] = lex_rule[ent]
+            steps[ns, 5] = ent
+        else:
+            r = pre_rule[p]
+            k = pre_split[p]
+            steps[ns, 0] = KIND_BINARY
+            steps[ns, 1] = r
+            steps[ns, 5] = k
+            stack[sp, 0] = bin_right[r]
+            stack[sp, 1] = k
+            stack[sp, 2] = j
+            stack[sp + 1, 0] = bin_left[r]
+            stack[sp + 1, 1] = i
+            stack[sp + 1, 2] = k
+            sp += 2
+        ns += 1
+    return steps[:ns].copy()
+
+
+@numba.njit(cache=True)
+def outside_pass(n, nsym, start, logz, counts,
+                 pre_start, pre_len, pre_sym, pre_score, post_start, post_len, post_sym, post_score,
+                 lex_ptr, lex_sym, lex_logp, lex_rule, n_lex_rules,
+                 bl_ptr, bl_right, bl_parent, bl_logp, bl_rule, n_bin,
+                 up_ptr, up_child, up_logp, up_rule, n_un,
+                 cl_ptr, cl_parent, cl_logw):
+    """Outside scores for an inside chart, top-down, plus (if `counts`) expected rule counts.
+
+    Returns out_pre (per pre entry), out_post (per post entry), out_mid (per post entry: the outside score of
+    the symbol anywhere on a unary chain, used for posteriors and unary counts), bin/un/lex rule counts and the
+    posterior of every lexical-input entry.
+    """
+    npre = pre_sym.shape[0]
+    npost = post_sym.shape[0]
+    out_pre = np.full(npre, NEG_INF)
+    out_post = np.full(npost, NEG_INF)
+    out_mid = np.full(npost, NEG_INF)
+    bin_c = np.zeros(n_bin)
+    un_c = np.zeros(n_un)
+    lex_c = np.zeros(n_lex_rules)
+    entry_post = np.zeros(lex_sym.shape[0])
+    dq = np.full(nsym, NEG_INF)  # outside of post entries of the current cell
+    dp = np.full(nsym, NEG_INF)  # outside of pre entries of the current cell
+    dr = np.full(nsym, NEG_INF)  # inside of post entries of a cell
+    dri = np.zeros(nsym, np.int64)
+
+    root = n
+    e = _find(post_sym, post_start[root], post_start[root] + post_len[root], start)
+    if e < 0:
+        return out_pre, out_post, out_mid, bin_c, un_c, lex_c, entry_post
+    out_post[e] = 0.0
+
+    for length in range(n, 0, -1):
+        for i in range(0, n - length + 1):
+            j = i + length
+            cell = i * (n + 1) + j
+            q0 = post_start[cell]
+            q1 = q0 + post_len[cell]
+            if q1 == q0:
+                continue
+            live = False
+            for t in range(q0, q1):
+                dq[post_sym[t]] = out_post[t]
+                if out_post[t] > NEG_INF:
+                    live = True
+            p0 = pre_start[cell]
+            p1 = p0 + pre_len[cell]
+            if live:
+                for t in range(p0, p1):
+                    b = pre_sym[t]
+                    s = NEG_INF
+                    for c in range(cl_ptr[b], cl_ptr[b + 1]):
+                        o = dq[cl_parent[c]]
+                        if o > NEG_INF:
+                            s = _lae(s, o + cl_logw[c])
+                    out_pre[t] = s
+                for t in range(q0, q1):
+                    b = post_sym[t]
+                    s = NEG_INF
+                    for c in range(cl_ptr[b], cl_ptr[b + 1]):
+                        o = dq[cl_parent[c]]
+                        if o > NEG_INF:
+                            s = _lae(s, o + cl_logw[c])
+                    out_mid[t] = s
+                if counts:
+                    for t in range(q0, q1):
+                        dr[post_sym[t]] = post_score[t]
+                    for t in range(q0, q1):
+                        om = out_mid[t]
+                        if om == NEG_INF:
+                            continue
+                        x = post_sym[t]
+                        for u in range(up_ptr[x], up_ptr[x + 1]):
+                            iy = dr[up_child[u]]
+                            if iy > NEG_INF:
+                                un_c[up_rule[u]] += np.exp(om + up_logp[u] + iy - logz)
+                    for t in range(q0, q1):
+                        dr[post_sym[t]] = NEG_INF
+            for t in range(q0, q1):
+                dq[post_sym[t]] = NEG_INF
+            if not live:
+                continue
+            if length == 1:
+                for ent in range(lex_ptr[i], lex_ptr[i + 1]):
+                    p = _find(pre_sym, p0, p1, lex_sym[ent])
+                    if p < 0 or out_pre[p] == NEG_INF:
+                        continue
+                    w = np.exp(out_pre[p] + lex_logp[ent] - logz)
+                    entry_post[ent] = w
+                    if counts and lex_rule[ent] >= 0:
+                        lex_c[lex_rule[ent]] += w
+                continue
+            any_p = False
+            for t in range(p0, p1):
+                dp[pre_sym[t]] = out_pre[t]
+                if out_pre[t] > NEG_INF:
+                    any_p = True
+            if any_p:
+                for k in range(i + 1, j):
+                    lc = i * (n + 1) + k
+                    rc = k * (n + 1) + j
+                    if post_len[lc] == 0 or post_len[rc] == 0:
+                        continue
+                    r0 = post_start[rc]
+                    r1 = r0 + post_len[rc]
+                    for r in range(r0, r1):
+                        dr[post_sym[r]] = post_score[r]
+                        dri[post_sym[r]] = r
+                    l0 = post_start[lc]
+                    for li in range(l0, l0 + post_len[lc]):
+                        b = post_sym[li]
+                        sb = post_score[li]
+                        acc_l = out_post[li]
+                        for q in range(bl_ptr[b], bl_ptr[b + 1]):
+                            cr = bl_right[q]
+                            sc = dr[cr]
+                            if sc == NEG_INF:
+                                continue
+                            pa = dp[bl_parent[q]]
+                            if pa == NEG_INF:
+                                continue
+                            base = pa + bl_logp[q]
+                            acc_l = _lae(acc_l, base + sc)
+                            ri = dri[cr]
+                            out_post[ri] = _lae(out_post[ri], base + sb)
+                            if counts:
+                                bin_c[bl_rule[q]] += np.exp(base + sb + sc - logz)
+                        out_post[li] = acc_l
+                    for r in range(r0, r1):
+                        dr[post_sym[r]] = NEG_INF
+            for t in range(p0, p1):
+                dp[pre_sym[t]] = NEG_INF
+    return out_pre, out_post, out_mid, bin_c, un_c, lex_c, entry_post
+
+
+@numba.njit(cache=True)
+def sample_derivation(n, start, uniforms,
+                      pre_start, pre_len, pre_sym, pre_score, post_start, post_len, post_sym, post_score,
+                      lex_ptr, lex_sym, lex_logp, lex_rule,
+                      bp_ptr, bp_left, bp_right, bp_logp, bp_rule,
+                      up_ptr, up_child, up_logp, up_rule,
+                      cl_ptr, cl_parent, cl_logw, cp_ptr, cp_child, cp_logw, nsym):
+    """Draw one derivation top-down from an inside chart, exactly from P(d) / Z.
+
+    Consumes `uniforms` in order; returns (steps, logp, used) with used = -1 when they ran out (the caller
+    extends the same stream and calls again, which replays the same draws, so the result is exact).
+    """
+    steps = np.empty((4 * n + 8, 6), np.int64)
+    ns = 0
+    logp = 0.0
+    ui = 0
+    nu = uniforms.shape[0]
+    stack = np.empty((2 * n + 2, 3), np.int64)
+    dl = np.full(nsym, NEG_INF)
+    dr = np.full(nsym, NEG_INF)
+    root = n
+    if _find(post_sym, post_start[root], post_start[root] + post_len[root], start) < 0:
+        return steps[:0], NEG_INF, 0
+    stack[0, 0] = start
+    stack[0, 1] = 0
+    stack[0, 2] = n
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        a = stack[sp, 0]
+        i = stack[sp, 1]
+        j = stack[sp, 2]
+        cell = i * (n + 1) + j
+        p0 = pre_start[cell]
+        p1 = p0 + pre_len[cell]
+        ea = _find(post_sym, post_start[cell], post_start[cell] + post_len[cell], a)
+        sa = post_score[ea]
+        # 1. the bottom B of the unary chain: P(B | A) = closure(A, B) pre[B] / post[A]
+        if ui >= nu:
+            return steps[:0], NEG_INF, -1
+        u = uniforms[ui]
+        ui += 1
+        cum = 0.0
+        b = -1
+        last = -1
+        for c in range(cp_ptr[a], cp_ptr[a + 1]):
+            cand = cp_child[c]
+            p = _find(pre_sym, p0, p1, cand)
+            if p < 0:
+                continue
+            w = np.exp(cp_logw[c] + pre_score[p] - sa)
+            if w > 0.0:
+                last = cand
+            cum += w
+            if cum > u:
+                b = cand
+                break
+        if b < 0:
+            b = last
+        # 2. the chain from A down to B: at X, stop (X == B) or take X -> Y, in proportion to
+        #    [X == B] and P(X -> Y) closure(Y, B), which sum to closure(X, B)
+        x = a
+        while True:
+            cxb = cl_logw[_find(cl_parent, cl_ptr[b], cl_ptr[b + 1], x)]
+            if ui >= nu:
+                return steps[:0], NEG_INF, -1
+            u = uniforms[ui]
+            ui += 1
+            cum = 0.0
+            chosen = -2
+            last = -2
+            if x == b:
+                cum = np.exp(-cxb)
+                last = -1
+                if cum > u:
+                    chosen = -1
+            if chosen == -2:
+                for t in range(up_ptr[x], up_ptr[x + 1]):
+                    c = _find(cl_parent, cl_ptr[b], cl_ptr[b + 1], up_child[t])
+                    if c < 0:
+                        continue
+                    w = np.exp(up_logp[t] + cl_logw[c] - cxb)
+                    if w > 0.0:
+                        last = t
+                    cum += w
+                    if cum > u:
+                        chosen = t
+                        break
+            if chosen == -2:
+                chosen = last
+            if chosen == -1:
+                break
+            steps = _grow_steps(steps, ns + 1)
+            steps[ns, 0] = KIND_UNARY
+            steps[ns, 1] = up_rule[chosen]
+            steps[ns, 2] = x
+            steps[ns, 3] = i
+            steps[ns, 4] = j
+            steps[ns, 5] = up_child[chosen]
+            ns += 1
+            logp += up_logp[chosen]
+            x = up_child[chosen]
+        # 3. how B was built over the span
+        pb = _find(pre_sym, p0, p1, b)
+        sb = pre_score[pb]
+        if ui >= nu:
+            return steps[:0], NEG_INF, -1
+        u = uniforms[ui]
+        ui += 1
+        cum = 0.0
+        steps = _grow_steps(steps, ns + 1)
+        steps[ns, 2] = b
+        steps[ns, 3] = i
+        steps[ns, 4] = j
+        if j - i == 1:
+            chosen = -1
+            last = -1
+            for ent in range(lex_ptr[i], lex_ptr[i + 1]):
+                if lex_sym[ent] != b:
+                    continue
+                w = np.exp(lex_logp[ent] - sb)
+                if w > 0.0:
+                    last = ent
+                cum += w
+                if cum > u:
+                    chosen = ent
+                    break
+            if chosen < 0:
+                chosen = last
+            steps[ns, 0] = KIND_LEXICAL
+            steps[ns, 1] = lex_rule[chosen]
+            steps[ns, 5] = chosen
+            logp += lex_logp[chosen]
+            ns += 1
+            continue
+        chosen = -1
+        chosen_k = -1
+        last = -1
+        last_k = -1
+        for k in range(i + 1, j):
+            lc = i * (n + 1) + k
+            rc = k * (n + 1) + j
+            if post_len[lc] == 0 or post_len[rc] == 0:
+                continue
+            for t in range(post_start[lc], post_start[lc] + post_len[lc]):
+                dl[post_sym[t]] = post_score[t]
+            for t in range(post_start[rc], post_start[rc] + post_len[rc]):
+                dr[post_sym[t]] = post_score[t]
+            for q in range(bp_ptr[b], bp_ptr[b + 1]):
+                sl = dl[bp_left[q]]
+                if sl == NEG_INF:
+                    continue
+                sr = dr[bp_right[q]]
+                if sr == NEG_INF:
+                    continue
+                w = np.exp(bp_logp[q] + sl + sr - sb)
+                if w > 0.0:
+                    last = q
+                    last_k = k
+                cum += w
+                if cum > u:
+                    chosen = q
+                    chosen_k = k
+                    break
+            for t in range(post_start[lc], post_start[lc] + post_len[lc]):
+                dl[post_sym[t]] = NEG_INF
+            for t in range(post_start[rc], post_start[rc] + post_len[rc]):
+                dr[post_sym[t]] = NEG_INF
+            if chosen >= 0:
+                break
+        if chosen < 0:
+            chosen = last
+            chosen_k = last_k
+        steps[ns, 0] = KIND_BINARY
+        steps[ns, 1] = bp_rule[chosen]
+        steps[ns, 5] = chosen_k
+        logp += bp_logp[chosen]
+        ns += 1
+        stack[sp, 0] = bp_right[chosen]
+        stack[sp, 1] = chosen_k
+        stack[sp, 2] = j
+        stack[sp + 1, 0] = bp_left[chosen]
+        stack[sp + 1, 1] = i
+        stack[sp + 1, 2] = chosen_k
+        sp += 2
+    return steps[:ns].copy(), logp, ui
