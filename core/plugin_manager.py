@@ -30,9 +30,10 @@ def get_plugin_manager() -> pluggy.PluginManager:
             from treegram.cli import commands as core_commands
             from treegram.corpora import registry as core_readers
             from treegram.evaluation import metrics as core_metrics
+            from treegram.generation import registry as core_systems
 
-            for plugin in (core_commands, core_readers, core_metrics):
-                pm.register(plugin, name=f"treegram.core.{plugin.__name__.rsplit('.', 1)[-1]}")
+            for plugin in (core_commands, core_readers, core_metrics, core_systems):
+                pm.register(plugin, name=plugin.__name__)
             pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
             _manager = pm
         return _manager

@@ -191,12 +191,13 @@ def test_ctrl_c_mid_sweep_checkpoints_and_resumes_exactly(tmp_path):
             changed = super().resample_site(site, rng, temperature)
             self.calls += 1
             if self.calls == self.interrupt_at:
-                print("RAISE", signal.getsignal(signal.SIGINT)); signal.raise_signal(signal.SIGINT)  # as if the user pressed Ctrl-C right now
+                signal.raise_signal(signal.SIGINT)  # as if the user pressed Ctrl-C right now
             return changed
 
     strings = STRINGS * 2  # 10 sites per sweep
     reference = ToySegmentation(strings)
     ref_trace = GibbsSampler(reference, seed=9).run(6)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # a normal run restores the handler
 
     path = tmp_path / "ctrl-c.ckpt"
     model = Interruptible(strings)

@@ -273,6 +273,7 @@ class _SigintDeferral:
         self.requested = False
         self._installed = False
         self._previous = None
+        self._bound = self._handler  # one bound-method object, so `getsignal(...) is self._bound` can match
 
     def _handler(self, signum, frame):
         self.requested = True
@@ -282,12 +283,12 @@ class _SigintDeferral:
         if (self.enabled and threading.current_thread() is threading.main_thread()
                 and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
             self._previous = signal.default_int_handler
-            signal.signal(signal.SIGINT, self._handler)
+            signal.signal(signal.SIGINT, self._bound)
             self._installed = True
         return self
 
     def __exit__(self, *exc):
-        if self._installed and signal.getsignal(signal.SIGINT) is self._handler:
+        if self._installed and signal.getsignal(signal.SIGINT) is self._bound:
             signal.signal(signal.SIGINT, self._previous)
         return False
 

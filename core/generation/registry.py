@@ -1,4 +1,4 @@
-"""Built-in generation systems by name (the plugin manager will expose more through a hook)."""
+"""Generation systems by name: the built-in ones are contributed through `register_generation_systems`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,17 @@ from treegram.errors import InputError, ModelFileError
 from treegram.generation.ngram import NgramSystem
 from treegram.generation.pcfg_system import PCFGSystem
 from treegram.generation.protocol import GenerationSystem
+from treegram.plugin_manager import hookimpl
 
 BUILTIN_SYSTEMS: dict[str, type] = {"pcfg": PCFGSystem, "ngram": NgramSystem}
 
 
 def make_system(spec: Mapping[str, Any], registry: Mapping[str, type] | None = None) -> GenerationSystem:
     """Instantiate {"name": ..., "config": {...}} (the form a saved model stores) from `registry`."""
-    registry = BUILTIN_SYSTEMS if registry is None else registry
+    if registry is None:
+        from treegram.plugin_manager import generation_systems
+
+        registry = {name: c.obj for name, c in generation_systems().items()}
     name = spec.get("name")
     cls = registry.get(name)
     if cls is None:
@@ -26,3 +30,9 @@ def make_system(spec: Mapping[str, Any], registry: Mapping[str, type] | None = N
     except (TypeError, InputError) as exc:
         raise ModelFileError(f"cannot build generation system {name!r} from {spec.get('config')!r}: {exc}",
                              hint="the stored configuration does not match this version of the system") from None
+
+
+@hookimpl
+def register_generation_systems(register):
+    for name, factory in BUILTIN_SYSTEMS.items():
+        register(name, factory)
