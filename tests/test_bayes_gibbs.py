@@ -45,10 +45,13 @@ def test_tempered_choice_frequencies():
     rng = np.random.default_rng(0)
     logw = np.log([0.1, 0.2, 0.7])
     n = 20000
-    for temperature in (1.0, 0.5, 2.0):
-        freq = np.bincount([tempered_choice(logw, rng, temperature) for _ in range(n)], minlength=3) / n
-        target = np.exp(logw / temperature)
-        np.testing.assert_allclose(freq, target / target.sum(), atol=0.015)
+    many = np.log(np.arange(1, 21) / 210.0)  # 20 outcomes: the vectorised path
+    for weights in (logw, many):
+        for temperature in (1.0, 0.5, 2.0):
+            draws = [tempered_choice(weights, rng, temperature) for _ in range(n if len(weights) < 5 else 4000)]
+            freq = np.bincount(draws, minlength=len(weights)) / len(draws)
+            target = np.exp(weights / temperature)
+            np.testing.assert_allclose(freq, target / target.sum(), atol=0.015 if len(weights) < 5 else 0.02)
     binary = np.mean([tempered_binary(math.log(0.25), math.log(0.75), rng, 0.5) for _ in range(n)])
     assert binary == pytest.approx(0.75**2 / (0.75**2 + 0.25**2), abs=0.015)
     assert tempered_choice(logw, rng, 0.0) == 2
@@ -270,3 +273,37 @@ def test_rng_state_json_round_trip():
 
         back = rng_from_json(json.loads(json.dumps(rng_to_json(rng))))
         assert back.random() == rng.random()
+
+
+def test_callback_stop_and_sweep_stats(tmp_path):
+    class WithStats(ToySegmentation):
+        def sweep_stats(self):
+            return {"types": int((self.dp.count > 0).sum()), "alpha0": self.dp.alpha[0]}
+
+    model = WithStats(STRINGS)
+    path = tmp_path / "stop.ckpt"
+    sampler = GibbsSampler(model, seed=3, callback=lambda rec: rec["sweep"] == 3,
+                           checkpoint=CheckpointConfig(path, every=0))
+    trace = sampler.run(10)
+    assert [r["sweep"] for r in trace] == [1, 2, 3]
+    assert trace[-1]["types"] == int((model.dp.count > 0).sum()) and isinstance(trace[-1]["alpha0"], float)
+    meta, _ = load_bundle(path)  # on_finish checkpoint written when the callback stops the run
+    assert meta["sweeps_done"] == 3
+    resumed = GibbsSampler.resume(path, WithStats(STRINGS))
+    assert len(resumed.run(5)) == 5
+
+
+def test_split_and_join_nested_state():
+    from treegram.bayes.driver import join_state, split_state
+
+    state = {"flags": np.arange(4, dtype=np.int8), "dp": {"count": np.ones(3), "keys": [("a", 1), "b"]},
+             "n": np.int64(7), "name": "tsg", "nothing": None}
+    tree, arrays = split_state(state)
+    assert set(arrays) == {"model/flags", "model/dp/count"}
+    import json
+
+    back = join_state(json.loads(json.dumps(tree)), arrays)
+    np.testing.assert_array_equal(back["flags"], state["flags"])
+    assert back["dp"]["keys"] == [["a", 1], "b"] and back["n"] == 7 and back["nothing"] is None
+    with pytest.raises(TypeError):
+        split_state({"bad": {1, 2}})

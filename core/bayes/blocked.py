@@ -36,7 +36,8 @@ class Proposal:
 class BlockedModel(Protocol):
     """What `BlockedMH` needs from a model.  A derivation is any value the model understands.
 
-    current(item) -> the item's derivation now in the statistics.
+    current(item) -> the item's derivation now in the statistics (an immutable value or a copy: it must stay
+        valid after remove/add).
     remove(item) / add(item, derivation): take the current derivation out of / put `derivation` into the counts.
     propose(item, rng) -> Proposal: a fresh derivation from q given the counts without `item` (use only `rng`).
     log_q(item, derivation): log q of an arbitrary derivation under the same proposal distribution.

@@ -21,6 +21,7 @@ matter (alpha * P0 = 1e-400 is still a valid, tiny pseudo-count).
 from __future__ import annotations
 
 import base64
+import json
 import math
 from typing import Any, Callable, Hashable, Iterable, NamedTuple, Sequence
 
@@ -36,6 +37,7 @@ __all__ = [
     "KeyTable",
     "decode_key",
     "encode_key",
+    "encode_keys",
     "nb_decrement",
     "nb_increment",
     "nb_log_predictive",
@@ -50,25 +52,30 @@ class CountError(TreegramError, ValueError):
 # Keys
 
 
-def encode_key(key: Hashable) -> Any:
-    """JSON form of a key: tuples become lists, bytes become {"b64": ...}; str/int/float/bool/None unchanged."""
-    if isinstance(key, tuple):
-        return [encode_key(k) for k in key]
-    if isinstance(key, (bytes, bytearray)):
-        return {"b64": base64.b64encode(bytes(key)).decode("ascii")}
-    if isinstance(key, np.generic):
-        return key.item()
-    if key is None or isinstance(key, (str, int, float, bool)):
-        return key
-    raise TypeError(f"key part {key!r} of type {type(key).__name__} is not JSON-serialisable; "
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, (bytes, bytearray)):
+        return {"b64": base64.b64encode(bytes(obj)).decode("ascii")}
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"key part {obj!r} of type {type(obj).__name__} is not JSON-serialisable; "
                     "use (nested) tuples of ints and strings")
+
+
+def encode_keys(keys: Sequence[Hashable]) -> list:
+    """JSON form of many keys: tuples become lists, bytes {"b64": ...} (a C-speed json round trip)."""
+    return json.loads(json.dumps(list(keys), default=_json_default, ensure_ascii=False))
+
+
+def encode_key(key: Hashable) -> Any:
+    return encode_keys([key])[0]
 
 
 def decode_key(obj: Any) -> Hashable:
     """Inverse of `encode_key`: lists become tuples again."""
-    if isinstance(obj, list):
-        return tuple(decode_key(o) for o in obj)
-    if isinstance(obj, dict):
+    cls = obj.__class__
+    if cls is list:
+        return tuple([decode_key(o) if o.__class__ is list or o.__class__ is dict else o for o in obj])
+    if cls is dict:
         return base64.b64decode(obj["b64"])
     return obj
 
@@ -76,15 +83,14 @@ def decode_key(obj: Any) -> Hashable:
 class KeyTable:
     """Interns hashable keys to dense ids 0, 1, 2, ... in first-seen order (ids are stable for a table's life)."""
 
-    __slots__ = ("_ids", "_keys")
+    __slots__ = ("_encoded", "_ids", "_keys")
 
     def __init__(self, keys: Iterable[Hashable] = ()):
-        self._ids: dict[Hashable, int] = {}
-        self._keys: list[Hashable] = []
-        for key in keys:
-            if key in self._ids:
-                raise ValueError(f"duplicate key {key!r} in KeyTable initialiser")
-            self.intern(key)
+        self._encoded: list = []  # JSON forms of the first len(_encoded) keys (keys are immutable: cache them)
+        self._keys: list[Hashable] = list(keys)
+        self._ids: dict[Hashable, int] = dict(zip(self._keys, range(len(self._keys))))
+        if len(self._ids) != len(self._keys):
+            raise ValueError("duplicate keys in KeyTable initialiser")
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -111,11 +117,16 @@ class KeyTable:
         return list(self._keys)
 
     def to_json(self) -> list:
-        return [encode_key(k) for k in self._keys]
+        """JSON form of all keys; only keys added since the last call are encoded (cheap periodic checkpoints)."""
+        if len(self._encoded) < len(self._keys):
+            self._encoded.extend(encode_keys(self._keys[len(self._encoded):]))
+        return list(self._encoded)
 
     @classmethod
     def from_json(cls, items: list) -> "KeyTable":
-        return cls(decode_key(o) for o in items)
+        table = cls([decode_key(o) if o.__class__ is list or o.__class__ is dict else o for o in items])
+        table._encoded = list(items)
+        return table
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -162,18 +173,28 @@ def nb_decrement(count, total, category_of, key):
 
 
 @numba.njit(cache=True)
-def _category_log_joint(alpha, n_c, counts, log_base):
-    """Alpha-dependent collapsed joint of one category given its keys with n_e > 0 (used by slice sampling).
+def _log_rising(log_a, n):
+    """log Gamma(n + a) - log Gamma(a) for a = exp(log_a) > 0, n >= 1.
 
-    lgamma(n + a) - lgamma(a) is evaluated as log(a) + lgamma(n + a) - lgamma(1 + a), which stays exact when
-    a = alpha * P0 underflows (log a is formed from log alpha + log P0 directly).
+    Written as log(a) + sum_{i<n} log(i + a) (exact for small n: most types are seen once or twice) or
+    log(a) + lgamma(n + a) - lgamma(1 + a), both exact when a underflows because log a is given directly.
     """
+    a = math.exp(log_a)
+    if n <= 16:
+        out = log_a
+        for i in range(1, n):
+            out += math.log(i + a)
+        return out
+    return log_a + math.lgamma(n + a) - math.lgamma(1.0 + a)
+
+
+@numba.njit(cache=True)
+def _category_log_joint(alpha, n_c, counts, log_base):
+    """Alpha-dependent collapsed joint of one category given its keys with n_e > 0 (used by slice sampling)."""
     total = math.lgamma(alpha) - math.lgamma(alpha + n_c)
     log_alpha = math.log(alpha)
     for i in range(counts.shape[0]):
-        log_a = log_alpha + log_base[i]
-        a = math.exp(log_a)
-        total += log_a + math.lgamma(counts[i] + a) - math.lgamma(1.0 + a)
+        total += _log_rising(log_alpha + log_base[i], counts[i])
     return total
 
 
@@ -186,9 +207,7 @@ def _log_joint(count, total, category_of, log_base, alpha):
     for k in range(count.shape[0]):
         n = count[k]
         if n > 0:
-            log_a = math.log(alpha[category_of[k]]) + log_base[k]
-            a = math.exp(log_a)
-            out += log_a + math.lgamma(n + a) - math.lgamma(1.0 + a)
+            out += _log_rising(math.log(alpha[category_of[k]]) + log_base[k], n)
     return out
 
 
@@ -418,7 +437,16 @@ class DPCounts:
         """(n_c, counts, log P0) of the keys of `category` with positive count -- what alpha_c's posterior needs."""
         n = self._n
         mask = (self._category[:n] == category) & (self._count[:n] > 0)
-        return int(self._total[category]), self._count[:n][mask].astype(np.float64), self._log_base[:n][mask].copy()
+        return int(self._total[category]), self._count[:n][mask].copy(), self._log_base[:n][mask].copy()
+
+    def grouped_terms(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """`category_terms` of every category in one pass (what resampling all concentrations needs)."""
+        n = self._n
+        used = np.flatnonzero(self._count[:n] > 0)
+        order = used[np.argsort(self._category[used], kind="stable")]
+        bounds = np.searchsorted(self._category[order], np.arange(len(self._alpha) + 1))
+        return [(int(self._total[c]), self._count[order[bounds[c]:bounds[c + 1]]],
+                 self._log_base[order[bounds[c]:bounds[c + 1]]]) for c in range(len(self._alpha))]
 
     def category_log_joint(self, category: int, alpha: float | None = None) -> float:
         """The collapsed joint of one category's structures, optionally at another concentration `alpha`."""

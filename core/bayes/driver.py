@@ -101,6 +101,22 @@ class AnnealingSchedule:
 
 def tempered_choice(log_weights: np.ndarray | list[float], rng: np.random.Generator, temperature: float) -> int:
     """Index k drawn with probability proportional to exp(log_weights[k] / T); argmax (random tie-break) at T=0."""
+    if len(log_weights) <= 16 and temperature > 0:  # few outcomes (typical per site): plain floats beat numpy
+        inv_t = 1.0 / temperature
+        scaled = [float(w) * inv_t for w in log_weights]
+        m = max(scaled)
+        if m == -math.inf or m != m:
+            raise TreegramError("all outcomes of a sampling step have probability zero")
+        cumulative = []
+        acc = 0.0
+        for s in scaled:
+            acc += math.exp(s - m)
+            cumulative.append(acc)
+        u = rng.random() * acc
+        for k, c in enumerate(cumulative):
+            if u < c:
+                return k
+        return len(cumulative) - 1
     lw = np.asarray(log_weights, dtype=np.float64)
     if temperature == 0:
         best = np.flatnonzero(lw == lw.max())
@@ -202,9 +218,11 @@ def rng_from_json(state: dict) -> np.random.Generator:
 
 
 def split_state(state: Any, prefix: str = "model") -> tuple[Any, dict[str, np.ndarray]]:
-    """Split a nested state (dicts/lists of arrays and JSON values) into a JSON tree and named arrays.
+    """Split a nested state into a JSON tree and named arrays (for one `save_bundle` file).
 
-    Arrays are replaced by {"__array__": name}; tuples come back as lists; numpy scalars as Python numbers.
+    Dicts (string keys) are walked and their numpy-array values replaced by {"__array__": name}; numpy scalars
+    become Python numbers.  Lists and tuples are stored as JSON values without being walked (fast for large key
+    lists; tuples come back as lists), so they must not contain arrays or numpy scalars.
     """
     arrays: dict[str, np.ndarray] = {}
 
@@ -219,11 +237,9 @@ def split_state(state: Any, prefix: str = "model") -> tuple[Any, dict[str, np.nd
                     raise TypeError(f"state key {k!r} at {path} is not a string")
                 out[k] = walk(v, f"{path}/{k}")
             return out
-        if isinstance(obj, (list, tuple)):
-            return [walk(v, f"{path}/{i}") for i, v in enumerate(obj)]
         if isinstance(obj, np.generic):
             return obj.item()
-        if obj is None or isinstance(obj, (bool, int, float, str)):
+        if obj is None or isinstance(obj, (bool, int, float, str, list, tuple)):
             return obj
         raise TypeError(f"state entry {path} of type {type(obj).__name__} is neither an array nor JSON")
 
@@ -239,8 +255,6 @@ def join_state(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
             except KeyError:
                 raise ModelFileError(f"checkpoint lacks array {tree['__array__']!r}") from None
         return {k: join_state(v, arrays) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [join_state(v, arrays) for v in tree]
     return tree
 
 
@@ -350,7 +364,15 @@ class SweepDriver:
 
     def run(self, sweeps: int | None = None) -> list[dict[str, Any]]:
         """Run until `sweeps` sweeps have been completed in total (default: the schedule's length), counting
-        sweeps done before a resume.  Returns the whole trace (one record per sweep)."""
+        sweeps done before a resume.  Returns the whole trace (one record per sweep).
+
+        Stops early when the callback returns True.  Ctrl-C (SIGINT, main thread) is deferred to the next site
+        boundary: the driver then writes a checkpoint that includes the half-done sweep and raises
+        KeyboardInterrupt; a second Ctrl-C interrupts at once.  A KeyboardInterrupt raised by the callback also
+        checkpoints (the sweep is complete).  Any other exception -- or an interrupt raised inside model code
+        when SIGINT is not deferred -- leaves the last periodic checkpoint as it was, since the model may be
+        halfway through an update.
+        """
         target = self.schedule.sweeps if sweeps is None else int(sweeps)
         with _SigintDeferral(self.handle_sigint) as interrupt:
             while self.sweeps_done < target:

@@ -145,14 +145,20 @@ def resample_concentrations(dp: DPCounts, rng: np.random.Generator, *, prior: Ga
     `dp.alpha` in place; returns the new concentrations.  Categories without observations keep their value (their
     posterior is the vague prior, whose draws would be meaningless)."""
     cats = range(dp.num_categories) if categories is None else categories
+    terms = dp.grouped_terms()
     for c in cats:
-        n_c, counts, log_base = dp.category_terms(int(c))
+        n_c, counts, log_base = terms[int(c)]
         if n_c == 0:
             continue
         n_c_f = float(n_c)
+        # a type seen once contributes log(alpha) + log P0: only its number matters (most types are singletons)
+        multi = counts > 1
+        singletons = float(len(counts) - np.count_nonzero(multi))
+        counts, log_base = counts[multi], log_base[multi]
 
         def logpdf(a: float) -> float:
-            return prior.logpdf(a) + _category_log_joint(a, n_c_f, counts, log_base)
+            return (prior.logpdf(a) + singletons * math.log(a)
+                    + _category_log_joint(a, n_c_f, counts, log_base))
 
         alpha = float(min(max(dp.alpha[c], min_alpha), max_alpha))
         for _ in range(iterations):

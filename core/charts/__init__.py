@@ -14,10 +14,10 @@ from treegram.charts.chart import (
     sample,
     viterbi,
 )
-from treegram.charts.pruning import Pruning, coarse_to_fine_mask, mask_from_tree
+from treegram.charts.pruning import Pruning, coarse_to_fine_mask, mask_from_tree, tree_pruning
 
 __all__ = [
     "Derivation", "InsideChart", "OutsideChart", "Pruning", "RuleUse", "SpanPosteriors", "ViterbiParse",
     "coarse_to_fine_mask", "expected_counts", "inside", "mask_from_tree", "outside", "posteriors", "sample",
-    "viterbi",
+    "tree_pruning", "viterbi",
 ]

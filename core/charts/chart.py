@@ -132,7 +132,9 @@ class InsideChart:
 
     def entry_spans(self) -> tuple[np.ndarray, np.ndarray]:
         """(start, end) of every post entry."""
-        cells = np.repeat(np.arange(self.post_len.shape[0]), self.post_len)
+        live = np.flatnonzero(self.post_len > 0)
+        live = live[np.argsort(self.post_start[live], kind="stable")]  # cells in fill order
+        cells = np.repeat(live, self.post_len[live])
         return cells // (self.n + 1), cells % (self.n + 1)
 
 
@@ -182,20 +184,20 @@ def _fill(cfg: WeightedCFG, lex: LexicalInput, mode: int, prune: Pruning | None)
     idx = cfg.index
     cl = idx.closure
     n = lex.n
-    mask = prune.mask_for(n, len(cfg.categories)) if prune is not None else None
-    if mask is None:
-        mask_arr = np.ones((1, 1, 1), dtype=np.bool_)
+    masks = prune.layer_masks(n, len(cfg.categories)) if prune is not None else None
+    if masks is None:
+        pre_mask = post_mask = np.ones((1, 1, 1), dtype=np.bool_)
         cell_any = np.ones((1, 1), dtype=np.bool_)
     else:
-        mask_arr = mask
-        cell_any = mask.any(axis=2)
+        pre_mask, post_mask = masks
+        cell_any = pre_mask.any(axis=2)
     beam = int(prune.beam) if prune is not None else 0
     threshold = float(prune.threshold) if prune is not None else np.inf
     weights = cl.viterbi_logw if mode == 0 else cl.inside_logw
     return K.fill_chart(mode, n, cfg.num_symbols, lex.ptr, lex.symbol, lex.logp,
                         idx.bl_ptr, idx.bl_right, idx.bl_parent, idx.bl_logp, idx.bl_rule,
-                        cl.child_ptr, cl.parent, weights, cfg.category, mask is not None, mask_arr,
-                        cell_any, beam, threshold)
+                        cl.child_ptr, cl.parent, weights, cfg.category, masks is not None, pre_mask,
+                        post_mask, cell_any, beam, threshold)
 
 
 # -- decoders ----------------------------------------------------------------------------------

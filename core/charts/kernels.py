@@ -123,12 +123,12 @@ def fill_chart(mode, n, nsym,
                lex_ptr, lex_sym, lex_logp,
                bl_ptr, bl_right, bl_parent, bl_logp, bl_rule,
                cl_ptr, cl_parent, cl_logw,
-               category, has_mask, mask, cell_any, beam, threshold):
+               category, has_mask, pre_mask, post_mask, cell_any, beam, threshold):
     """Bottom-up chart fill.  mode 0 = Viterbi (max, with backpointers), 1 = inside (log-sum-exp).
 
     `cl_*` is the unary closure grouped by child (parents sorted) with the mode's weights.  With `has_mask`,
-    an entry for symbol s in cell (i, j) is kept only if mask[i, j, category[s]]; `cell_any[i, j]` says
-    whether the cell allows anything.  `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.
+    a pre entry for symbol s in cell (i, j) is kept only if pre_mask[i, j, category[s]], a post entry only if
+    post_mask[i, j, category[s]]; `cell_any[i, j]` says whether the cell's pre layer allows anything.  `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.
     """
     viterbi = mode == 0
     ncell = (n + 1) * (n + 1)
@@ -159,7 +159,8 @@ def fill_chart(mode, n, nsym,
     st_a = np.empty(nsym, np.int32)
     st_b = np.empty(nsym, np.int32)
     st_c = np.empty(nsym, np.int32)
-    mrow = mask[0, 0]
+    mrow = pre_mask[0, 0]
+    mtop = post_mask[0, 0]
 
     for length in range(1, n + 1):
         for i in range(0, n - length + 1):
@@ -170,7 +171,8 @@ def fill_chart(mode, n, nsym,
             if has_mask:
                 if not cell_any[i, j]:
                     continue
-                mrow = mask[i, j]
+                mrow = pre_mask[i, j]
+                mtop = post_mask[i, j]
             nt = 0
             if length == 1:
                 for e in range(lex_ptr[i], lex_ptr[i + 1]):
@@ -258,7 +260,7 @@ def fill_chart(mode, n, nsym,
                 sb = pre_score[p]
                 for c in range(cl_ptr[b], cl_ptr[b + 1]):
                     a = cl_parent[c]
-                    if has_mask and not mrow[category[a]]:
+                    if has_mask and not mtop[category[a]]:
                         continue
                     x = sb + cl_logw[c]
                     if not is_t[a]:

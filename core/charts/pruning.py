@@ -6,9 +6,14 @@ for symbol s over span (i, j) survives only if mask[i, j, category[s]].  Masks s
     posterior >= threshold;
   * restricting a chart to one known tree (the TSG blocked sampler): `mask_from_tree`.
 
-Unary chains: the chart applies a precomputed unary closure in one step per cell, and the mask is checked on
-the symbols that *enter* a cell - the bottom of a chain (built by a binary or lexical rule) and its top (used by
-the parent) - not on the intermediate symbols of the chain.
+Unary chains: the chart applies a precomputed unary closure in one step per cell, so masks are checked on the
+two ends of a chain only: its *bottom* (the symbol built over the span by a binary or lexical rule) and its
+*top* (the symbol the parent rule uses); intermediate symbols of a chain are never checked.  `mask` applies to
+both ends; `bottom_mask` / `top_mask` restrict one end only.  `tree_pruning` uses them to pin every span of a
+tree to its chain's bottom and top labels, which restricts the chart to exactly that tree whenever the grammar
+has no second unary path between the same two ends (always true for chains of at most two labels in a grammar
+without unary cycles whose paths of 2+ rules duplicate a direct rule).  `mask_from_tree` is looser: it allows
+every label of the span at both ends, so (NP (N fish)) also admits (NP fish) and (N fish).
 """
 
 from __future__ import annotations
@@ -36,21 +41,34 @@ def _check_threshold(_, attribute, value):
 
 @attrs.frozen(eq=False)
 class Pruning:
-    """What a decoder may drop.  mask: bool (n+1, n+1, #categories) or None; beam: max post entries per cell
-    (0 = unlimited); threshold: drop post entries more than this many nats below the cell's best."""
+    """What a decoder may drop.
+
+    mask / bottom_mask / top_mask: bool (n+1, n+1, #categories) or None (see the module docstring for which
+    chart entries each one restricts); beam: max post-closure entries per cell (0 = unlimited); threshold: drop
+    post-closure entries more than this many nats below the cell's best (inf = off).
+    """
 
     mask: np.ndarray | None = attrs.field(default=None)
     beam: int = attrs.field(default=0, validator=_check_beam)
     threshold: float = attrs.field(default=float("inf"), validator=_check_threshold)
+    bottom_mask: np.ndarray | None = attrs.field(default=None, kw_only=True)
+    top_mask: np.ndarray | None = attrs.field(default=None, kw_only=True)
 
-    def mask_for(self, n: int, num_categories: int) -> np.ndarray | None:
-        if self.mask is None:
+    def layer_masks(self, n: int, num_categories: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(bottom, top) masks for an n-word sentence with all given masks combined, or None if there are none."""
+        given = [(name, m) for name, m in (("mask", self.mask), ("bottom_mask", self.bottom_mask),
+                                           ("top_mask", self.top_mask)) if m is not None]
+        if not given:
             return None
-        m = np.asarray(self.mask)
-        if m.shape != (n + 1, n + 1, num_categories):
-            raise InputError(f"pruning mask has shape {m.shape}, expected {(n + 1, n + 1, num_categories)} "
-                             f"for a {n}-word sentence", hint="masks are (n+1, n+1, #categories of the grammar)")
-        return np.ascontiguousarray(m, dtype=np.bool_)
+        shape = (n + 1, n + 1, num_categories)
+        for name, m in given:
+            if np.shape(m) != shape:
+                raise InputError(f"pruning {name} has shape {np.shape(m)}, expected {shape} for a {n}-word "
+                                 "sentence", hint="masks are (n+1, n+1, #categories of the grammar)")
+        base = np.ones(shape, np.bool_) if self.mask is None else np.asarray(self.mask, np.bool_)
+        bottom = base if self.bottom_mask is None else base & np.asarray(self.bottom_mask, np.bool_)
+        top = base if self.top_mask is None else base & np.asarray(self.top_mask, np.bool_)
+        return np.ascontiguousarray(bottom), np.ascontiguousarray(top)
 
 
 def mask_from_tree(tree: Tree, categories: SymbolTable, n: int | None = None, *,
@@ -81,6 +99,42 @@ def mask_from_tree(tree: Tree, categories: SymbolTable, n: int | None = None, *,
     sp = np.array(spans, dtype=np.int64).reshape(-1, 2)
     mask[sp[:, 0], sp[:, 1], np.array(ids, dtype=np.int64)] = True
     return mask
+
+
+def tree_pruning(tree: Tree, categories: SymbolTable, n: int | None = None, *,
+                 extra_root_labels: Iterable[str] = ()) -> Pruning:
+    """Pruning that pins each span of `tree` to its unary chain's ends: the top label (the node whose parent
+    is above the span) as `top_mask` and the bottom label (the node with a binary or lexical expansion) as
+    `bottom_mask`.  `extra_root_labels` (outermost first, e.g. ["TOP"]) extend the root chain upwards.
+    See the module docstring for when this restricts the chart to exactly this tree.
+    """
+    leaves = tree.leaves()
+    n = len(leaves) if n is None else n
+    if n != len(leaves):
+        raise InputError(f"tree_pruning: tree has {len(leaves)} words but n = {n}")
+    tops: dict[tuple[int, int], str] = {}
+    bottoms: dict[tuple[int, int], str] = {}
+    for node, i, j in tree.spans():  # pre-order: the first node seen on a span is its chain's top
+        tops.setdefault((i, j), node.label)
+        bottoms[(i, j)] = node.label
+    extra = list(extra_root_labels)
+    if extra:
+        tops[(0, n)] = extra[0]
+    spans = list(tops)
+    shape = (n + 1, n + 1, len(categories))
+    masks = []
+    for table in (tops, bottoms):
+        labels = [table[sp] for sp in spans]
+        ids = categories.ids(labels)
+        missing = sorted({lab for lab, c in zip(labels, ids) if c < 0})
+        if missing:
+            raise InputError(f"tree_pruning: labels {missing[:8]} are not categories of the grammar",
+                             hint="map the tree's labels to the grammar's categories first")
+        m = np.zeros(shape, dtype=bool)
+        sp = np.array(spans, dtype=np.int64).reshape(-1, 2)
+        m[sp[:, 0], sp[:, 1], np.array(ids, dtype=np.int64)] = True
+        masks.append(m)
+    return Pruning(top_mask=masks[0], bottom_mask=masks[1])
 
 
 def _projection_array(projection, coarse_cfg: WeightedCFG) -> np.ndarray:

@@ -107,7 +107,7 @@ def rule_counts(trees: Iterable[Tree], *, start_label: str = "TOP") -> RuleCount
                 raise InputError(f"tree {t_index}: node {node.label!r} has no children",
                                  hint="training trees must be complete (no empty frontier nodes)")
             else:
-                raise InputError(f"tree {t_index}: node {node.label!r} has {nk} children",
+                raise InputError(f"tree {t_index}: node {node.label!r} has {nk} children; binarize first",
                                  hint="binarize the trees first (treegram.trees.binarize)")
     nsym, nw = len(nts), len(words)
     (b_p, b_l, b_r), b_c = _unique_counts([bp, bl, br], [nsym, nsym, nsym])

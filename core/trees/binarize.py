@@ -51,7 +51,7 @@ from treegram.trees.labels import (
     strip_annotations,
 )
 from treegram.trees.normalize import strip_label
-from treegram.trees.tree import Child, Tree, bottom_up
+from treegram.trees.tree import Child, Tree
 
 __all__ = [
     "BinarizedLabel",
@@ -64,13 +64,12 @@ __all__ = [
 ]
 
 
-def _check_labels(tree: Tree) -> None:
-    for node in tree.subtrees():
-        if has_reserved_syntax(node.label):
-            raise InputError(
-                f"cannot binarize: label {node.label!r} already uses annotation syntax (@ prefix, ^, or -U suffix)",
-                hint="unbinarize the tree first, or rename the label",
-            )
+def _check_label(label: str) -> None:
+    if has_reserved_syntax(label):
+        raise InputError(
+            f"cannot binarize: label {label!r} already uses annotation syntax (@ prefix, ^, or -U suffix)",
+            hint="unbinarize the tree first, or rename the label",
+        )
 
 
 def _binarized_label(head_cat: str, parent: str, context: list[tuple[str, str]], horizontal: int | None) -> str:
@@ -142,47 +141,99 @@ def binarize(
         raise ValueError(f"horizontal must be >= 0 or None, not {horizontal}")
     if vertical < 1:
         raise ValueError(f"vertical must be >= 1, not {vertical}")
-    _check_labels(tree)
-    # Ancestor labels (nearest first, at most vertical-1 of them) for every node.
-    ancestors: dict[int, tuple[str, ...]] = {id(tree): ()}
-    if vertical > 1:
-        for node in tree.subtrees():
-            up = ((node.label,) + ancestors[id(node)])[: vertical - 1]
-            for c in node.children:
-                if isinstance(c, Tree):
-                    ancestors[id(c)] = up
-
     factor = _head_outward if head_outward else _right_factored
+    up_to = vertical - 1
+    annotate_tags = annotate_preterminals and up_to > 0
+    checked: set[str] = set()
 
-    def build(node: Tree, kids: tuple[Child, ...]) -> Tree:
+    def check(label: str) -> None:
+        if label not in checked:
+            _check_label(label)
+            checked.add(label)
+
+    # Pre-order pass recording each node's ancestor labels (nearest first, at most vertical-1 of them).
+    # Preterminals that stay as they are are only checked, not visited: they are about half of all nodes.
+    check(tree.label)
+    order: list[tuple[Tree, tuple[str, ...]]] = []
+    stack: list[tuple[Tree, tuple[str, ...]]] = [(tree, ())]
+    while stack:
+        node, anc = stack.pop()
+        order.append((node, anc))
+        if node.children:
+            up = ((node.label,) + anc)[:up_to] if up_to else ()
+            for c in node.children:
+                if c.__class__ is Tree:
+                    check(c.label)
+                    if annotate_tags or not c.is_preterminal:
+                        stack.append((c, up))
+    done: dict[int, Child] = {}
+    for node, anc in reversed(order):
+        children = node.children
+        kids = [done.get(id(c), c) for c in children]
         label = node.label
-        if vertical > 1 and (annotate_preterminals or not node.is_preterminal):
-            for a in ancestors[id(node)]:
-                label += PARENT_SEP + a
+        if anc and (annotate_preterminals or not node.is_preterminal):
+            label += "".join(PARENT_SEP + a for a in anc)
         if len(kids) > 2:
-            return factor(label, node.children, list(kids), head_child(node), horizontal)
-        if mark_unary and len(kids) == 1 and isinstance(kids[0], Tree):
-            label += UNARY_MARK
-        return Tree(label, kids)
-
-    return bottom_up(tree, build)
+            done[id(node)] = factor(label, children, kids, head_child(node), horizontal)
+        else:
+            if mark_unary and len(kids) == 1 and kids[0].__class__ is Tree:
+                label += UNARY_MARK
+            if label is node.label and all(k is c for k, c in zip(kids, children)):
+                done[id(node)] = node  # unchanged subtree: share it (trees are immutable)
+            else:
+                done[id(node)] = Tree(label, kids)
+    result = done[id(tree)]
+    assert isinstance(result, Tree)
+    return result
 
 
 def unbinarize(tree: Tree) -> Tree:
     """Undo `binarize`: splice out `@` nodes and strip vertical annotations and unary marks."""
-
-    def build(node: Tree, kids: tuple[Child, ...]) -> Tree:
+    stripped: dict[str, str] = {}
+    # Pre-order; preterminals without annotation are left as they are and not visited.
+    order: list[Tree] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for c in node.children:
+            if c.__class__ is Tree:
+                if c.is_preterminal:
+                    label = c.label
+                    plain = stripped.get(label)
+                    if plain is None:
+                        plain = stripped[label] = strip_annotations(label)
+                    if plain == label and label[:1] != BINARIZED_PREFIX:
+                        continue
+                stack.append(c)
+    # For each node: its rebuilt children list; @ nodes hand theirs up to be spliced into the parent.
+    done: dict[int, Child | list[Child]] = {}
+    for node in reversed(order):
         spliced: list[Child] = []
-        for c in kids:
-            if isinstance(c, Tree) and is_binarized_node(c.label):
-                spliced.extend(c.children)
+        for c in node.children:
+            if c.__class__ is Tree:
+                r = done.get(id(c), c)
+                if r.__class__ is list:
+                    spliced.extend(r)  # type: ignore[arg-type]
+                else:
+                    spliced.append(r)  # type: ignore[arg-type]
             else:
                 spliced.append(c)
-        if is_binarized_node(node.label):
-            return Tree(node.label, spliced)  # spliced into its parent one level up
-        return Tree(strip_annotations(node.label), spliced)
-
-    result = bottom_up(tree, build)
-    if is_binarized_node(result.label):  # a parser may return a bare @ root; name it by its category
-        result = Tree(base_label(result.label), result.children)
+        label = node.label
+        if label[:1] == BINARIZED_PREFIX:
+            done[id(node)] = spliced
+        else:
+            plain = stripped.get(label)
+            if plain is None:
+                plain = stripped[label] = strip_annotations(label)
+            if plain == label and len(spliced) == len(node.children) and all(
+                k is c for k, c in zip(spliced, node.children)
+            ):
+                done[id(node)] = node  # unchanged subtree: share it
+            else:
+                done[id(node)] = Tree(plain, spliced)
+    result = done[id(tree)]
+    if isinstance(result, list):  # a parser may return a bare @ root; name it by its category
+        return Tree(base_label(tree.label), result)
+    assert isinstance(result, Tree)
     return result

@@ -10,8 +10,9 @@ accept exactly the same language:
   is malformed, and available directly with `engine="lark"` (the test-suite checks that both engines agree).
 
 Both are iterative, so arbitrarily deep trees are fine.  Errors are `TreeSyntaxError`s naming the source, line and
-column.  In `on_error="skip"` mode a file is cut into top-level chunks at lines that begin with `(`; a malformed
-chunk is skipped and reported as a `ReadProblem` while the rest of the batch is kept.
+column.  In `on_error="skip"` mode a malformed file is cut into chunks at every line that begins with something
+other than whitespace or `)` (top-level trees start at column 0 in every treebank we know; their inner lines are
+indented); a malformed chunk is skipped and reported as a `ReadProblem` while the rest of the batch is kept.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ OnError = Literal["raise", "skip"]
 
 _TOKEN = re.compile(r"[()]|[^\s()]+")
 _UNREADABLE = re.compile(r"[\s()]")
-_CHUNK_START = re.compile(r"^\(", re.MULTILINE)
+_CHUNK_START = re.compile(r"^[^\s)]", re.MULTILINE)
 
 
 # -- problems collected in "skip" mode ------------------------------------------------------------------------
@@ -229,7 +230,7 @@ def _parse_normalized(text: str, source: str, normalize: NormalizeOptions | None
 
 
 def _parse_skipping(text: str, source: str, normalize: NormalizeOptions | None, problems: list[ReadProblem]) -> list[Tree]:
-    """Parse chunk by chunk (a chunk starts at a line beginning with `(`), skipping malformed chunks."""
+    """Parse chunk by chunk (a chunk starts at a line beginning at column 0), skipping malformed chunks."""
     trees = _scan_fast(text, normalize)
     if trees is not None:
         return _remove_top(trees, normalize)

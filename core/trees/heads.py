@@ -16,6 +16,8 @@ child that continues the head chain.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from treegram.trees.labels import base_label, binarized_head_side, is_binarized_node, parse_binarized_label
 from treegram.trees.normalize import strip_label
 from treegram.trees.tree import Tree
@@ -61,6 +63,7 @@ NP_LIKE = frozenset({"NP", "NX", "NML"})
 _NP_NOMINALS = ("NN", "NNP", "NNPS", "NNS", "NX", "NML", "POS", "JJR")
 
 
+@lru_cache(maxsize=1 << 16)
 def base_category(label: str) -> str:
     """The plain category of a possibly annotated label: no `^`/`@`/`-U` annotation and no function tags."""
     return strip_label(base_label(label))

@@ -77,7 +77,7 @@ def binarized_head_side(label: str) -> int | None:
 
 def strip_annotations(label: str) -> str:
     """Remove the unary mark and vertical annotation: `NP^S^VP-U` -> `NP` (an `@` label is returned as is)."""
-    if label.endswith(UNARY_MARK) and len(label) > len(UNARY_MARK):
+    if label.endswith(UNARY_MARK):
         label = label[: -len(UNARY_MARK)]
     cut = label.find(PARENT_SEP)
     return label if cut < 0 else label[:cut]
@@ -98,5 +98,5 @@ def has_reserved_syntax(label: str) -> bool:
     return (
         label.startswith(BINARIZED_PREFIX)
         or PARENT_SEP in label
-        or (label.endswith(UNARY_MARK) and len(label) > len(UNARY_MARK))
+        or label.endswith(UNARY_MARK)
     )
