@@ -181,6 +181,15 @@ def test_skip_mode_keeps_the_rest_of_the_batch(tmp_path):
     assert all(p.source == str(f) for p in result.problems)
 
 
+def test_skip_mode_separates_trees_on_one_line(tmp_path):
+    f = tmp_path / "line.mrg"
+    f.write_text("(S (X a)) (S (X b)) oops (S (X c))\n(S (Y d)\n  (Z e))\n(S (X f)\n(S (X g))\n")
+    result = read_tree_file(f, on_error="skip")
+    assert [t.leaves() for t in result] == [["a"], ["b"], ["c"], ["d", "e"], ["g"]]
+    assert [(p.line, p.column) for p in result.problems] == [(1, 21), (4, 1)]
+    assert "outside brackets" in result.problems[0].message and "never closed" in result.problems[1].message
+
+
 def test_read_treebank_directories_and_errors(tmp_path):
     d = tmp_path / "tb"
     d.mkdir()

@@ -121,7 +121,10 @@ def head_child_by_category(parent: str, child_categories: list[str]) -> int:
 
 
 def head_child(tree: Tree) -> int:
-    """Index of the head child of `tree` (0 for a preterminal: its word).  Raises ValueError without children."""
+    """Index of the head child of `tree` (0 for a preterminal: its word).  Raises ValueError without children.
+
+    Binarized trees are understood when they were binarized head-outward (the default of `binarize`).
+    """
     kids = tree.children
     if not kids:
         raise ValueError(f"node {tree.label!r} has no children, so no head child")
@@ -136,9 +139,13 @@ def head_child(tree: Tree) -> int:
         if side is not None:
             return side
     cats = [c if isinstance(c, str) else base_category(c.label) for c in kids]
-    if is_binarized_node(tree.label):
-        # Innermost @ node without side information: the child matching the recorded head category.
-        head_cat = strip_label(parse_binarized_label(tree.label).head)
+    if is_binarized_node(tree.label) and len(kids) == 2:
+        # Innermost @ node without side information (h=0): the child matching the recorded head category,
+        # preferring the right one (the first sibling absorbed is a left one whenever the head has any).
+        try:
+            head_cat = strip_label(parse_binarized_label(tree.label).head)
+        except ValueError:
+            head_cat = ""
         for i in (1, 0):
             if cats[i] == head_cat:
                 return i
