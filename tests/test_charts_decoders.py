@@ -134,15 +134,15 @@ def test_derivation_rule_uses_match_tree():
 
 def test_cyclic_unary_chains():
     g = cyclic_grammar()
-    for words in (["a"], ["a", "a"], ["a", "a", "a"]):
+    for words, max_unary in ((["a"], 15), (["a", "a"], 15), (["a", "a", "a"], 5)):
         lex = g.lexical_input(words)
-        derivs = enumerate_derivations(g, lex, words, max_unary=9)
+        derivs = enumerate_derivations(g, lex, words, max_unary=max_unary)
         best = max(derivs, key=lambda d: d[0])
         parse = viterbi(g, lex, words)
         assert parse.logp == pytest.approx(best[0], abs=1e-10)
         assert parse.tree == best[1]
-        # truncating chains at 9 unary rules per span loses < 0.06^4 relative mass
-        assert inside(g, lex).log_z == pytest.approx(logsumexp(d[0] for d in derivs), abs=1e-5)
+        if max_unary >= 15:  # truncating chains at 15 unary rules per span loses ~0.06^7 relative mass
+            assert inside(g, lex).log_z == pytest.approx(logsumexp(d[0] for d in derivs), abs=1e-8)
 
 
 def test_closure_equals_matrix_inverse():
@@ -182,7 +182,7 @@ def _exact_distribution(g, words, max_unary):
 
 
 @pytest.mark.parametrize("grammar,sentence,max_unary", [(pp_grammar, "fish saw I with fish with fish", 10),
-                                                        (cyclic_grammar, "a a", 9)])
+                                                        (cyclic_grammar, "a a", 13)])
 def test_sample_matches_exact_distribution(grammar, sentence, max_unary):
     g = grammar()
     words = sentence.split()
@@ -199,7 +199,9 @@ def test_sample_matches_exact_distribution(grammar, sentence, max_unary):
         if key in logp_of:
             assert logp == pytest.approx(logp_of[key], abs=1e-10)
             assert deriv.logp(g, lex) == pytest.approx(logp, abs=1e-10)
-    assert set(seen) <= set(probs) | {k for k in seen if probs.get(k, 0) == 0 and max_unary < 10}
+    # only derivations with chains longer than the enumeration's cut-off may be missing from `probs`
+    outside_enumeration = sum(c for k, c in seen.items() if k not in probs)
+    assert outside_enumeration == 0 if grammar is pp_grammar else outside_enumeration <= 0.002 * draws
     # chi-square over trees with expected count >= 5 (the rest pooled)
     stat, df, pooled_e, pooled_o = 0.0, -1, 0.0, 0
     for key, p in probs.items():
@@ -337,7 +339,8 @@ def test_mask_by_category_covers_split_symbols():
         lexical=[("N", "I", L(0.3)), ("N", "fish", L(0.7)), ("V", "fish", L(0.5)), ("V", "saw", L(0.5)),
                  ("P", "with", L(1.0)), ("NP^y", "fish", L(0.5))],
         category=lambda s: s.split("^")[0])
-    assert len(g.categories) == g.num_symbols - 1 and g.categories.symbol(int(g.category[g.nonterminals["NP^x"]])) == "NP"
+    assert len(g.categories) == g.num_symbols - 1
+    assert g.categories.symbol(int(g.category[g.nonterminals["NP^x"]])) == "NP"
     words = "fish saw fish with fish with fish".split()
     lex = g.lexical_input(words)
     n = len(words)

@@ -40,6 +40,20 @@ def _lae(a, b):
     return b + np.log1p(np.exp(a - b))
 
 
+@numba.njit(cache=True, inline="always")
+def _acc_add(mx, ln, k, x):
+    """Add exp(x) to the sum kept as mx[k] + log(ln[k]) - one exp per term instead of exp + log1p."""
+    m = mx[k]
+    if x <= m:
+        ln[k] += np.exp(x - m)
+    elif m == NEG_INF:
+        mx[k] = x
+        ln[k] = 1.0
+    else:
+        ln[k] = ln[k] * np.exp(m - x) + 1.0
+        mx[k] = x
+
+
 @numba.njit(cache=True)
 def _grow_i4(a, need):
     if need <= a.shape[0]:
@@ -128,7 +142,8 @@ def fill_chart(mode, n, nsym,
 
     `cl_*` is the unary closure grouped by child (parents sorted) with the mode's weights.  With `has_mask`,
     a pre entry for symbol s in cell (i, j) is kept only if pre_mask[i, j, category[s]], a post entry only if
-    post_mask[i, j, category[s]]; `cell_any[i, j]` says whether the cell's pre layer allows anything.  `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.
+    post_mask[i, j, category[s]]; `cell_any[i, j]` says whether the cell's pre layer allows anything.
+    `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.
     """
     viterbi = mode == 0
     ncell = (n + 1) * (n + 1)
@@ -147,7 +162,8 @@ def fill_chart(mode, n, nsym,
     npre = 0
     npost = 0
 
-    acc = np.full(nsym, NEG_INF)
+    acc = np.full(nsym, NEG_INF)  # Viterbi: best score; inside: running max of the terms
+    lin = np.zeros(nsym)  # inside: sum of exp(term - acc)
     is_t = np.zeros(nsym, np.bool_)
     acc_a = np.zeros(nsym, np.int32)
     acc_b = np.zeros(nsym, np.int32)
@@ -180,11 +196,14 @@ def fill_chart(mode, n, nsym,
                     if has_mask and not mrow[category[a]]:
                         continue
                     x = lex_logp[e]
+                    if x == NEG_INF:
+                        continue
                     if not is_t[a]:
                         is_t[a] = True
                         touched[nt] = a
                         nt += 1
                         acc[a] = x
+                        lin[a] = 1.0
                         acc_a[a] = e
                         acc_b[a] = -1
                     elif viterbi:
@@ -192,7 +211,7 @@ def fill_chart(mode, n, nsym,
                             acc[a] = x
                             acc_a[a] = e
                     else:
-                        acc[a] = _lae(acc[a], x)
+                        _acc_add(acc, lin, a, x)
             else:
                 for k in range(i + 1, j):
                     lc = i * (n + 1) + k
@@ -220,6 +239,7 @@ def fill_chart(mode, n, nsym,
                                 touched[nt] = a
                                 nt += 1
                                 acc[a] = x
+                                lin[a] = 1.0
                                 acc_a[a] = bl_rule[q]
                                 acc_b[a] = k
                             elif viterbi:
@@ -227,8 +247,8 @@ def fill_chart(mode, n, nsym,
                                     acc[a] = x
                                     acc_a[a] = bl_rule[q]
                                     acc_b[a] = k
-                            else:
-                                acc[a] = _lae(acc[a], x)
+                            elif x > NEG_INF:
+                                _acc_add(acc, lin, a, x)
                     for r in range(r0, r1):
                         rscore[post_sym[r]] = NEG_INF
             if nt == 0:
@@ -244,7 +264,7 @@ def fill_chart(mode, n, nsym,
             for t in range(nt):
                 a = srt[t]
                 pre_sym[npre + t] = a
-                pre_score[npre + t] = acc[a]
+                pre_score[npre + t] = acc[a] if viterbi else acc[a] + np.log(lin[a])
                 pre_rule[npre + t] = acc_a[a]
                 pre_split[npre + t] = acc_b[a]
                 acc[a] = NEG_INF
@@ -263,25 +283,28 @@ def fill_chart(mode, n, nsym,
                     if has_mask and not mtop[category[a]]:
                         continue
                     x = sb + cl_logw[c]
+                    if x == NEG_INF:
+                        continue
                     if not is_t[a]:
                         is_t[a] = True
                         touched[nt] = a
                         nt += 1
                         acc[a] = x
+                        lin[a] = 1.0
                         acc_a[a] = b
                     elif viterbi:
                         if x > acc[a]:
                             acc[a] = x
                             acc_a[a] = b
                     else:
-                        acc[a] = _lae(acc[a], x)
+                        _acc_add(acc, lin, a, x)
             srt = np.sort(touched[:nt])
             cnt = 0
             for t in range(nt):
                 a = srt[t]
                 if acc[a] > NEG_INF:
                     st_sym[cnt] = a
-                    st_score[cnt] = acc[a]
+                    st_score[cnt] = acc[a] if viterbi else acc[a] + np.log(lin[a])
                     st_a[cnt] = acc_a[a]
                     cnt += 1
                 acc[a] = NEG_INF
@@ -384,7 +407,8 @@ def outside_pass(n, nsym, start, logz, counts,
     npre = pre_sym.shape[0]
     npost = post_sym.shape[0]
     out_pre = np.full(npre, NEG_INF)
-    out_post = np.full(npost, NEG_INF)
+    out_post = np.full(npost, NEG_INF)  # running max of the terms until the cell is reached, then the total
+    olin = np.zeros(npost)  # sum of exp(term - out_post) until the cell is reached
     out_mid = np.full(npost, NEG_INF)
     bin_c = np.zeros(n_bin)
     un_c = np.zeros(n_un)
@@ -400,6 +424,7 @@ def outside_pass(n, nsym, start, logz, counts,
     if e < 0:
         return out_pre, out_post, out_mid, bin_c, un_c, lex_c, entry_post
     out_post[e] = 0.0
+    olin[e] = 1.0
 
     for length in range(n, 0, -1):
         for i in range(0, n - length + 1):
@@ -411,6 +436,8 @@ def outside_pass(n, nsym, start, logz, counts,
                 continue
             live = False
             for t in range(q0, q1):
+                if olin[t] > 0.0:
+                    out_post[t] += np.log(olin[t])
                 dq[post_sym[t]] = out_post[t]
                 if out_post[t] > NEG_INF:
                     live = True
@@ -481,7 +508,8 @@ def outside_pass(n, nsym, start, logz, counts,
                     for li in range(l0, l0 + post_len[lc]):
                         b = post_sym[li]
                         sb = post_score[li]
-                        acc_l = out_post[li]
+                        lm = out_post[li]  # the left entry's sum lives in registers for this loop
+                        ll = olin[li]
                         for q in range(bl_ptr[b], bl_ptr[b + 1]):
                             cr = bl_right[q]
                             sc = dr[cr]
@@ -491,12 +519,22 @@ def outside_pass(n, nsym, start, logz, counts,
                             if pa == NEG_INF:
                                 continue
                             base = pa + bl_logp[q]
-                            acc_l = _lae(acc_l, base + sc)
-                            ri = dri[cr]
-                            out_post[ri] = _lae(out_post[ri], base + sb)
+                            if base == NEG_INF:
+                                continue
+                            x = base + sc
+                            if x <= lm:
+                                ll += np.exp(x - lm)
+                            elif lm == NEG_INF:
+                                lm = x
+                                ll = 1.0
+                            else:
+                                ll = ll * np.exp(lm - x) + 1.0
+                                lm = x
+                            _acc_add(out_post, olin, dri[cr], base + sb)
                             if counts:
                                 bin_c[bl_rule[q]] += np.exp(base + sb + sc - logz)
-                        out_post[li] = acc_l
+                        out_post[li] = lm
+                        olin[li] = ll
                     for r in range(r0, r1):
                         dr[post_sym[r]] = NEG_INF
             for t in range(p0, p1):

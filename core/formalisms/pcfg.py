@@ -72,22 +72,20 @@ class PCFGModel:
 
     # -- parsing -------------------------------------------------------------------------------
     def lexical_input(self, tokens: list[str]):
+        """Lexical rules for known words and signatures; open-class tags for words whose class was never seen."""
         from treegram.grammar.cfg import LexicalInput
 
-        mapped = self.mapper.map_sentence(tokens)
-        positions, symbols, logps = [], [], []
-        lex = self.cfg.lexical_input(mapped)
-        positions.append(lex.positions)
-        symbols.append(lex.symbols)
-        logps.append(lex.logps)
-        covered = np.zeros(len(tokens), dtype=bool)
-        covered[lex.positions] = True
-        for i in np.flatnonzero(~covered):
-            positions.append(np.full(len(self.unk_tags), i, dtype=np.int32))
-            symbols.append(self.unk_tags)
-            logps.append(self.unk_logp)
-        return LexicalInput.from_triples(len(tokens), np.concatenate(positions), np.concatenate(symbols),
-                                         np.concatenate(logps))
+        lex = self.cfg.lexical_input(self.mapper.map_sentence(tokens))
+        uncovered = lex.uncovered_positions()
+        if not uncovered:
+            return lex
+        k = len(self.unk_tags)
+        return LexicalInput.from_triples(
+            len(tokens),
+            np.concatenate([lex.position, np.repeat(np.asarray(uncovered, np.int32), k)]),
+            np.concatenate([lex.symbol, np.tile(self.unk_tags, len(uncovered))]),
+            np.concatenate([lex.logp, np.tile(self.unk_logp, len(uncovered))]),
+            np.concatenate([lex.rule, np.full(k * len(uncovered), -1, np.int32)]))
 
     def parse(self, tokens: list[str]):
         """Most probable parse (Viterbi) as a plain treebank tree; raises ParseFailure if none exists."""
@@ -152,7 +150,7 @@ def _unknown_tag_distribution(trees, mapper, cfg) -> tuple[np.ndarray, np.ndarra
     for t in trees:
         for word, tag in t.pos():
             tag_total[tag] += 1
-            if mapper.is_signature(word):
+            if not mapper.is_known(word):  # mapped training trees hold known words or signatures
                 tag_rare[tag] += 1
     tags = [t for t in tag_rare if t in cfg.nonterminals]
     if not tags:  # tiny treebanks: every tag may take an unknown word
@@ -197,9 +195,9 @@ def add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
 def load_treebanks(args: argparse.Namespace, ui) -> list:
     from treegram.trees import read_treebank
 
-    problems: list[str] = []
-    trees = read_treebank(args.treebank, on_error="skip" if args.skip_bad_trees else "raise",
-                          problems=problems)
+    result = read_treebank(args.treebank, on_error="skip" if args.skip_bad_trees else "raise",
+                           on_problem=lambda p: None)
+    problems, trees = [str(p) for p in result.problems], list(result)
     for p in problems[:10]:
         ui.note(f"[yellow]skipped:[/] {p}")
     if len(problems) > 10:
