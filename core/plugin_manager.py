@@ -115,7 +115,8 @@ def plugin_table() -> list[dict[str, Any]]:
         dist = dists.get(id(plugin))
         rows.append({
             "name": name,
-            "source": f"{dist.project_name} {dist.version}" if dist is not None else "runtime",
+            "source": (f"{dist.project_name} {dist.version}" if dist is not None
+                       else "treegram core" if name.startswith("treegram.") else "runtime"),
             "hooks": sorted(h.name for h in pm.get_hookcallers(plugin) or []),
             "provides": sorted(contributions.get(name, [])),
         })
