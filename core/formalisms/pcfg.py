@@ -195,8 +195,14 @@ def add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
 def load_treebanks(args: argparse.Namespace, ui) -> list:
     from treegram.trees import read_treebank
 
-    result = read_treebank(args.treebank, on_error="skip" if args.skip_bad_trees else "raise",
-                           on_problem=lambda p: None)
+    from treegram.errors import TreeSyntaxError
+
+    try:
+        result = read_treebank(args.treebank, on_error="skip" if args.skip_bad_trees else "raise",
+                               on_problem=lambda p: None)
+    except TreeSyntaxError as exc:
+        raise TreeSyntaxError(str(exc), hint="fix the brackets there, or pass --skip-bad-trees to drop "
+                                             "malformed trees and keep the rest") from None
     problems, trees = [str(p) for p in result.problems], list(result)
     for p in problems[:10]:
         ui.note(f"[yellow]skipped:[/] {p}")
