@@ -185,7 +185,15 @@ def test_resume_after_kill_reproduces_uninterrupted_run(tmp_path, kill_at):
     assert rng_to_json(resumed.rng) == rng_to_json(full.rng)
 
 
-def test_ctrl_c_mid_sweep_checkpoints_and_resumes_exactly(tmp_path):
+@pytest.fixture
+def default_sigint():
+    """CI and nohup start processes with SIGINT ignored; these tests need Python's default Ctrl-C handler."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_mid_sweep_checkpoints_and_resumes_exactly(tmp_path, default_sigint):
     class Interruptible(ToySegmentation):
         interrupt_at = None
         calls = 0
