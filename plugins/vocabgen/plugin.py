@@ -2,4 +2,26 @@
 
 from __future__ import annotations
 
-from treegram.plugin_manager import hookimpl  # noqa: F401  (hooks are added as the plugin grows)
+from treegram.plugin_manager import hookimpl
+
+
+@hookimpl
+def register_formalisms(register):
+    from treegram.plugins.vocabgen.model import VocabgenFormalism
+
+    register(VocabgenFormalism())
+
+
+@hookimpl
+def register_commands(register):
+    from treegram.plugins.vocabgen.cli import COMMANDS
+
+    for command in COMMANDS:
+        register(command)
+
+
+@hookimpl
+def register_generation_systems(register):
+    from treegram.plugins.vocabgen.spinedep import SpineDepSystem
+
+    register("spinedep", SpineDepSystem)

@@ -1,0 +1,158 @@
+"""The vocabgen model file and the `treegram train vocabgen` formalism.
+
+A vocabgen model is a SPINEDEP GenerationModel (MLE, pairs seen once discarded) plus its training sentences
+(for the corpus-search baseline), saved as one treegram bundle: JSON meta + numpy arrays, never pickle.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treegram.corpora import DepSentence, read_dependency_file
+from treegram.errors import InputError, ModelFileError
+from treegram.formalism import Formalism, save_model
+from treegram.generation import GenerationModel, fit_mle
+
+from treegram.plugins.vocabgen.spinedep import SpineDepSystem
+
+ARRAYS = ("ctx_ptr", "out_id", "count", "prob", "imp_ptr", "imp_ctx", "word_ptr", "word_id")
+
+
+def generation_model_to_bundle(model: GenerationModel, system) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(meta, arrays) of a GenerationModel, for embedding in another bundle (arrays prefixed `g_`)."""
+    meta = {"system": model.system_spec, "root": model.root,
+            "contexts": [system.encode_context(c) for c in model.contexts],
+            "outcomes": [system.encode_outcome(o) for o in model.outcomes],
+            "words": list(model.words), "info": model.info}
+    return meta, {f"g_{k}": getattr(model, k) for k in ARRAYS}
+
+
+def generation_model_from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray], system) -> GenerationModel:
+    return GenerationModel(system_spec=meta["system"],
+                           contexts=[system.decode_context(c) for c in meta["contexts"]],
+                           outcomes=[system.decode_outcome(o) for o in meta["outcomes"]],
+                           words=meta["words"], root=int(meta["root"]), info=meta.get("info", {}),
+                           **{k: arrays[f"g_{k}"] for k in ARRAYS})
+
+
+class VocabgenModel:
+    formalism = "vocabgen"
+
+    def __init__(self, generation: GenerationModel, system: SpineDepSystem, corpus: list[list[str]],
+                 settings: dict[str, Any]):
+        self.generation = generation
+        self.system = system
+        self.corpus = corpus
+        self.settings = settings
+
+    @staticmethod
+    def train(sentences: list[DepSentence], *, min_count: int = 2, settings: dict | None = None) -> VocabgenModel:
+        if not sentences:
+            raise InputError("no training sentences", hint="give --sentences FILE or --trees DIR with data")
+        system = SpineDepSystem()
+        model = fit_mle(system, sentences, min_count=min_count)
+        corpus = [[w.lower() for w in s.words] for s in sentences]
+        return VocabgenModel(model, system, corpus, dict(settings or {}, min_count=min_count,
+                                                         sentences=len(sentences)))
+
+    def save(self, path: str | Path) -> None:
+        meta, arrays = generation_model_to_bundle(self.generation, self.system)
+        corpus_text = "\n".join(" ".join(s) for s in self.corpus)
+        arrays["corpus_utf8"] = np.frombuffer(corpus_text.encode("utf-8"), dtype=np.uint8)
+        save_model(path, self, {"generation": meta, "settings": self.settings}, arrays)
+
+    @staticmethod
+    def from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> VocabgenModel:
+        g = meta["generation"]
+        if g["system"].get("name") != "spinedep":
+            raise ModelFileError(f"vocabgen model of system {g['system'].get('name')!r}",
+                                 hint="re-train with `treegram train vocabgen`")
+        system = SpineDepSystem(**g["system"].get("config", {}))
+        model = generation_model_from_bundle(g, arrays, system)
+        text = bytes(arrays["corpus_utf8"]).decode("utf-8")
+        corpus = [line.split() for line in text.split("\n")] if text else []
+        return VocabgenModel(model, system, corpus, meta.get("settings", {}))
+
+    def describe(self, *, top: int = 20) -> dict[str, Any]:
+        m = self.generation
+        info: dict[str, Any] = {"formalism": "vocabgen", "system": "spinedep", "contexts": m.n_contexts,
+                                "outcomes": m.n_outcomes, "entries": m.n_entries, "words": len(m.words),
+                                "training_sentences": len(self.corpus)}
+        info.update({k: v for k, v in self.settings.items() if isinstance(v, (int, float, str))})
+        if top:
+            order = np.argsort(-m.count, kind="stable")[:top]
+            info["top_rules"] = [{"context": _short_ctx(m.contexts[int(m.ctx_of_entry[e])]),
+                                  "outcome": _short_out(m.outcomes[int(m.out_id[e])]),
+                                  "count": int(m.count[e]), "prob": round(float(m.prob[e]), 4)} for e in order]
+        return info
+
+
+def _short_ctx(c) -> str:
+    (pos, w), (ppos, pw), gpos = c
+    return f"{w}/{pos} < {pw}/{ppos} < {gpos}"
+
+
+def _short_out(o) -> str:
+    if o == "END":
+        return "END"
+    return " ".join(d if isinstance(d, str) else f"{d[1]}/{d[0]}" for d in o)
+
+
+def read_tree_paths(paths) -> list[DepSentence]:
+    """Gold dependency trees from files or directories (.conllu/.conll/.dp), 3-15 words, malformed ones skipped."""
+    from treegram.corpora import DEPENDENCY_SUFFIXES
+
+    out: list[DepSentence] = []
+    for p in paths:
+        p = Path(p)
+        files = sorted(q for q in p.rglob("*") if q.suffix in DEPENDENCY_SUFFIXES) if p.is_dir() else [p]
+        if not files:
+            raise InputError(f"{p}: no dependency files (.conllu, .conll, .dp)", hint="check the path")
+        for f in files:
+            if not f.is_file():
+                raise InputError(f"{f}: no such dependency file", hint="check the path")
+            out.extend(s for s in read_dependency_file(f, on_error="skip") if 3 <= len(s) <= 15)
+    return out
+
+
+class VocabgenFormalism(Formalism):
+    name = "vocabgen"
+    description = "SPINEDEP generation model for vocabulary-limited sentences (train on text or dependency trees)"
+    trains_on = "sentences"
+
+    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--sentences", nargs="*", default=[], metavar="FILE|DIR",
+                            help="text, one sentence per line (.tsv: first column); parsed with spaCy, cached")
+        parser.add_argument("--trees", nargs="*", default=[], metavar="DIR",
+                            help="gold dependency trees (.conllu/.dp files or directories)")
+        parser.add_argument("--min-count", type=int, default=2,
+                            help="discard context/outcome pairs seen fewer times (default 2, as the paper)")
+        parser.add_argument("--smooth", choices=["none"], default="none",
+                            help="semantic-class smoothing (only 'none' is implemented so far)")
+        parser.add_argument("--cache", type=Path, default=None,
+                            help="parse cache directory (default: the user cache dir)")
+
+    def train_from_args(self, args: argparse.Namespace, ui) -> VocabgenModel:
+        from treegram.plugins.vocabgen.parsing import parse_sentences, read_sentences
+        from treegram.plugins.vocabgen.vocab import user_cache_dir
+
+        if not args.sentences and not args.trees:
+            raise InputError("no training data", hint="give --sentences FILE... and/or --trees DIR...")
+        deps: list[DepSentence] = []
+        if args.trees:
+            deps.extend(read_tree_paths(args.trees))
+        if args.sentences:
+            texts = read_sentences(args.sentences)
+            cache = args.cache if args.cache is not None else user_cache_dir() / "parses"
+            with ui.task("parsing sentences (spaCy)", total=len(texts)) as advance:
+                deps.extend(parse_sentences(texts, cache_dir=cache, progress=advance))
+        ui.note(f"{len(deps)} training trees")
+        return VocabgenModel.train(deps, min_count=args.min_count,
+                                   settings={"smooth": args.smooth, "seed": args.seed})
+
+    def load_model(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> VocabgenModel:
+        return VocabgenModel.from_bundle(meta, arrays)
