@@ -1,0 +1,352 @@
+"""The trained TSG: a finite set of elementary trees with counts, smoothed by the base distribution, Goodman-
+transformed into a `WeightedCFG` for the core chart decoders.
+
+Goodman transform over shared (label) symbols.  For every label c: the site symbol `c` and the base symbol
+`c~base`; for every elementary tree type e with count n_e (from the final sampler state): one fresh symbol per
+non-root internal node.  Rules:
+
+    c        -> c~base                            alpha_c / (n_c + alpha_c)
+    c~base   -> X1 X2 (X1, word)                  P_pcfg(c -> Y1 Y2) * prod_i (beta_Yi if Xi = Yi else 1 - beta_Yi
+                                                  for Xi = Yi~base)
+    c        -> children of e's root              n_e / (n_c + alpha_c)
+    e-node   -> its children in e                 1
+    (a child is its e-node symbol if internal, the frontier label's site symbol, or the word)
+
+So the grammar's probability of an elementary tree e is (n_e + alpha_c P0(e)) / (n_c + alpha_c), the DP posterior
+predictive, and every tree the base PCFG derives stays derivable (unseen structure is smoothed by the base).
+Every symbol's category is its label, so a coarse PCFG over the same labels prunes the chart (coarse-to-fine).
+Parsing returns the most probable derivation (Viterbi over the transform), or, with `mpp_samples`, the most
+frequent tree among derivations sampled from the chart (an approximation of the most probable parse).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numba
+import numpy as np
+
+from treegram.errors import InputError, ParseFailure
+from treegram.formalism import save_model
+from treegram.grammar.cfg import LexicalInput, WeightedCFG
+from treegram.grammar.symbols import SymbolTable
+from treegram.trees import Tree, unbinarize
+
+from treegram.plugins.tsg.data import START, TSGSettings
+
+MODEL_VERSION = 1
+
+
+@numba.njit(cache=True)
+def _goodman(nl, reps, counts, flags, label, word, kind, child1, child2, subtree_end, is_word, total, alpha,
+             rules, rule_logp, log_stop, log_expand):
+    """Rule arrays of the transform (see the module docstring).  Symbols: 0..nl-1 sites, nl..2nl-1 bases,
+    then one per non-root internal node of each type."""
+    # sizes
+    n_int = 0
+    for j in range(reps.shape[0]):
+        r = reps[j]
+        i = r + 1
+        end = subtree_end[r]
+        while i < end:
+            if is_word[i]:
+                i += 1
+            elif flags[i]:
+                i = subtree_end[i]
+            else:
+                n_int += 1
+                i += 1
+    nr = rules.shape[0]
+    cap = 4 * nr + nl + n_int + reps.shape[0] + 8
+    bp = np.empty(cap, np.int32)
+    bl = np.empty(cap, np.int32)
+    br = np.empty(cap, np.int32)
+    bw = np.empty(cap, np.float64)
+    up = np.empty(cap, np.int32)
+    uc = np.empty(cap, np.int32)
+    uw = np.empty(cap, np.float64)
+    lp = np.empty(cap, np.int32)
+    lword = np.empty(cap, np.int32)
+    lw = np.empty(cap, np.float64)
+    nsym = 2 * nl + n_int
+    sym_label = np.empty(nsym, np.int32)
+    for c in range(nl):
+        sym_label[c] = c
+        sym_label[nl + c] = c
+    nb = 0
+    nu = 0
+    nlx = 0
+    for c in range(nl):
+        up[nu] = c
+        uc[nu] = nl + c
+        uw[nu] = np.log(alpha[c]) - np.log(total[c] + alpha[c])
+        nu += 1
+    for q in range(nr):
+        p = rules[q, 0]
+        k = rules[q, 1]
+        a = rules[q, 2]
+        b = rules[q, 3]
+        w = rule_logp[q]
+        if k == 0:
+            lp[nlx] = nl + p
+            lword[nlx] = a
+            lw[nlx] = w
+            nlx += 1
+        elif k == 1:
+            up[nu] = nl + p
+            uc[nu] = a
+            uw[nu] = w + log_stop[a]
+            nu += 1
+            up[nu] = nl + p
+            uc[nu] = nl + a
+            uw[nu] = w + log_expand[a]
+            nu += 1
+        else:
+            for x in range(2):
+                for y in range(2):
+                    bp[nb] = nl + p
+                    bl[nb] = a + x * nl
+                    br[nb] = b + y * nl
+                    bw[nb] = (w + (log_stop[a] if x == 0 else log_expand[a])
+                              + (log_stop[b] if y == 0 else log_expand[b]))
+                    nb += 1
+    node_sym = np.full(flags.shape[0], -1, np.int64)
+    nxt = 2 * nl
+    for j in range(reps.shape[0]):
+        r = reps[j]
+        c = label[r]
+        wroot = np.log(counts[j]) - np.log(total[c] + alpha[c])
+        # pass 1: symbols of internal nodes
+        node_sym[r] = c
+        i = r + 1
+        end = subtree_end[r]
+        while i < end:
+            if is_word[i]:
+                i += 1
+            elif flags[i]:
+                node_sym[i] = label[i]
+                i = subtree_end[i]
+            else:
+                node_sym[i] = nxt
+                sym_label[nxt] = label[i]
+                nxt += 1
+                i += 1
+        # pass 2: rules
+        i = r
+        while i < end:
+            if is_word[i]:
+                i += 1
+                continue
+            if i != r and flags[i]:
+                i = subtree_end[i]
+                continue
+            w = wroot if i == r else 0.0
+            s = node_sym[i]
+            k = kind[i]
+            if k == 0:
+                lp[nlx] = s
+                lword[nlx] = word[child1[i]]
+                lw[nlx] = w
+                nlx += 1
+            elif k == 1:
+                up[nu] = s
+                uc[nu] = node_sym[child1[i]]
+                uw[nu] = w
+                nu += 1
+            else:
+                bp[nb] = s
+                bl[nb] = node_sym[child1[i]]
+                br[nb] = node_sym[child2[i]]
+                bw[nb] = w
+                nb += 1
+            i += 1
+    return (nsym, sym_label, bp[:nb], bl[:nb], br[:nb], bw[:nb], up[:nu], uc[:nu], uw[:nu], lp[:nlx],
+            lword[:nlx], lw[:nlx])
+
+
+def goodman_cfg(state, min_count: int = 1) -> tuple[WeightedCFG, list[tuple[int, int, float, int]]]:
+    """The parsing grammar of a sampler state (types with count >= min_count) and the types used."""
+    d = state.data
+    types = [t for t in state.types() if t[0] >= min_count]
+    reps = np.array([t[1] for t in types], dtype=np.int64)
+    counts = np.array([t[0] for t in types], dtype=np.int64)
+    total = np.bincount(d.label[reps], weights=counts, minlength=d.num_labels).astype(np.int64) if len(reps) \
+        else np.zeros(d.num_labels, np.int64)
+    nl = d.num_labels
+    (nsym, sym_label, bp, bl, br, bw, up, uc, uw, lp, lword, lw) = _goodman(
+        nl, reps, counts, state.flags, d.label, d.word, d.kind, d.child1, d.child2, d.subtree_end, d.is_word,
+        total, state.alpha, d.rules, d.rule_logp, state.log_stop, state.log_expand)
+    names = list(d.labels) + [f"{c}~base" for c in d.labels]
+    names += [f"{d.labels[c]}~{i}" for i, c in enumerate(sym_label[2 * nl:].tolist(), start=2 * nl)]
+    words = d.words if d.words else ["<none>"]
+    cfg = WeightedCFG.from_arrays(SymbolTable(names), SymbolTable(words), START, binary=(bp, bl, br, bw),
+                                  unary=(up, uc, uw), lexical=(lp, lword, lw), categories=SymbolTable(d.labels),
+                                  category=sym_label)
+    return cfg, types
+
+
+class TSGModel:
+    """A trained TSG: the Goodman-transformed grammar, the coarse PCFG (pruning, unknown words) and the
+    elementary-tree inventory for `treegram grammar`."""
+
+    formalism = "tsg"
+
+    def __init__(self, cfg: WeightedCFG, pcfg, settings: TSGSettings, fragments: list[dict[str, Any]],
+                 info: dict[str, Any] | None = None, trace: list[dict[str, Any]] | None = None, *,
+                 prune_threshold: float = 1e-5, mpp_samples: int = 0):
+        self.cfg = cfg
+        self.pcfg = pcfg
+        self.settings = settings
+        self.fragments = fragments  # [{"tree": bracket, "count": n, "root": label}] most frequent first
+        self.info = dict(info or {})
+        self.trace = list(trace or [])
+        self.prune_threshold = prune_threshold
+        self.mpp_samples = mpp_samples
+        self._unk = None
+
+    # -- parsing ---------------------------------------------------------------------------------------------
+    def _unknown_entries(self):
+        if self._unk is None:
+            nts = self.cfg.nonterminals
+            coarse = self.pcfg.cfg.nonterminals
+            ids, logp = [], []
+            for t, lpv in zip(self.pcfg.unk_tags.tolist(), self.pcfg.unk_logp.tolist()):
+                name = coarse.symbol(t) + "~base"
+                if name in nts:
+                    ids.append(nts[name])
+                    logp.append(lpv)
+            self._unk = (np.array(ids, np.int32), np.array(logp, np.float64))
+        return self._unk
+
+    def lexical_input(self, tokens: list[str]) -> LexicalInput:
+        lex = self.cfg.lexical_input(self.pcfg.mapper.map_sentence(tokens))
+        uncovered = lex.uncovered_positions()
+        if not uncovered:
+            return lex
+        tags, logp = self._unknown_entries()
+        k = len(tags)
+        return LexicalInput.from_triples(
+            len(tokens),
+            np.concatenate([lex.position, np.repeat(np.asarray(uncovered, np.int32), k)]),
+            np.concatenate([lex.symbol, np.tile(tags, len(uncovered))]),
+            np.concatenate([lex.logp, np.tile(logp, len(uncovered))]),
+            np.concatenate([lex.rule, np.full(k * len(uncovered), -1, np.int32)]))
+
+    def _pruning(self, tokens):
+        from treegram.charts import Pruning, coarse_to_fine_mask
+
+        if not self.prune_threshold:
+            return None
+        try:
+            mask = coarse_to_fine_mask(self.pcfg.cfg, self.pcfg.lexical_input(tokens), threshold=self.prune_threshold,
+                                       projection=self.cfg)
+        except ParseFailure:
+            return None
+        return Pruning(mask=mask)
+
+    def _to_tree(self, deriv, tokens) -> Tree:
+        labels = self.cfg.categories
+        cat = self.cfg.category
+        from treegram.charts import Derivation
+
+        view = SimpleNamespace(nonterminals=SimpleNamespace(symbol=lambda i: labels.symbol(int(cat[i]))))
+        steps = deriv.steps
+        nl = len(labels)
+        # a site -> base hop is one tree node, not a unary branch
+        hop = (steps[:, 0] == 1) & (steps[:, 2] < nl) & (steps[:, 5] == steps[:, 2] + nl)
+        tree = Derivation(steps[~hop]).to_tree(view, list(tokens))
+        if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
+            tree = tree.children[0]
+        return unbinarize(tree)
+
+    def parse(self, tokens: list[str]) -> Tree:
+        """Most probable derivation's tree (or the MPP approximation with `mpp_samples`); ParseFailure if none."""
+        from treegram.charts import inside, sample, viterbi
+
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        lex = self.lexical_input(tokens)
+        prune = self._pruning(tokens)
+        if self.mpp_samples:
+            chart = inside(self.cfg, lex, prune=prune)
+            if chart.log_z == -np.inf and prune is not None:
+                chart = inside(self.cfg, lex)
+            if chart.log_z == -np.inf:
+                raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
+            rng = np.random.default_rng(len(tokens))
+            votes: Counter[str] = Counter()
+            trees: dict[str, Tree] = {}
+            for _ in range(self.mpp_samples):
+                _t, _lp, deriv = sample(chart, rng)
+                tree = self._to_tree(deriv, tokens)
+                key = tree.to_bracket()
+                votes[key] += 1
+                trees.setdefault(key, tree)
+            return trees[votes.most_common(1)[0][0]]
+        result = viterbi(self.cfg, lex, list(tokens), prune=prune)
+        if result is None and prune is not None:
+            result = viterbi(self.cfg, lex, list(tokens))
+        if result is None:
+            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
+        return self._to_tree(result.derivation, tokens)
+
+    # -- persistence ---------------------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        cmeta, carrays = self.cfg.to_bundle()
+        pmeta, parrays = self.pcfg.cfg.to_bundle()
+        meta = {
+            "tsg_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info, "cfg": cmeta,
+            "pcfg": {"settings": self.pcfg.settings.to_dict(), "mapper": self.pcfg.mapper.to_dict(), "cfg": pmeta,
+                     "info": self.pcfg.info},
+            "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
+            "mpp_samples": self.mpp_samples,
+        }
+        arrays = {**{f"cfg.{k}": v for k, v in carrays.items()}, **{f"pcfg.cfg.{k}": v for k, v in parrays.items()},
+                  "pcfg.unk_tags": self.pcfg.unk_tags, "pcfg.unk_logp": self.pcfg.unk_logp}
+        save_model(path, self, meta, arrays)
+
+    @classmethod
+    def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> TSGModel:
+        from treegram.formalisms.pcfg import PCFGModel
+
+        if meta.get("tsg_version", 0) > MODEL_VERSION:
+            raise ValueError(f"TSG model version {meta.get('tsg_version')} is newer than this plugin")
+        cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
+        pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
+        return cls(cfg, pcfg, TSGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
+                   meta.get("trace"), prune_threshold=meta.get("prune_threshold", 1e-5),
+                   mpp_samples=meta.get("mpp_samples", 0))
+
+    def describe(self, *, top: int = 20) -> dict[str, Any]:
+        out: dict[str, Any] = {"formalism": "tsg", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
+                               **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules}
+        if top:
+            out["top_rules"] = [{"count": f["count"], "root": f["root"], "elementary tree": f["tree"]}
+                                for f in self.fragments[:top]]
+        return out
+
+    def render_grammar(self, ui, top: int = 10) -> None:
+        """Draw the `top` most frequent elementary trees (used by `treegram tsg-trees`)."""
+        from treegram.trees import ascii_tree, parse_brackets
+
+        for f in self.fragments[:top]:
+            ui.print(f"[bold]count {f['count']}[/]  root {f['root']}", highlight=False)
+            tree = parse_brackets(f["tree"], source="fragment")[0]
+            ui.print(ascii_tree(tree), highlight=False, markup=False)
+
+
+def grammar_stats(fragments: list[dict[str, Any]], depths: list[int], lexicalized: list[bool]) -> dict[str, Any]:
+    counts = np.array([f["count"] for f in fragments], dtype=np.int64)
+    multi = counts > 1
+    dep = np.array(depths)
+    lexd = np.array(lexicalized, dtype=bool)
+    m = int(multi.sum())
+    return {
+        "elementary_trees": len(fragments),
+        "elementary_trees_count_gt1": m,
+        "frac_lexicalized_count_gt1": round(float(lexd[multi].mean()) if m else 0.0, 4),
+        "frac_deeper_than_1_count_gt1": round(float((dep[multi] > 1).mean()) if m else 0.0, 4),
+    }

@@ -1,0 +1,134 @@
+"""Training a TSG end to end: prepare trees, sample (Gibbs or blocked, checkpointed), extract the grammar."""
+
+from __future__ import annotations
+
+import os
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+
+from treegram.bayes import AnnealingSchedule, BlockedMH, CheckpointConfig, GibbsSampler
+from treegram.errors import InputError
+
+from treegram.plugins.tsg.data import TSGSettings, prepare
+from treegram.plugins.tsg.grammar import TSGModel, goodman_cfg, grammar_stats
+from treegram.plugins.tsg.state import BlockedTSG, GibbsTSG
+
+
+@attrs.frozen
+class RunOptions:
+    """How to run the sampler (not part of the model definition)."""
+
+    sampler: str = "gibbs"  # gibbs | blocked
+    iterations: int = 100
+    seed: int = 0
+    anneal_start: float = 1.0
+    anneal_end: float = 1.0
+    site_order: str = "random"
+    checkpoint: Path | None = None
+    checkpoint_every: int = 1
+    resume: bool = False
+    min_count: int = 1  # elementary trees kept in the parsing grammar
+    prune_threshold: float = 1e-5
+    mpp_samples: int = 0
+
+    def __attrs_post_init__(self):
+        if self.sampler not in ("gibbs", "blocked"):
+            raise InputError(f"unknown sampler {self.sampler!r}", hint="use --sampler gibbs or --sampler blocked")
+        if self.iterations < 0:
+            raise InputError("--iterations must be >= 0")
+
+
+def make_state(data, settings: TSGSettings, run: RunOptions):
+    cls = GibbsTSG if run.sampler == "gibbs" else BlockedTSG
+    return cls(data, settings, run.seed)
+
+
+def make_driver(state, run: RunOptions, callback: Callable[[dict], Any] | None = None):
+    driver_cls = GibbsSampler if run.sampler == "gibbs" else BlockedMH
+    kind = "constant" if run.anneal_start == run.anneal_end else "linear"
+    schedule = AnnealingSchedule(run.anneal_start, run.anneal_end, max(1, run.iterations), kind)
+    ck = CheckpointConfig(run.checkpoint, every=run.checkpoint_every) if run.checkpoint else None
+    if run.resume:
+        if ck is None or not Path(ck.path).exists():
+            raise InputError(f"no checkpoint to resume at {run.checkpoint}",
+                             hint="run without --resume first (checkpoints are written every --checkpoint-every "
+                                  "iterations)")
+        return driver_cls.resume(ck.path, state, checkpoint=ck, callback=callback)
+    return driver_cls(state, seed=run.seed, schedule=schedule, site_order=run.site_order, checkpoint=ck,
+                      callback=callback)
+
+
+@contextmanager
+def sigterm_as_interrupt():
+    """While sampling, SIGTERM (a plain `kill`) is turned into a Ctrl-C, so the driver checkpoints and stops."""
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def extract_model(state, pcfg, settings: TSGSettings, run: RunOptions, trace: list[dict], info: dict) -> TSGModel:
+    """Final sampler state -> TSGModel (refuses a state with a 64-bit key collision)."""
+    from treegram.trees.labels import is_binarized_node
+
+    state.check_collisions()
+    cfg, types = goodman_cfg(state, run.min_count)
+    labels = state.data.labels
+    fragments, depths, lexicalized = [], [], []
+    for count, rep, _lp, _slot in types:
+        tree = state.fragment_tree(rep)
+        fragments.append({"tree": tree.to_bracket(), "count": count, "root": labels[state.data.label[rep]]})
+        depths.append(_depth(tree, is_binarized_node))
+        lexicalized.append(any(not isinstance(c, type(tree)) for n in tree.subtrees() for c in n.children))
+    info = {**info, **grammar_stats(fragments, depths, lexicalized),
+            "log_likelihood": round(state.log_likelihood(), 3), "sampler": run.sampler,
+            "iterations": len(trace), "seed": run.seed}
+    return TSGModel(cfg, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold,
+                    mpp_samples=run.mpp_samples)
+
+
+def _depth(tree, is_binarized) -> int:
+    """Depth in CFG levels of the *unbinarized* elementary tree (@ nodes do not add a level; words are leaves)."""
+    best = 0
+    stack = [(tree, 0)]
+    while stack:
+        node, d = stack.pop()
+        if not node.children:
+            continue  # frontier nonterminal
+        level = d if (is_binarized(node.label) and d > 0) else d + 1
+        best = max(best, level)
+        for c in node.children:
+            if not isinstance(c, str):
+                stack.append((c, level))
+    return best
+
+
+def train_tsg(trees, settings: TSGSettings = TSGSettings(), run: RunOptions = RunOptions(), *,
+              callback: Callable[[dict], Any] | None = None, progress=None, note=None) -> TSGModel:
+    """Train a TSG on treebank trees (see `treegram train tsg -h` for the options)."""
+    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+
+    trees = list(trees)
+    if not trees:
+        raise InputError("no training trees", hint="check the --treebank paths")
+    pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
+                                               rare_threshold=settings.rare_threshold))
+    data, _ = prepare(trees, settings, pcfg.mapper)
+    state = make_state(data, settings, run)
+    driver = make_driver(state, run, callback)
+    if note is not None and run.resume:
+        note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
+    with sigterm_as_interrupt():
+        trace = driver.run(run.iterations)
+    info = {"training_trees": len(trees), "labels": data.num_labels, "sites": int(len(data.sites))}
+    return extract_model(state, pcfg, settings, run, trace, info)

@@ -1,0 +1,278 @@
+"""CFG transforms of a TSG: the tree-anchored proposal of the blocked sampler, and the Goodman transform for parsing.
+
+Tree-anchored transform (blocked sampler, Cohn & Blunsom 2010).  For one training tree, every nonterminal row x
+gets two CFG symbols: SITE(x) ("an elementary tree is rooted here") and BASE(x) ("x is expanded by the base
+distribution").  Rules, with all counts taken *without* the tree being resampled:
+
+    SITE(x) -> BASE(x)                        alpha_c / (n_c + alpha_c)                   c = label(x)
+    BASE(x) -> X1 X2  (or X1, or the word)    P_pcfg(rule at x) * prod_i [beta(y_i) if Xi = SITE(y_i)
+                                                                        else 1 - beta(y_i)  (Xi = BASE(y_i))]
+    for every cached elementary tree e (n_e > 0) that matches the tree at x, with its own symbols E_j(m) for its
+    non-root internal rows m:
+    SITE(x) -> children of x in e             n_e / (n_c + alpha_c)
+    E_j(m)  -> children of m in e             1
+    (a child is E_j(y) if e contains y as internal, SITE(y) if y is a frontier of e, the word for a preterminal)
+
+Symbols are anchored at rows, so the grammar derives exactly this tree and no masks are needed.  The paths that
+derive a given elementary tree e at x sum to (n_e + alpha_c P0(e)) / (n_c + alpha_c): the CFG assigns each
+derivation (set of cut rows) the product of the independent DP predictives, i.e. the blocked sampler's proposal
+q, and `treegram.charts.inside` / `sample` give its normaliser and exact draws.  The MH step corrects q towards the
+exact sequential predictive (`treegram.bayes.BlockedMH`).
+
+The generic, formalism-independent part is `AnchoredCFG` (numpy rule arrays over row-anchored symbols ->
+`WeightedCFG` + `LexicalInput`, inside, sampling, symbol roles of a sampled derivation); TIG and OSTAG can emit
+their own anchored rules (insertion/adjunction symbols) into it.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numba
+import numpy as np
+
+from treegram.charts import inside, sample
+from treegram.grammar.cfg import LexicalInput, WeightedCFG
+from treegram.grammar.symbols import SymbolTable
+
+from treegram.plugins.tsg import kernels as K
+
+ROLE_SITE, ROLE_BASE, ROLE_CACHED = 0, 1, 2
+
+_ONE_CATEGORY = SymbolTable(["*"]).freeze()
+_NO_WORDS = SymbolTable().freeze()
+_NAME_CACHE: list[str] = []
+
+
+def _names(n: int) -> list[str]:
+    if len(_NAME_CACHE) < n:
+        _NAME_CACHE.extend(str(i) for i in range(len(_NAME_CACHE), max(n, 2 * len(_NAME_CACHE) + 4096)))
+    return _NAME_CACHE[:n]
+
+
+@attrs.frozen(eq=False)
+class AnchoredCFG:
+    """A per-item CFG whose symbols are anchored at items' nodes: rule arrays, lexical entries, and for every
+    symbol the anchored node and a role code (the formalism's own meaning).  `chart()` runs the core inside pass.
+    """
+
+    num_symbols: int
+    start: int
+    n_words: int
+    bin_parent: np.ndarray
+    bin_left: np.ndarray
+    bin_right: np.ndarray
+    bin_logp: np.ndarray
+    un_parent: np.ndarray
+    un_child: np.ndarray
+    un_logp: np.ndarray
+    lex_pos: np.ndarray
+    lex_sym: np.ndarray
+    lex_logp: np.ndarray
+    sym_node: np.ndarray
+    sym_role: np.ndarray
+
+    def to_cfg(self) -> tuple[WeightedCFG, LexicalInput]:
+        nts = SymbolTable(_names(self.num_symbols))
+        empty_i = np.zeros(0, np.int32)
+        cfg = WeightedCFG(nonterminals=nts, words=_NO_WORDS, start=self.start,
+                          bin_parent=self.bin_parent, bin_left=self.bin_left, bin_right=self.bin_right,
+                          bin_logp=self.bin_logp, un_parent=self.un_parent, un_child=self.un_child,
+                          un_logp=self.un_logp, lex_parent=empty_i, lex_word=empty_i,
+                          lex_logp=np.zeros(0), categories=_ONE_CATEGORY,
+                          category=np.zeros(self.num_symbols, np.int32))
+        lex = LexicalInput.from_triples(self.n_words, self.lex_pos, self.lex_sym, self.lex_logp)
+        return cfg, lex
+
+    def chart(self):
+        cfg, lex = self.to_cfg()
+        return inside(cfg, lex)
+
+    def sample(self, rng: np.random.Generator, chart=None):
+        """(derivation, log Z): one derivation drawn exactly from the CFG's distribution over derivations
+        (pass the `chart()` to reuse it across draws)."""
+        chart = self.chart() if chart is None else chart
+        _tree, _logp, deriv = sample(chart, rng, words=["w"] * self.n_words)
+        return deriv, chart.log_z
+
+    def used_nodes(self, deriv, role: int) -> np.ndarray:
+        """Anchored nodes of the symbols of `role` that the derivation rewrites."""
+        syms = deriv.steps[:, 2]
+        syms = syms[self.sym_role[syms] == role]
+        return np.unique(self.sym_node[syms])
+
+
+@numba.njit(cache=True)
+def _tree_rules(lo, hi, label, kind, child1, child2, start, node_logrule, log_stop, log_expand, total, alpha,
+                cnt, inst_slot, inst_ptr, inst_trail, cats):
+    n = hi - lo
+    nsym_base = 2 * n
+    n_inst = inst_slot.shape[0]
+    n_internal = inst_ptr[n_inst] - n_inst  # non-root internal rows over all instances
+    nsym = nsym_base + n_internal
+    # upper bounds on rule counts
+    maxb = 4 * n + n_internal + n_inst
+    bp = np.empty(maxb, np.int32)
+    bl = np.empty(maxb, np.int32)
+    br = np.empty(maxb, np.int32)
+    bw = np.empty(maxb, np.float64)
+    up = np.empty(maxb, np.int32)
+    uc = np.empty(maxb, np.int32)
+    uw = np.empty(maxb, np.float64)
+    lp_ = np.empty(maxb, np.int64)
+    ls = np.empty(maxb, np.int64)
+    lw = np.empty(maxb, np.float64)
+    sym_node = np.empty(nsym, np.int64)
+    sym_role = np.empty(nsym, np.int64)
+    nb = 0
+    nu = 0
+    nl = 0
+    for x in range(lo, hi):
+        k = kind[x]
+        j = x - lo
+        sym_node[2 * j] = x
+        sym_role[2 * j] = 0
+        sym_node[2 * j + 1] = x
+        sym_role[2 * j + 1] = 1
+        if k < 0:
+            continue
+        c = label[x]
+        site = 2 * j
+        base = site + 1
+        up[nu] = site
+        uc[nu] = base
+        uw[nu] = np.log(alpha[c]) - np.log(total[c] + alpha[c])
+        nu += 1
+        w = node_logrule[x]
+        if k == 0:
+            lp_[nl] = start[x]
+            ls[nl] = base
+            lw[nl] = w
+            nl += 1
+        elif k == 1:
+            y = child1[x]
+            up[nu] = base
+            uc[nu] = 2 * (y - lo)
+            uw[nu] = w + log_stop[label[y]]
+            nu += 1
+            up[nu] = base
+            uc[nu] = 2 * (y - lo) + 1
+            uw[nu] = w + log_expand[label[y]]
+            nu += 1
+        else:
+            y = child1[x]
+            z = child2[x]
+            for a in range(2):
+                for b in range(2):
+                    bp[nb] = base
+                    bl[nb] = 2 * (y - lo) + a
+                    br[nb] = 2 * (z - lo) + b
+                    bw[nb] = (w + (log_stop[label[y]] if a == 0 else log_expand[label[y]])
+                              + (log_stop[label[z]] if b == 0 else log_expand[label[z]]))
+                    nb += 1
+    # cached elementary trees
+    member = np.full(n, -1, np.int64)
+    msym = np.full(n, -1, np.int64)
+    nxt = nsym_base
+    for q in range(n_inst):
+        a0 = inst_ptr[q]
+        a1 = inst_ptr[q + 1]
+        root = inst_trail[a0]
+        c = cats[q]
+        wroot = np.log(cnt[inst_slot[q]]) - np.log(total[c] + alpha[c])
+        for t in range(a0, a1):
+            m = inst_trail[t]
+            member[m - lo] = q
+            if t == a0:
+                msym[m - lo] = 2 * (m - lo)
+            else:
+                msym[m - lo] = nxt
+                sym_node[nxt] = m
+                sym_role[nxt] = 2
+                nxt += 1
+        for t in range(a0, a1):
+            m = inst_trail[t]
+            p = msym[m - lo]
+            w = wroot if m == root else 0.0
+            k = kind[m]
+            if k == 0:
+                lp_[nl] = start[m]
+                ls[nl] = p
+                lw[nl] = w
+                nl += 1
+            elif k == 1:
+                y = child1[m]
+                up[nu] = p
+                uc[nu] = msym[y - lo] if member[y - lo] == q else 2 * (y - lo)
+                uw[nu] = w
+                nu += 1
+            else:
+                y = child1[m]
+                z = child2[m]
+                bp[nb] = p
+                bl[nb] = msym[y - lo] if member[y - lo] == q else 2 * (y - lo)
+                br[nb] = msym[z - lo] if member[z - lo] == q else 2 * (z - lo)
+                bw[nb] = w
+                nb += 1
+    return (nsym, bp[:nb], bl[:nb], br[:nb], bw[:nb], up[:nu], uc[:nu], uw[:nu], lp_[:nl], ls[:nl], lw[:nl],
+            sym_node, sym_role)
+
+
+class TreeProposal:
+    """The blocked sampler's proposal for one tree of a `BlockedTSG` state (see the module docstring)."""
+
+    def __init__(self, state, item: int, grammar: AnchoredCFG):
+        self.state = state
+        self.item = item
+        self.grammar = grammar
+        self._chart = None
+
+    @property
+    def chart(self):
+        if self._chart is None:
+            self._chart = self.grammar.chart()
+        return self._chart
+
+    @classmethod
+    def build(cls, state, item: int) -> TreeProposal:
+        d = state.data
+        lo, hi = d.tree_rows(item)
+        inst_slot, inst_ptr, inst_trail = _match_tree(state, lo, hi)
+        roots = inst_trail[inst_ptr[:-1]] if len(inst_slot) else np.zeros(0, np.int64)
+        cats = d.label[roots] if len(inst_slot) else np.zeros(0, np.int64)
+        (nsym, bp, bl, br, bw, up, uc, uw, lpos, lsym, lw, sym_node, sym_role) = _tree_rules(
+            lo, hi, d.label, d.kind, d.child1, d.child2, d.start, d.node_logrule, state._ls, state._le,
+            state.total, state.alpha, state.cnt, inst_slot, inst_ptr, inst_trail, cats)
+        n_words = int(d.is_word[lo:hi].sum())
+        g = AnchoredCFG(num_symbols=int(nsym), start=0, n_words=n_words, bin_parent=bp, bin_left=bl,
+                        bin_right=br, bin_logp=bw, un_parent=up, un_child=uc, un_logp=uw, lex_pos=lpos,
+                        lex_sym=lsym, lex_logp=lw, sym_node=sym_node, sym_role=sym_role)
+        return cls(state, item, g)
+
+    def log_z(self) -> float:
+        return float(self.chart.log_z)
+
+    def sample(self, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """(flags of the tree's rows, log Z) for one derivation drawn from the proposal."""
+        deriv, log_z = self.grammar.sample(rng, self.chart)
+        d = self.state.data
+        lo, hi = d.tree_rows(self.item)
+        flags = np.zeros(hi - lo, np.int8)
+        flags[self.grammar.used_nodes(deriv, ROLE_SITE) - lo] = 1
+        return flags, float(log_z)
+
+
+def _match_tree(state, lo: int, hi: int):
+    d = state.data
+    cap_out = 64
+    cap_trail = 256
+    while True:
+        out_key = np.zeros(cap_out, np.uint64)
+        out_slot = np.zeros(cap_out, np.int64)
+        out_ptr = np.zeros(cap_out + 1, np.int64)
+        out_trail = np.zeros(cap_trail, np.int64)
+        n_out, n_trail = K.match_tree(lo, hi, d.kind, d.is_word, d.subtree_end, d.tok_int, d.tok_front,
+                                      state.pkeys, state.keys, state.cnt, out_key, out_slot, out_ptr, out_trail)
+        if n_out >= 0:
+            return out_slot[:n_out], out_ptr[: n_out + 1], out_trail[:n_trail]
+        cap_out *= 4
+        cap_trail *= 4
