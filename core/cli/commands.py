@@ -201,6 +201,8 @@ def _run_show(args: argparse.Namespace, ui: UI) -> int:
 def _configure_grammar(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="model file")
     p.add_argument("--top", type=int, default=20, help="how many rules/elementary trees to list")
+    p.add_argument("--aux", action="store_true", help="auxiliary trees (TIG/OSTAG models), foot marked")
+    p.add_argument("--wrapping", action="store_true", help="only wrapping auxiliary trees (OSTAG models)")
     add_json_flag(p)
 
 
@@ -214,6 +216,10 @@ def _run_grammar(args: argparse.Namespace, ui: UI) -> int:
         return 0
     ui.table(f"{model.formalism} model {args.model}", ["", "value"],
              [(k, v) for k, v in info.items() if not isinstance(v, (list, dict))])
+    render = getattr(model, "render_grammar", None)
+    if render is not None:  # formalisms that can draw their elementary structures do so themselves
+        render(ui, args)
+        return 0
     rules = info.get("top_rules") or []
     if rules:
         ui.table(f"top {len(rules)} rules", list(rules[0].keys()), [list(r.values()) for r in rules])
