@@ -328,10 +328,13 @@ class TSGModel:
                                 for f in self.fragments[:top]]
         return out
 
-    def render_grammar(self, ui, top: int = 10) -> None:
-        """Draw the `top` most frequent elementary trees (used by `treegram tsg-trees`)."""
+    def render_grammar(self, ui, args) -> None:
+        """`treegram grammar MODEL --top K`: the most frequent elementary trees as a table, then drawn."""
         from treegram.trees import ascii_tree, parse_brackets
 
+        top = args.top
+        ui.table(f"top {top} elementary trees", ["count", "root", "elementary tree"],
+                 [(f["count"], f["root"], f["tree"]) for f in self.fragments[:top]])
         for f in self.fragments[:top]:
             ui.print(f"[bold]count {f['count']}[/]  root {f['root']}", highlight=False)
             tree = parse_brackets(f["tree"], source="fragment")[0]

@@ -32,10 +32,7 @@ def _run_trees(args, ui) -> int:
     if args.json:
         ui.emit_json(model.fragments[: args.top])
         return 0
-    info = model.describe(top=args.top)
-    ui.table(f"top {args.top} elementary trees of {args.model}", ["count", "root", "elementary tree"],
-             [(r["count"], r["root"], r["elementary tree"]) for r in info.get("top_rules", [])])
-    model.render_grammar(ui, args.top)
+    model.render_grammar(ui, args)
     return 0
 
 
