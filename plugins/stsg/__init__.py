@@ -1,0 +1,13 @@
+"""Synchronous tree-substitution grammars for extractive sentence compression (Yamangil & Shieber 2010).
+
+- `align`: pair corpora and the deletion alignment (LCS; character-level re-alignment of differently tokenized text)
+- `treeprep`: ROOT wrapping, target trees derived from the source parse, cached parsing with any treegram parser
+- `model`: `PairCorpus` (integer-coded tree pairs), `STSGSampler` (Gibbs over source-node alignments, numba sweeps,
+  for `treegram.bayes.GibbsSampler`), readable elementary tree pairs (`fragment_pair`, `Fragment`)
+- `grammar`: `FiniteSTSG` (MAP counts + Laplace smoothing + copy/delete rules) and Viterbi decoding over a source
+  tree with a per-word reward / target rate
+- `em`: MAP-EM and VB baselines over a fixed extracted rule set
+- `evaluate`: compression rate, token P/R/F1, relational F1 (spaCy triples), approximate randomization
+- `compressor`: `STSGModel` (model file with the embedded parser) and `train_stsg`
+- `plugin`: `treegram train stsg`, `treegram compress`, `treegram eval-compression`
+"""

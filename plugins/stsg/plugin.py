@@ -1,5 +1,253 @@
-"""The stsg plugin's hook implementations (registered through the `treegram` entry-point group)."""
+"""The stsg plugin's hook implementations: the `stsg` formalism (`treegram train stsg`), `treegram compress` and
+`treegram eval-compression`."""
 
 from __future__ import annotations
 
-from treegram.plugin_manager import hookimpl  # noqa: F401  (hooks are added as the plugin grows)
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from treegram.errors import InputError
+from treegram.formalism import Formalism
+from treegram.plugin_manager import hookimpl
+
+
+class STSGFormalism(Formalism):
+    name = "stsg"
+    description = "Bayesian synchronous TSG for extractive sentence compression (Gibbs; em / vb baselines)"
+    trains_on = "pairs"
+
+    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--pairs", nargs=2, required=True, metavar=("SRC", "TGT"), type=Path,
+                            help="line-parallel files: long sentences and their compressions, one tokenized "
+                                 "sentence per line")
+        parser.add_argument("--parser", required=True, type=Path,
+                            help="a treegram parsing model (pcfg, tsg, ...) for the source sentences")
+        parser.add_argument("--method", choices=["gibbs", "em", "vb"], default="gibbs",
+                            help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines")
+        parser.add_argument("--iterations", type=int, default=None,
+                            help="Gibbs sweeps (annealed T 5 -> 0; default 5000) or EM/VB iterations (default 30)")
+        parser.add_argument("--alpha", type=float, default=100.0, help="DP concentration (default 100)")
+        parser.add_argument("--beta", type=float, default=0.1, help="expansion probability of the base (default 0.1)")
+        parser.add_argument("--limit", type=int, default=None, help="use only the first N pairs")
+        parser.add_argument("--parse-cache", type=Path, default=None,
+                            help="directory for cached source parses (bracket files keyed by input + parser)")
+        parser.add_argument("--checkpoint", type=Path, default=None, help="sampler checkpoint file (Gibbs)")
+        parser.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
+
+    def train_from_args(self, args: argparse.Namespace, ui):
+        from treegram.formalism import load_model
+
+        from treegram.plugins.stsg.align import alignment_report, read_pairs
+        from treegram.plugins.stsg.compressor import train_stsg
+        from treegram.plugins.stsg.treeprep import model_fingerprint
+
+        if not args.parser.is_file():
+            raise InputError(f"{args.parser}: parser model not found",
+                             hint="train one first, e.g. `treegram train pcfg --treebank ... --out pcfg.model`")
+        parser = load_model(args.parser)
+        if not hasattr(parser, "parse"):
+            raise InputError(f"{args.parser}: a {parser.formalism} model cannot parse sentences",
+                             hint="pass a parsing model (pcfg, tsg, tig, ostag)")
+        pairs = read_pairs(args.pairs[0], args.pairs[1], text_alignment=True,
+                           lines=slice(0, args.limit) if args.limit else None)
+        rep = alignment_report(pairs)
+        ui.note(f"read {rep['pairs']} pairs ({rep['pure_deletion']} pure deletions, {rep['non_deletion']} projected "
+                f"onto their longest common subsequence); gold compression rate {rep['compression_rate']}%")
+        return train_stsg(pairs, parser, method=args.method, iterations=args.iterations, alpha=args.alpha,
+                          beta=args.beta, seed=args.seed, parser_id=model_fingerprint(args.parser),
+                          cache_dir=args.parse_cache, checkpoint=args.checkpoint, resume=args.resume, ui=ui)
+
+    def load_model(self, meta, arrays):
+        from treegram.plugins.stsg.compressor import STSGModel
+
+        return STSGModel.from_bundle(meta, arrays)
+
+
+# -- treegram compress -------------------------------------------------------------------------------------------
+
+def _configure_compress(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True, type=Path, help="a model from `treegram train stsg`")
+    p.add_argument("--input", default="-",
+                   help="file with one tokenized sentence per line, a sentence given as text, or - for stdin")
+    p.add_argument("--out", default=None, help="write one tokenized compression per line (aligned with the input)")
+    p.add_argument("--rate", type=float, default=None,
+                   help="target share of kept words, e.g. 0.7 (searches the per-word reward per sentence)")
+    p.add_argument("--reward", type=float, default=0.0,
+                   help="log-scale reward per kept word: > 0 longer, < 0 shorter output (default 0)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def _input_lines(value: str) -> list[str]:
+    if value == "-":
+        return [line.rstrip("\n") for line in sys.stdin]
+    path = Path(value)
+    if path.is_file():
+        try:
+            return path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise InputError(f"{value}: not UTF-8 text", hint="convert the file to UTF-8") from None
+    if " " not in value.strip() and ("/" in value or value.endswith((".txt", ".tok"))):
+        raise InputError(f"{value}: input file not found",
+                         hint="give an existing file, - for stdin, or the sentence itself in quotes")
+    return [value]
+
+
+def _run_compress(args: argparse.Namespace, ui) -> int:
+    from treegram.formalism import load_model
+
+    model = load_model(args.model)
+    if model.formalism != "stsg":
+        raise InputError(f"{args.model}: a {model.formalism} model cannot compress sentences",
+                         hint="train one with `treegram train stsg`")
+    if args.rate is not None and not 0.0 <= args.rate <= 1.0:
+        raise InputError(f"--rate must be between 0 and 1, got {args.rate}")
+    lines = _input_lines(args.input)
+    results = []
+    counts = {"ok": 0, "failed": 0, "too_long": 0, "empty": 0}
+    parse_s = decode_s = 0.0
+    for lineno, line in enumerate(ui.track(lines, description="compressing"), 1):
+        tokens = line.split()
+        if not tokens:
+            counts["empty"] += 1
+            results.append({"line": lineno, "status": "empty", "input": "", "compression": "", "keep": [],
+                            "rate": None, "tree": ""})
+            continue
+        t0 = time.perf_counter()
+        tree, status = model.source_tree(tokens)
+        t1 = time.perf_counter()
+        comp = model.compress_tree(tree, tokens, rate=args.rate, reward=args.reward)
+        t2 = time.perf_counter()
+        parse_s += t1 - t0
+        decode_s += t2 - t1
+        counts[status] += 1
+        results.append({"line": lineno, "status": status, "input": line.strip(),
+                        "compression": " ".join(comp.compressed), "keep": [bool(k) for k in comp.keep],
+                        "rate": round(comp.rate, 4), "tree": comp.tree.to_bracket() if comp.tree is not None else ""})
+    done = len(lines) - counts["empty"]
+    summary = {"sentences": len(lines), **counts,
+               "sentences_per_second": round(done / (parse_s + decode_s), 2) if done and parse_s + decode_s else None,
+               "sentences_per_second_without_parsing": round(done / decode_s, 2) if done and decode_s else None}
+    if args.out:
+        from treegram.io import atomic_write_text
+
+        atomic_write_text(args.out, "".join(r["compression"] + "\n" for r in results))
+    if args.json:
+        ui.emit_json({"sentences": results, "summary": summary})
+    elif not args.out:
+        from treegram.cli.ui import escape
+
+        terminal = ui.out.is_terminal
+        for r in results:
+            if not terminal:  # piped: plain compressions (struck-through text would lose its style)
+                sys.stdout.write(r["compression"] + "\n")
+                continue
+            words = r["input"].split()
+            shown = " ".join(escape(w) if k else f"[strike dim]{escape(w)}[/]" for w, k in zip(words, r["keep"]))
+            ui.print(shown, highlight=False)
+    ui.note(f"compressed {done} sentences ({summary['sentences_per_second']} sentences/s with parsing, "
+            f"{summary['sentences_per_second_without_parsing']} without); flat fallback trees: {counts['failed']} "
+            f"unparseable, {counts['too_long']} longer than 100 words; {counts['empty']} empty lines left empty")
+    return 0
+
+
+# -- treegram eval-compression -----------------------------------------------------------------------------------
+
+def _configure_eval(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--source", required=True, type=Path, help="source sentences, one tokenized sentence per line")
+    p.add_argument("--gold", required=True, nargs="+", type=Path, help="gold compressions (one file per annotator)")
+    p.add_argument("--system", required=True, nargs="+", metavar="NAME=FILE",
+                   help="system outputs, line-parallel with --source (the first is compared with the others)")
+    p.add_argument("--lines", default=None, help="evaluate only lines A-B (1-based, inclusive), e.g. 1001-1170")
+    p.add_argument("--no-rel", action="store_true", help="skip relational F1 (no spaCy needed)")
+    p.add_argument("--trials", type=int, default=10000, help="approximate randomization trials (default 10000)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def evaluate_files(source: Path, golds: list[Path], systems: dict[str, Path], *, lines: slice | None = None,
+                   rel: bool = True, trials: int = 10000) -> dict:
+    from treegram.plugins.stsg.align import read_pairs
+    from treegram.plugins.stsg.evaluate import DependencyScorer, compare_systems, score_system
+
+    gold_pairs = [read_pairs(source, g, text_alignment=True, lines=lines) for g in golds]
+    ref = [p.line for p in gold_pairs[0]]
+    sources = [p.source for p in gold_pairs[0]]
+    scorer = DependencyScorer() if rel else None
+    out: dict = {"sentences": len(sources), "gold_non_deletion": [sum(not p.pure_deletion for p in gp)
+                                                                  for gp in gold_pairs], "systems": {}}
+    if scorer:
+        out["versions"] = scorer.versions
+    gold_keeps = [[p.keep for p in gp] for gp in gold_pairs]
+    items = {}
+    for name, path in systems.items():
+        sp = read_pairs(source, path, text_alignment=True, lines=lines)
+        if [p.line for p in sp] != ref:
+            raise InputError(f"{path}: not line-parallel with {source}", hint="one compression per source line")
+        summary, its = score_system(sources, [p.keep for p in sp], gold_keeps, scorer)
+        summary["non_deletion_outputs"] = sum(not p.pure_deletion for p in sp)
+        out["systems"][name] = summary
+        items[name] = its
+    names = list(systems)
+    out["significance"] = {f"{names[0]} vs {n}": compare_systems(items[names[0]], items[n], trials=trials)
+                           for n in names[1:]}
+    return out
+
+
+def _parse_lines(value: str | None) -> slice | None:
+    if not value:
+        return None
+    try:
+        a, b = value.split("-")
+        return slice(int(a) - 1, int(b))
+    except ValueError:
+        raise InputError(f"--lines {value!r}: expected A-B, e.g. 1001-1170") from None
+
+
+def _run_eval(args: argparse.Namespace, ui) -> int:
+    systems = {}
+    for spec in args.system:
+        name, sep, path = spec.partition("=")
+        if not sep:
+            name, path = Path(spec).stem, spec
+        systems[name] = Path(path)
+    res = evaluate_files(args.source, args.gold, systems, lines=_parse_lines(args.lines), rel=not args.no_rel,
+                         trials=args.trials)
+    if args.json:
+        ui.emit_json(res)
+        return 0
+    cols = ["system", "CompR", "token P", "token R", "token F1"] + ([] if args.no_rel else ["RelP", "RelR", "RelF1"])
+    rows = []
+    for name, s in res["systems"].items():
+        row = [name, s["compression_rate"], s["token_precision"], s["token_recall"], s["token_f1"]]
+        if not args.no_rel:
+            row += [s["rel_precision"], s["rel_recall"], s["rel_f1"]]
+        rows.append(row)
+    ui.table(f"compression scores, {res['sentences']} sentences, averaged over {len(args.gold)} annotator(s)",
+             cols, rows)
+    if len(args.gold) > 1:
+        per = []
+        for name, s in res["systems"].items():
+            for r in s["per_annotator"]:
+                per.append([name, r["annotator"], r["token_f1"]] + ([] if args.no_rel else [r["rel_f1"]]))
+        ui.table("per annotator", ["system", "annotator", "token F1"] + ([] if args.no_rel else ["RelF1"]), per)
+    if res["significance"]:
+        ui.table("approximate randomization (pooled over annotators)", ["comparison", "metric", "difference", "p"],
+                 [(k, m, v["difference"], f"{v['p_value']:.4f}") for k, d in res["significance"].items()
+                  for m, v in d.items()])
+    return 0
+
+
+@hookimpl
+def register_formalisms(register):
+    register(STSGFormalism())
+
+
+@hookimpl
+def register_commands(register):
+    from treegram.cli.commands import Command
+
+    register(Command("compress", "compress tokenized sentences with an STSG model (deleted words struck through)",
+                     _configure_compress, _run_compress))
+    register(Command("eval-compression", "compression rate, token F1 and relational F1 against gold compressions",
+                     _configure_eval, _run_eval))

@@ -1,0 +1,191 @@
+"""The trained compression model (`treegram compress`) and the end-to-end training function."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from treegram.errors import InputError, ModelFileError, ParseFailure, TreegramError
+from treegram.formalism import flat_fallback, save_model
+from treegram.io import load_bundle
+
+from treegram.plugins.stsg.align import Pair
+from treegram.plugins.stsg.grammar import Compression, FiniteSTSG
+from treegram.plugins.stsg.treeprep import derive_target, parse_sentences, wrap_root
+
+__all__ = ["STSGModel", "train_stsg", "prepare_corpus"]
+
+
+class STSGModel:
+    """A finite STSG for prediction plus the parser that turns raw sentences into source trees."""
+
+    formalism = "stsg"
+
+    def __init__(self, grammar: FiniteSTSG, parser=None, info: dict[str, Any] | None = None):
+        self.grammar = grammar
+        self.parser = parser
+        self.info = dict(info or {})
+
+    # -- compression --------------------------------------------------------------------------------------------
+    def source_tree(self, tokens: list[str]):
+        """(ROOT-wrapped parse, status) with status ok / failed (flat fallback tree) / too_long."""
+        if self.parser is None:
+            raise TreegramError("this STSG model has no parser", hint="retrain with --parser MODEL")
+        if len(tokens) > 100:
+            return wrap_root(flat_fallback(tokens)), "too_long"
+        try:
+            return wrap_root(self.parser.parse(list(tokens))), "ok"
+        except ParseFailure:
+            return wrap_root(flat_fallback(tokens)), "failed"
+
+    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
+        return self.grammar.compress(wrap_root(tree), tokens, rate=rate, reward=reward)
+
+    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        tree, _ = self.source_tree(tokens)
+        return self.compress_tree(tree, tokens, rate=rate, reward=reward)
+
+    # -- persistence --------------------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        arrays: dict[str, np.ndarray] = {}
+        parser_meta = None
+        if self.parser is not None:
+            with tempfile.TemporaryDirectory() as tmp:
+                p = Path(tmp) / "parser.model"
+                self.parser.save(p)
+                parser_meta, parser_arrays = load_bundle(p)
+            arrays = {f"parser.{k}": v for k, v in parser_arrays.items()}
+        save_model(path, self, {"grammar": self.grammar.to_json(), "info": self.info, "parser": parser_meta}, arrays)
+
+    @classmethod
+    def from_bundle(cls, meta: dict, arrays: dict) -> "STSGModel":
+        from treegram.plugin_manager import formalisms
+
+        parser = None
+        pm = meta.get("parser")
+        if pm is not None:
+            found = formalisms()
+            if pm.get("formalism") not in found:
+                raise ModelFileError(f"the embedded parser is a {pm.get('formalism')!r} model, which no installed "
+                                     "plugin provides", hint="install the plugin that trained the parser")
+            parser = found[pm["formalism"]].obj.load_model(pm, {k[7:]: v for k, v in arrays.items()
+                                                              if k.startswith("parser.")})
+        return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"))
+
+    def describe(self, *, top: int = 20) -> dict[str, Any]:
+        g = self.grammar
+        seen = [r for r in g.rules if r.count > 0]
+        cats = Counter(r.category for r in seen)
+        out: dict[str, Any] = {"formalism": "stsg",
+                               **{k: v for k, v in self.info.items() if not isinstance(v, (list, dict))},
+                               "rules_with_counts": len(seen), "rules_total": len(g.rules),
+                               "deletion_rules": sum(1 for r in seen if r.target is None),
+                               "root_pairs": len(cats),
+                               "parser": getattr(self.parser, "formalism", None)}
+        if top:
+            # like the paper's Tables 3-4: the most probable rules of the ROOT/ROOT and S/S root pairs that delete
+            # something, then the most frequent rules overall
+            by_cat = defaultdict(list)
+            for r in seen:
+                by_cat[r.category].append(r)
+            rows = []
+            for cat in ("ROOT / ROOT", "S / S"):
+                deleting = [r for r in by_cat.get(cat, []) if "[]" in r.text or _drops_words(r)]
+                deleting.sort(key=lambda r: -r.logp)
+                rows += [_row(r) for r in deleting[:top]]
+            rest = sorted(seen, key=lambda r: -r.count)
+            rows += [_row(r) for r in rest[:top] if _row(r) not in rows]
+            out["top_rules"] = rows
+        return out
+
+
+def _drops_words(rule) -> bool:
+    return rule.target is not None and len(rule.target.leaves()) < len(rule.source.leaves())
+
+
+def _row(r) -> dict:
+    return {"root pair": r.category, "rule": r.text, "count": round(r.count, 2), "prob": round(math.exp(r.logp), 4)}
+
+
+# -- training ------------------------------------------------------------------------------------------------------
+
+def prepare_corpus(pairs: list[Pair], parser, *, parser_id: str = "", cache_dir=None, beta: float = 0.1,
+                   progress=None):
+    """Parse the sources (cached), derive target trees and build the integer-coded training corpus."""
+    from treegram.plugins.stsg.model import PairCorpus
+
+    trees, counts = parse_sentences([p.source for p in pairs], parser, parser_id=parser_id, cache_dir=cache_dir,
+                                    progress=progress)
+    sources = [wrap_root(t) for t in trees]
+    targets = [derive_target(s, p.keep) for s, p in zip(sources, pairs)]
+    return PairCorpus(sources, targets, [p.keep for p in pairs], beta=beta), counts
+
+
+def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: int | None = None,
+               alpha: float = 100.0, beta: float = 0.1, seed: int = 0, parser_id: str = "", cache_dir=None,
+               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None) -> STSGModel:
+    """Train a compression model (gibbs: the Bayesian STSG; em / vb: the fixed-grammar baselines)."""
+    from treegram.bayes import AnnealingSchedule, CheckpointConfig, GibbsSampler
+
+    from treegram.plugins.stsg.em import train_em
+    from treegram.plugins.stsg.model import STSGSampler
+
+    if not pairs:
+        raise InputError("no training pairs", hint="check the --pairs files (one tokenized sentence per line)")
+    start = time.perf_counter()
+    track = (lambda xs, d: ui.track(xs, description=d)) if ui else (lambda xs, d: xs)
+    if corpus is None:
+        corpus, parse_counts = prepare_corpus(pairs, parser, parser_id=parser_id, cache_dir=cache_dir, beta=beta,
+                                              progress=lambda xs: track(xs, "parsing sources"))
+    else:
+        parse_counts = {}
+    info: dict[str, Any] = {"method": method, "training_pairs": len(pairs),
+                            "non_deletion_pairs": sum(not p.pure_deletion for p in pairs),
+                            "alpha": alpha, "beta": beta, "seed": seed,
+                            "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0)}
+    if method == "gibbs":
+        iterations = 5000 if iterations is None else iterations
+        model = STSGSampler(corpus, alpha=alpha, seed=seed)
+        schedule = AnnealingSchedule(5.0, 0.0, iterations, "linear")
+        ck = CheckpointConfig(checkpoint, every=max(1, min(100, iterations // 10))) if checkpoint else None
+        if resume and checkpoint and Path(checkpoint).exists():
+            sampler = GibbsSampler.resume(checkpoint, model, checkpoint=ck)
+        else:
+            sampler = GibbsSampler(model, seed=seed, schedule=schedule, checkpoint=ck)
+        if ui:
+            with ui.task("Gibbs sweeps", total=iterations) as advance:
+                advance(sampler.sweeps_done)
+
+                def cb(rec):
+                    advance(1, f"T={rec['temperature']:.2f} logp={rec['log_likelihood']:.0f} rules={rec['rules']}")
+                    return callback(rec) if callback else None
+
+                sampler.callback = cb
+                trace = sampler.run(iterations)
+        else:
+            sampler.callback = callback
+            trace = sampler.run(iterations)
+        grammar = FiniteSTSG.from_counts(model.fragments(), corpus.sources, pseudo=1.0)
+        info.update({"iterations": iterations, "final_log_likelihood": round(trace[-1]["log_likelihood"], 2),
+                     "map_rules": int(model.meta[0]),
+                     "trace": [{"sweep": r["sweep"], "temperature": round(r["temperature"], 4),
+                                "log_likelihood": round(r["log_likelihood"], 2), "rules": r.get("rules"),
+                                "seconds": round(r["seconds"], 4)} for r in trace]})
+    elif method in ("em", "vb"):
+        iterations = 30 if iterations is None else iterations
+        grammar, em_info = train_em(corpus, method=method, iterations=iterations,
+                                    progress=lambda xs: track(xs, f"{method.upper()} iterations"))
+        info.update({k: v for k, v in em_info.items() if k != "trace"})
+        info["trace"] = em_info["trace"]
+    else:
+        raise InputError(f"unknown training method {method!r}", hint="use gibbs, em or vb")
+    info["training_seconds"] = round(time.perf_counter() - start, 2)
+    return STSGModel(grammar, parser, info)
