@@ -1,5 +1,155 @@
-"""The ostag plugin's hook implementations (registered through the `treegram` entry-point group)."""
+"""The ostag plugin's hook implementations: the `ostag` formalism and the `treegram ostag-grammar` command."""
 
 from __future__ import annotations
 
-from treegram.plugin_manager import hookimpl  # noqa: F401  (hooks are added as the plugin grows)
+import argparse
+from pathlib import Path
+
+from treegram.errors import InputError
+from treegram.formalism import Formalism
+from treegram.plugin_manager import hookimpl
+
+
+class OSTAGFormalism(Formalism):
+    name = "ostag"
+    description = "off-spine TAG (wrapping adjunction, context-free parsing via a reversible CFG reduction; EM)"
+    trains_on = "trees"
+
+    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
+        from treegram.formalisms.pcfg import add_treebank_arguments
+
+        add_treebank_arguments(parser)
+        src = parser.add_argument_group("elementary trees")
+        src.add_argument("--from-tsg", type=Path, default=None, metavar="MODEL",
+                         help="take the TSG elementary trees of a `treegram train tsg` model (its tree preparation, "
+                              "unknown-word classes and coarse PCFG are reused); default: the built-in "
+                              "deterministic source (complete fragments up to --max-depth)")
+        src.add_argument("--no-cfg-rules", action="store_true",
+                         help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees (they give "
+                              "coverage for sentences the TSG fragments cannot derive)")
+        src.add_argument("--max-depth", type=int, default=2, help="built-in source: fragment depth (default 2)")
+        src.add_argument("--min-count", type=int, default=2,
+                         help="built-in source: keep fragments deeper than 1 seen at least this often (default 2)")
+        src.add_argument("--bayesian", action="store_true",
+                         help="Bayesian OSTAG induction (DP auxiliary trees) - not implemented yet")
+        m = parser.add_argument_group("model")
+        m.add_argument("--model", choices=("ostag1", "ostag2", "ostag3", "tsg"), default="ostag3",
+                       help="adjunction parameters per symbol / symbol+leftmost child / Goodman index; "
+                            "tsg = no auxiliary trees (the TSG' baseline) (default ostag3)")
+        m.add_argument("--no-expand", action="store_true",
+                       help="do not add the TSG rules left behind by the auxiliary-tree extraction")
+        m.add_argument("--spine-levels", type=int, default=0,
+                       help="allow k nested levels of adjunction on spines below the root (section 4.2; "
+                            "grammar size grows fast; default 0 = OSTAG)")
+        m.add_argument("--em-iterations", type=int, default=5, help="EM iterations (default 5)")
+        m.add_argument("--adj-init", type=float, default=0.1, help="initial adjunction probability (default 0.1)")
+        m.add_argument("--horizontal", type=int, default=0, help="built-in source: horizontal markovization (0)")
+        m.add_argument("--vertical", type=int, default=1, help="built-in source: vertical markovization (1)")
+        m.add_argument("--rare-threshold", type=int, default=2)
+        m.add_argument("--prune-threshold", type=float, default=1e-4,
+                       help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
+
+    def train_from_args(self, args: argparse.Namespace, ui):
+        from treegram.formalisms.pcfg import load_treebanks
+
+        from treegram.plugins.ostag.model import OSTAGSettings, train_ostag
+
+        if args.bayesian:
+            raise InputError("Bayesian OSTAG induction is not implemented yet",
+                             hint="train with EM: drop --bayesian (optionally with --from-tsg MODEL)")
+        elementary = pcfg = None
+        h = None if args.horizontal < 0 else args.horizontal
+        v, mark_unary, rare = args.vertical, True, args.rare_threshold
+        if args.from_tsg is not None:
+            from treegram.formalism import load_model
+
+            from treegram.plugins.ostag.extract import tsg_model_elementary_trees
+
+            tsg = load_model(args.from_tsg)
+            if getattr(tsg, "formalism", None) != "tsg" or not hasattr(tsg, "fragments"):
+                raise InputError(f"{args.from_tsg} is a {tsg.formalism} model, not a TSG",
+                                 hint="pass a model written by `treegram train tsg`")
+            elementary = tsg_model_elementary_trees(tsg)
+            pcfg = tsg.pcfg
+            h, v, mark_unary = tsg.settings.horizontal, tsg.settings.vertical, False
+            rare = tsg.settings.rare_threshold
+            ui.note(f"{len(elementary)} elementary trees from {args.from_tsg}")
+        settings = OSTAGSettings(kind=args.model, expand=not args.no_expand, spine_levels=args.spine_levels,
+                                 horizontal=h, vertical=v, mark_unary=mark_unary, rare_threshold=rare,
+                                 max_depth=args.max_depth, min_count=args.min_count,
+                                 em_iterations=args.em_iterations, adj_init=args.adj_init,
+                                 prune_threshold=args.prune_threshold, add_cfg_rules=not args.no_cfg_rules)
+        trees = load_treebanks(args, ui)
+        rows = []
+        with ui.task("EM", total=args.em_iterations) as advance:
+            def callback(rec):
+                rows.append(rec)
+                advance(1, info=f"LL {rec['log_likelihood']:.1f}  adjunctions {rec['expected_adjunctions']}  "
+                                f"{rec['seconds']}s")
+
+            model = train_ostag(trees, settings, elementary=elementary, pcfg=pcfg, callback=callback,
+                                progress=lambda xs, d: ui.track(xs, description=d))
+        if rows and not args.json:
+            ui.table("EM (per iteration)", list(rows[0].keys()), [list(r.values()) for r in rows])
+        return model
+
+    def load_model(self, meta, arrays):
+        from treegram.plugins.ostag.model import OSTAGModel
+
+        return OSTAGModel.from_bundle(meta, arrays)
+
+
+# -- treegram ostag-grammar MODEL [--aux] [--wrapping] ----------------------------------------------------------------
+def _configure_grammar(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", type=Path, help="an OSTAG model file")
+    p.add_argument("--top", type=int, default=15, help="how many trees to list (default 15)")
+    p.add_argument("--aux", action="store_true", help="list the most probable auxiliary trees")
+    p.add_argument("--wrapping", action="store_true", help="list only wrapping auxiliary trees")
+    p.add_argument("--draw", action="store_true", help="draw the trees instead of one bracket line each")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def _run_grammar(args: argparse.Namespace, ui) -> int:
+    from treegram.formalism import load_model
+
+    model = load_model(args.model)
+    if getattr(model, "formalism", None) != "ostag":
+        raise InputError(f"{args.model} is a {model.formalism} model, not an OSTAG",
+                         hint="use `treegram grammar` for other formalisms")
+    info = model.describe(top=0)
+    show_aux = args.aux or args.wrapping
+    listing = (model.aux_table(wrapping_only=args.wrapping, top=args.top) if show_aux
+               else model.describe(top=args.top)["top_rules"])
+    if args.json:
+        ui.emit_json({**info, "trees": listing})
+        return 0
+    ui.table(f"ostag model {args.model}", ["", "value"], [(k, v) for k, v in info.items()
+                                                          if not isinstance(v, (list, dict))])
+    what = "wrapping auxiliary" if args.wrapping else "auxiliary" if show_aux else "initial"
+    if not listing:
+        ui.note(f"no {what} trees")
+        return 0
+    if args.draw:
+        from treegram.trees import ascii_tree, parse_brackets
+
+        for row in listing:
+            key = "auxiliary tree" if show_aux else "initial tree"
+            ui.print(f"[bold]p={row['prob']}[/] count {row['count']}" + (f" {row['type']}" if show_aux else ""),
+                     highlight=False)
+            ui.print(ascii_tree(parse_brackets(row[key], source="model")[0]), highlight=False, markup=False)
+        return 0
+    ui.table(f"top {len(listing)} {what} trees", list(listing[0].keys()), [list(r.values()) for r in listing])
+    return 0
+
+
+@hookimpl
+def register_formalisms(register):
+    register(OSTAGFormalism())
+
+
+@hookimpl
+def register_commands(register):
+    from treegram.cli.commands import Command
+
+    register(Command("ostag-grammar", "list an OSTAG model's initial, auxiliary or wrapping auxiliary trees",
+                     _configure_grammar, _run_grammar))

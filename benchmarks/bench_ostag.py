@@ -1,0 +1,128 @@
+"""OSTAG (issue 6): ptb-sample dev F1 of TSG, TSG' and OSTAG1-3 (EM), adjunctions in the test MPDs, parse speed.
+
+    python benchmarks/bench_ostag.py [--em-iterations 4] [--max-depth 2] [--min-count 2] [--limit-dev N]
+
+All models share one tree preparation (h=0 v=1 head-outward binarization with -U marks, the paper's scheme), one
+coarse PCFG (unknown words, coarse-to-fine pruning at posterior 1e-4) and one set of TSG elementary trees (the
+built-in deterministic source: complete fragments of depth <= 2 seen >= 2 times, plus all depth-1 rules; the
+Bayesian TSG of the tsg plugin replaces it once available).  TSG = those trees; TSG' = plus every rule left
+behind by the auxiliary-tree extraction; OSTAGn = TSG' + the extracted auxiliary trees.  All EM-trained.
+Writes the `ostag` section of benchmarks/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+
+from treegram.errors import ParseFailure  # noqa: E402
+from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
+from treegram.formalism import flat_fallback  # noqa: E402
+from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # noqa: E402
+from treegram.trees import read_treebank  # noqa: E402
+
+from treegram.plugins.ostag.extract import depth_fragments, prepare_tree  # noqa: E402
+from treegram.plugins.ostag.model import OSTAGSettings, train_ostag  # noqa: E402
+
+MODELS = [("TSG", dict(kind="tsg", expand=False)), ("TSG'", dict(kind="tsg", expand=True)),
+          ("OSTAG1", dict(kind="ostag1")), ("OSTAG2", dict(kind="ostag2")), ("OSTAG3", dict(kind="ostag3"))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--em-iterations", type=int, default=4)
+    ap.add_argument("--max-depth", type=int, default=2)
+    ap.add_argument("--min-count", type=int, default=2)
+    ap.add_argument("--limit-dev", type=int, default=None)
+    ap.add_argument("--models", nargs="*", default=[m for m, _ in MODELS])
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    shared = require_shared()
+    train = list(read_treebank([shared / "ptb-sample" / "train"]))
+    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.limit_dev]
+    sentences = [t.leaves() for t in dev]
+    words = sum(map(len, sentences))
+    print(f"train {len(train)} trees, dev {len(dev)} sentences ({words} words)", flush=True)
+    t0 = time.perf_counter()
+    pcfg = PCFGModel.train(train, PCFGSettings(horizontal=0, vertical=1, mark_unary=True))
+    prep = [prepare_tree(t, pcfg.mapper) for t in train]
+    elementary = depth_fragments(prep, args.max_depth, args.min_count)
+    print(f"prepared + {len(elementary)} TSG elementary trees in {time.perf_counter() - t0:.1f}s", flush=True)
+    rows, aux_rows, wrap_examples = [], [], Counter()
+    for name, kw in MODELS:
+        if name not in args.models:
+            continue
+        settings = OSTAGSettings(em_iterations=args.em_iterations, max_depth=args.max_depth,
+                                 min_count=args.min_count, **kw)
+        t0 = time.perf_counter()
+        model = train_ostag(train, settings, elementary=elementary, pcfg=pcfg, prepared=prep)
+        train_s = time.perf_counter() - t0
+        model.parse(sentences[0])  # warm-up (numba) outside the timing
+        trees, failed, stats, used = [], 0, Counter(), Counter()
+        t0 = time.perf_counter()
+        for tokens in sentences:
+            try:
+                tree, st, aux = model.parse_with_stats(tokens)
+                stats.update(st)
+                used.update(aux)
+            except ParseFailure:
+                tree = flat_fallback(tokens)
+                failed += 1
+            trees.append(tree)
+        parse_s = time.perf_counter() - t0
+        all_len = score_corpus(dev, trees, ParsevalParams())
+        le40 = score_corpus(dev, trees, ParsevalParams(max_length=40))
+        d = model.describe(top=0)
+        is_tag = settings.kind != "tsg"
+        row = [name, round(all_len.f1, 2), round(le40.f1, 2), stats["adjunctions"] if is_tag else "-",
+               stats["wrap"] if is_tag else "-", d["initial_trees"], d["auxiliary_trees"], failed,
+               round(train_s, 1), round(len(sentences) / parse_s, 2)]
+        print(row, model.trace[-1] if model.trace else "", flush=True)
+        rows.append(row)
+        if is_tag:
+            aux_rows.append([name, stats["adjunctions"], stats["wrap"], stats["right"], stats["left"]])
+            if name == "OSTAG3":
+                g = model.grammar
+                for a, c in used.most_common():
+                    if g.aux_dir[a] == "wrap":
+                        wrap_examples[_aux_str(model, a)] += c
+    body = [f"## OSTAG (issue 6)\n\n`python benchmarks/bench_ostag.py --em-iterations {args.em_iterations}` — "
+            f"{machine_line()}.\n",
+            "Train: ptb-sample/train (3,396 trees); test: ptb-sample/dev ({} sentences). Tree preparation as in the "
+            "paper (h=0, v=1 head-outward binarization, -U on unary nodes; rare words -> signatures). Elementary "
+            "trees: the plugin's deterministic stand-in for the Bayesian TSG (all depth-1 rules + complete depth-{} "
+            "fragments seen >= {} times) - **not** the paper's Bayesian TSG, so the TSG rows are not comparable "
+            "with its Figure 5. TSG' adds the rules left behind by the auxiliary-tree extraction; OSTAGn = TSG' + "
+            "auxiliary trees, adjunction Bernoulli per symbol / symbol + leftmost child / Goodman index. All "
+            "models: {} EM iterations on the training trees, Viterbi MPD, coarse-to-fine pruning with the h=0 v=1 "
+            "PCFG at posterior 1e-4 (same for every row).\n".format(len(dev), args.max_depth, args.min_count,
+                                                                       args.em_iterations),
+            markdown_table(["model", "F1 all", "F1 <=40", "#adj", "#wrap", "initial", "auxiliary", "failed",
+                            "train s", "sent/s"], rows)]
+    if aux_rows:
+        body.append("\nAdjunctions in the dev MPDs by auxiliary-tree type (Figure 6 columns; binarized trees: "
+                    "'right' = foot leftmost, material on the right):\n")
+        body.append(markdown_table(["model", "all", "wrap", "right", "left"], aux_rows))
+    if wrap_examples:
+        body.append("\nWrapping auxiliary trees used by OSTAG3 on dev (unbinarized, foot marked *):\n")
+        body.append(markdown_table(["uses", "auxiliary tree"], [[c, f"`{t}`"] for t, c in
+                                                                wrap_examples.most_common(10)]))
+    if not args.no_write:
+        write_section("ostag", "\n".join(body))
+
+
+def _aux_str(model, a: int) -> str:
+    from treegram.plugins.ostag.model import unbinarized_elementary
+
+    return unbinarized_elementary(model.grammar.auxiliary[a]).to_bracket()
+
+
+if __name__ == "__main__":
+    main()

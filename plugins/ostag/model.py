@@ -1,0 +1,340 @@
+"""Probabilistic OSTAG (section 4.3): EM on the CFG form over the training trees, Viterbi MPD parsing.
+
+Parameters: P_sub(initial tree | root label), P_aux(auxiliary tree | root label) and an adjunction Bernoulli
+pooled per context - the node's label (ostag1), label + leftmost child (ostag2) or Goodman index (ostag3).
+`kind="tsg"` trains the same machinery with no auxiliary trees (the TSG / TSG' baselines).
+
+EM: for each training tree the reduction is restricted to the grammar nodes that match the tree
+(`OSTAG.nodes_matching`) and the chart to the tree's (span, label) pairs (`treegram.charts.mask_from_tree`);
+expected rule counts from `treegram.charts.outside` are mapped back to the parameters (`OSTAGCFG.param_counts`).
+The mask allows every label of a unary chain at both of its ends, so a few derivations of trees that differ from
+the gold one in a unary chain (e.g. NP-U over NP-U) also get counts (measured: ~2% of sampled derivations).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from treegram.errors import InputError, ParseFailure
+from treegram.formalism import save_model
+from treegram.trees import Tree, parse_brackets, unbinarize
+
+from treegram.plugins.ostag.derivation import adjunction_stats, derived_tree, used_aux
+from treegram.plugins.ostag.extract import START, depth_fragments, ostag_from_tsg, prepare_tree, tsg_prime
+from treegram.plugins.ostag.grammar import MODELS, OSTAG
+
+MODEL_VERSION = 1
+KINDS = MODELS + ("tsg",)
+
+
+@attrs.frozen
+class OSTAGSettings:
+    kind: str = "ostag3"  # ostag1 | ostag2 | ostag3 | tsg (no auxiliary trees: TSG / TSG')
+    expand: bool = True  # add the rules left behind by the aux extraction (TSG' when kind == "tsg")
+    spine_levels: int = 0  # k-level on-spine adjunction (section 4.2)
+    horizontal: int | None = 0  # tree preparation (must match the TSG the elementary trees come from)
+    vertical: int = 1
+    mark_unary: bool = True
+    rare_threshold: int = 2
+    max_depth: int = 2  # own elementary-tree source: complete fragments up to this depth ...
+    min_count: int = 2  # ... seen at least this often (depth >= 2)
+    em_iterations: int = 5
+    adj_init: float = 0.1
+    smoothing: float = 0.0  # added to expected counts in the M-step
+    add_cfg_rules: bool = True  # given elementary trees: also add every depth-1 rule of the treebank (coverage)
+    prune_threshold: float = 1e-4  # coarse-to-fine posterior cutoff at parse time (0 = off)
+
+    def __attrs_post_init__(self):
+        if self.kind not in KINDS:
+            raise InputError(f"unknown OSTAG model {self.kind!r}", hint=f"use one of {', '.join(KINDS)}")
+        if self.em_iterations < 0 or self.spine_levels < 0 or self.max_depth < 1:
+            raise InputError("em_iterations and spine_levels must be >= 0, max_depth >= 1")
+        if not 0 < self.adj_init < 1:
+            raise InputError("adj_init must lie in (0, 1)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+class OSTAGModel:
+    formalism = "ostag"
+
+    def __init__(self, grammar: OSTAG, pcfg, settings: OSTAGSettings, info: dict[str, Any] | None = None,
+                 trace: list[dict[str, Any]] | None = None):
+        self.grammar = grammar
+        self.pcfg = pcfg
+        self.settings = settings
+        self.info = dict(info or {})
+        self.trace = list(trace or [])
+        self._unk: tuple[np.ndarray, np.ndarray] | None = None
+
+    # -- parsing -------------------------------------------------------------------------------------------------
+    def _unknown(self):
+        if self._unk is None:
+            names = self.pcfg.cfg.nonterminals
+            ids, lps = [], []
+            for t, lp in zip(self.pcfg.unk_tags.tolist(), self.pcfg.unk_logp.tolist()):
+                lab = self.grammar.labels.get(names.symbol(t))
+                if lab >= 0:  # site symbol ids are label ids
+                    ids.append(lab)
+                    lps.append(lp)
+            self._unk = (np.array(ids, np.int64), np.array(lps, np.float64))
+        return self._unk
+
+    def lexical_input(self, red, mapped: list[str]):
+        from treegram.grammar.cfg import LexicalInput
+
+        lex = red.cfg.lexical_input(mapped)
+        uncovered = lex.uncovered_positions()
+        if not uncovered:
+            return lex
+        tags, lps = self._unknown()
+        k = len(tags)
+        return LexicalInput.from_triples(
+            len(mapped),
+            np.concatenate([lex.position, np.repeat(np.asarray(uncovered, np.int64), k)]),
+            np.concatenate([lex.symbol, np.tile(tags, len(uncovered))]),
+            np.concatenate([lex.logp, np.tile(lps, len(uncovered))]),
+            np.concatenate([lex.rule, np.full(k * len(uncovered), -1)]))
+
+    def _pruning(self, tokens, red):
+        from treegram.charts import Pruning, coarse_to_fine_mask
+
+        if not self.settings.prune_threshold:
+            return None
+        try:
+            mask = coarse_to_fine_mask(self.pcfg.cfg, self.pcfg.lexical_input(tokens),
+                                       threshold=self.settings.prune_threshold, projection=red.cfg)
+        except ParseFailure:
+            return None
+        return Pruning(mask=mask)
+
+    def parse_derivation(self, tokens: list[str]):
+        """(derived tree with grammar labels, reduction, Viterbi parse) of the most probable derivation."""
+        from treegram.charts import viterbi
+
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        mapped = self.pcfg.mapper.map_sentence(tokens)
+        red = self.grammar.build_cfg(words=mapped)
+        lex = self.lexical_input(red, mapped)
+        prune = self._pruning(tokens, red)
+        result = viterbi(red.cfg, lex, list(tokens), prune=prune)
+        if result is None and prune is not None:
+            result = viterbi(red.cfg, lex, list(tokens))
+        if result is None:
+            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
+        return derived_tree(red, result.derivation.steps, list(tokens)), red, result
+
+    def parse(self, tokens: list[str]) -> Tree:
+        """The derived tree of the most probable derivation (MPD), unbinarized; ParseFailure if none."""
+        tree, _red, _res = self.parse_derivation(tokens)
+        return _finish(tree)
+
+    def parse_with_stats(self, tokens: list[str]) -> tuple[Tree, Counter, list[int]]:
+        tree, red, res = self.parse_derivation(tokens)
+        steps = res.derivation.steps
+        return _finish(tree), adjunction_stats(red, steps), used_aux(red, steps)
+
+    # -- persistence ---------------------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        g = self.grammar
+        pmeta, parrays = self.pcfg.cfg.to_bundle()
+        meta = {
+            "ostag_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info,
+            "trace": self.trace, "start": g.start,
+            "initial": [t.to_bracket() for t in g.initial], "initial_count": g.initial_count,
+            "auxiliary": [t.to_bracket() for t in g.auxiliary], "aux_count": g.aux_count,
+            "pcfg": {"settings": self.pcfg.settings.to_dict(), "mapper": self.pcfg.mapper.to_dict(), "cfg": pmeta,
+                     "info": self.pcfg.info},
+        }
+        arrays = {"sub_logp": g.sub_logp, "aux_logp": g.aux_logp, "adj_logp": g.adj_logp,
+                  "noadj_logp": g.noadj_logp, **{f"pcfg.cfg.{k}": v for k, v in parrays.items()},
+                  "pcfg.unk_tags": self.pcfg.unk_tags, "pcfg.unk_logp": self.pcfg.unk_logp}
+        save_model(path, self, meta, arrays)
+
+    @classmethod
+    def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> OSTAGModel:
+        from treegram.formalisms.pcfg import PCFGModel
+
+        if meta.get("ostag_version", 0) > MODEL_VERSION:
+            raise ValueError(f"OSTAG model version {meta.get('ostag_version')} is newer than this plugin")
+        settings = OSTAGSettings(**meta["settings"])
+        parse = lambda s: parse_brackets(s, source="model")[0]  # noqa: E731
+        g = OSTAG(zip(map(parse, meta["initial"]), meta["initial_count"]),
+                  zip(map(parse, meta["auxiliary"]), meta["aux_count"]), start=meta["start"],
+                  model=_grammar_model(settings), spine_levels=settings.spine_levels)
+        for name in ("sub_logp", "aux_logp", "adj_logp", "noadj_logp"):
+            a = np.asarray(arrays[name], np.float64)
+            if a.shape != getattr(g, name).shape:
+                raise ValueError(f"{name} has shape {a.shape}, the grammar needs {getattr(g, name).shape}")
+            setattr(g, name, a)
+        pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
+        return cls(g, pcfg, settings, meta.get("info"), meta.get("trace"))
+
+    # -- summaries -----------------------------------------------------------------------------------------------
+    def aux_table(self, *, wrapping_only: bool = False, top: int = 20) -> list[dict[str, Any]]:
+        g = self.grammar
+        idx = [a for a in range(len(g.auxiliary)) if not wrapping_only or g.aux_dir[a] == "wrap"]
+        idx.sort(key=lambda a: (-g.aux_logp[a], a))
+        return [{"prob": round(float(np.exp(g.aux_logp[a])), 4), "count": g.aux_count[a], "type": g.aux_dir[a],
+                 "auxiliary tree": unbinarized_elementary(g.auxiliary[a]).to_bracket()} for a in idx[:top]]
+
+    def describe(self, *, top: int = 20) -> dict[str, Any]:
+        g = self.grammar
+        dirs = Counter(g.aux_dir)
+        out: dict[str, Any] = {
+            "formalism": "ostag", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()}, **self.info,
+            "initial_trees": len(g.initial), "auxiliary_trees": len(g.auxiliary),
+            "wrapping_auxiliary_trees": dirs["wrap"], "left_auxiliary_trees": dirs["left"],
+            "right_auxiliary_trees": dirs["right"], "goodman_nodes": len(g.nodes),
+            "adjunction_contexts": g.num_ctx,
+        }
+        if self.trace:
+            out["em_log_likelihood"] = self.trace[-1]["log_likelihood"]
+        if top:
+            order = np.argsort(-np.asarray(g.initial_count), kind="stable")[:top]
+            out["top_rules"] = [{"count": g.initial_count[e], "prob": round(float(np.exp(g.sub_logp[e])), 4),
+                                 "initial tree": g.initial[e].to_bracket()} for e in order.tolist()]
+            out["top_aux"] = self.aux_table(top=top)
+            out["top_wrapping"] = self.aux_table(wrapping_only=True, top=top)
+        return out
+
+
+def unbinarized_elementary(t: Tree) -> Tree:
+    """An elementary tree shown without binarization nodes/annotations (feet and frontier nodes kept)."""
+    from treegram.trees.labels import is_binarized_node, strip_annotations
+
+    def rec(node):
+        if isinstance(node, str):
+            return [node]
+        if not node.children:
+            foot = node.label.endswith("*")
+            lab = strip_annotations(node.label[:-1] if foot else node.label)
+            return [Tree(lab + ("*" if foot else ""), ())]
+        kids = [x for c in node.children for x in rec(c)]
+        if is_binarized_node(node.label):
+            return kids
+        return [Tree(strip_annotations(node.label), tuple(kids))]
+
+    (out,) = rec(t) if not is_binarized_node(t.label) else [Tree(t.label, tuple(x for c in t.children
+                                                                                for x in rec(c)))]
+    return out
+
+
+def _finish(tree: Tree) -> Tree:
+    if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
+        tree = tree.children[0]
+    return unbinarize(tree)
+
+
+def _grammar_model(settings: OSTAGSettings) -> str:
+    return settings.kind if settings.kind in MODELS else "ostag1"
+
+
+# -- training --------------------------------------------------------------------------------------------------------
+
+def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings) -> OSTAG:
+    """Initial/auxiliary trees from TSG elementary trees by the paper's heuristic (or TSG / TSG')."""
+    if settings.kind == "tsg":
+        init = tsg_prime(elementary) if settings.expand else list(elementary)
+        aux: list = []
+    else:
+        init, aux = ostag_from_tsg(elementary)
+        if not settings.expand:
+            originals = {t for t, _c in elementary}
+            init = [(t, c) for t, c in init if t in originals]
+    return OSTAG(init, aux, start=START, model=_grammar_model(settings), spine_levels=settings.spine_levels)
+
+
+def em(grammar: OSTAG, trees: list[Tree], iterations: int, *, smoothing: float = 0.0,
+       callback: Callable[[dict[str, Any]], None] | None = None, progress=None) -> list[dict[str, Any]]:
+    """EM over tree-restricted charts; returns one record per iteration (log-likelihood before the M-step)."""
+    from treegram.charts import Pruning, inside, mask_from_tree, outside
+
+    reds = []
+    skipped = 0
+    for t in (progress(trees, "reductions") if progress else trees):
+        try:
+            red = grammar.build_cfg_for_tree(t)
+            # mask_from_tree rather than tree_pruning: with tree_pruning's separate top/bottom masks the core's
+            # outside pass gives 0 expected counts to unary rules whose child is not a chain top (reported)
+            prune = Pruning(mask=mask_from_tree(t, red.cfg.categories))
+        except InputError:
+            skipped += 1
+            continue
+        reds.append((red, prune, red.cfg.lexical_input(t.leaves())))
+    trace = []
+    for it in range(iterations):
+        t0 = time.perf_counter()
+        sub = np.zeros(len(grammar.initial))
+        aux = np.zeros(len(grammar.auxiliary))
+        adj = np.zeros(grammar.num_ctx)
+        noadj = np.zeros(grammar.num_ctx)
+        ll, failed = 0.0, 0
+        for red, prune, lex in (progress(reds, f"EM {it + 1}/{iterations}") if progress else reds):
+            red = red.reweighted()
+            chart = inside(red.cfg, lex, prune=prune)
+            if chart.log_z == -np.inf:
+                failed += 1
+                continue
+            ll += chart.log_z
+            out = outside(chart)
+            s, a, j, n = red.param_counts(out.bin_counts, out.un_counts, out.lex_counts)
+            sub += s
+            aux += a
+            adj += j
+            noadj += n
+        grammar.set_params(sub, aux, adj, noadj, smoothing=smoothing)
+        rec = {"iteration": it + 1, "log_likelihood": round(float(ll), 3), "underivable_trees": failed + skipped,
+               "expected_adjunctions": round(float(adj.sum()), 1), "seconds": round(time.perf_counter() - t0, 2)}
+        trace.append(rec)
+        if callback:
+            callback(rec)
+    return trace
+
+
+def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
+                elementary: list[tuple[Tree, float]] | None = None, pcfg=None, prepared: list[Tree] | None = None,
+                callback: Callable[[dict[str, Any]], None] | None = None, progress=None) -> OSTAGModel:
+    """Train an OSTAG (or TSG / TSG' with kind="tsg") on treebank trees.
+
+    `elementary`: TSG elementary trees with counts over trees prepared like `prepare_tree` with the settings'
+    h/v/mark_unary and `pcfg.mapper` (pass the TSG model's PCFG as `pcfg`); None = the built-in depth-fragment
+    source (`extract.depth_fragments`)."""
+    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+
+    trees = list(trees)
+    if not trees:
+        raise InputError("no training trees", hint="check the --treebank paths")
+    t0 = time.perf_counter()
+    if pcfg is None:
+        pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
+                                                   rare_threshold=settings.rare_threshold,
+                                                   mark_unary=settings.mark_unary))
+    prep = prepared if prepared is not None else [
+        prepare_tree(t, pcfg.mapper, horizontal=settings.horizontal, vertical=settings.vertical,
+                     mark_unary=settings.mark_unary) for t in (progress(trees, "preparing") if progress else trees)]
+    source = "given"
+    if elementary is not None and settings.add_cfg_rules:
+        have = {t for t, _c in elementary}
+        extra = [(t, c) for t, c in depth_fragments(prep, 1, 1) if t not in have]
+        elementary = list(elementary) + extra
+        source = f"given + {len(extra)} depth-1 rules"
+    if elementary is None:
+        elementary = depth_fragments(prep, settings.max_depth, settings.min_count)
+        source = f"depth<={settings.max_depth} fragments (count>={settings.min_count})"
+    grammar = build_grammar(elementary, settings)
+    grammar.init_params(settings.adj_init)
+    trace = em(grammar, prep, settings.em_iterations, smoothing=settings.smoothing, callback=callback,
+               progress=progress)
+    info = {"training_trees": len(trees), "tsg_elementary_trees": len(elementary), "elementary_source": source,
+            "train_seconds": round(time.perf_counter() - t0, 1)}
+    return OSTAGModel(grammar, pcfg, settings, info, trace)
