@@ -150,6 +150,11 @@ class OutsideChart:
     un_counts: np.ndarray | None
     lex_counts: np.ndarray | None
     lex_entry_posterior: np.ndarray  # posterior of each lexical-input entry
+    # every (cell, symbol) with a node in some derivation, in any unary-chain role (top, middle or bottom -
+    # middle and bottom symbols need not be post entries when masks differ), with its log posterior
+    mid_cell: np.ndarray  # cell id i * (n + 1) + j
+    mid_sym: np.ndarray
+    mid_logpost: np.ndarray
 
 
 @attrs.frozen(eq=False)
@@ -264,17 +269,18 @@ def outside(chart: InsideChart, *, counts: bool = True) -> OutsideChart:
     _require_parse(chart, "outside")
     cfg, lex, idx = chart.cfg, chart.lex, chart.cfg.index
     cl = idx.closure
-    out_pre, out_post, out_mid, bc, uc, lc, ep = K.outside_pass(
+    out_pre, out_post, out_mid, bc, uc, lc, ep, mid_cell, mid_sym, mid_lp = K.outside_pass(
         chart.n, cfg.num_symbols, cfg.start, chart.log_z, counts,
         chart.pre_start, chart.pre_len, chart.pre_sym, chart.pre_score,
         chart.post_start, chart.post_len, chart.post_sym, chart.post_score,
         lex.ptr, lex.symbol, lex.logp, lex.rule, cfg.num_lexical,
         idx.bl_ptr, idx.bl_right, idx.bl_parent, idx.bl_logp, idx.bl_rule, cfg.num_binary,
         idx.up_ptr, idx.up_child, idx.up_logp, idx.up_rule, cfg.num_unary,
-        cl.child_ptr, cl.parent, cl.inside_logw)
+        cl.child_ptr, cl.parent, cl.inside_logw, cl.parent_ptr, idx.cp_child, idx.cp_inside_logw)
     return OutsideChart(chart=chart, out_pre=out_pre, out_post=out_post, out_mid=out_mid,
                         bin_counts=bc if counts else None, un_counts=uc if counts else None,
-                        lex_counts=lc if counts else None, lex_entry_posterior=ep)
+                        lex_counts=lc if counts else None, lex_entry_posterior=ep,
+                        mid_cell=mid_cell, mid_sym=mid_sym, mid_logpost=mid_lp)
 
 
 def expected_counts(chart: InsideChart, out: OutsideChart | None = None
@@ -290,7 +296,9 @@ def expected_counts(chart: InsideChart, out: OutsideChart | None = None
 
 
 def posteriors(chart: InsideChart, out: OutsideChart | None = None, *, by: str = "category") -> SpanPosteriors:
-    """P(a node labelled with the symbol/category spans (i, j) | sentence), for every kept chart entry.
+    """P(a node labelled with the symbol/category spans (i, j) | sentence), for every (span, symbol) that
+    has a node in some derivation the chart keeps - including symbols in the middle or at the bottom of a unary
+    chain that are not post-closure entries (masks check a chain's ends only, see charts/pruning.py).
 
     A symbol's posterior counts every role it has on the span (chain top, middle or bottom); summed over a
     category, or for a symbol that occurs twice on one unary chain, the value is an expected count and may
@@ -300,9 +308,10 @@ def posteriors(chart: InsideChart, out: OutsideChart | None = None, *, by: str =
         raise ValueError("by must be 'category' or 'symbol'")
     if out is None:
         out = outside(chart, counts=False)
-    start, end = chart.entry_spans()
-    prob = np.exp(chart.post_score + out.out_mid - chart.log_z)
-    ids = chart.post_sym.astype(np.int64)
+    start, end = out.mid_cell // (chart.n + 1), out.mid_cell % (chart.n + 1)
+    start, end = start.astype(np.int64), end.astype(np.int64)
+    prob = np.exp(out.mid_logpost)
+    ids = out.mid_sym.astype(np.int64)
     live = prob > 0
     start, end, ids, prob = start[live], end[live], ids[live], prob[live]
     if by == "category":

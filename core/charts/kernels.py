@@ -397,12 +397,22 @@ def outside_pass(n, nsym, start, logz, counts,
                  lex_ptr, lex_sym, lex_logp, lex_rule, n_lex_rules,
                  bl_ptr, bl_right, bl_parent, bl_logp, bl_rule, n_bin,
                  up_ptr, up_child, up_logp, up_rule, n_un,
-                 cl_ptr, cl_parent, cl_logw):
+                 cl_ptr, cl_parent, cl_logw, cp_ptr, cp_child, cp_logw):
     """Outside scores for an inside chart, top-down, plus (if `counts`) expected rule counts.
 
-    Returns out_pre (per pre entry), out_post (per post entry), out_mid (per post entry: the outside score of
-    the symbol anywhere on a unary chain, used for posteriors and unary counts), bin/un/lex rule counts and the
-    posterior of every lexical-input entry.
+    `cl_*` is the closure grouped by child, `cp_*` the same entries grouped by parent (inside weights).
+    Masks restrict the two ends of a unary chain only (the chart's post and pre layers), so a symbol in the
+    middle of a chain need not be an entry of the cell.  Per live cell the pass therefore computes, for every
+    symbol X (entry or not):
+      outside_mid(X) = sum over post entries A of outside(A) closure(A, X)   (pre entries: out_pre = this)
+      inside_mid(X)  = sum over pre entries B of closure(X, B) inside_pre(B) (post entries: post_score = this)
+    and credits a unary rule X -> Y with outside_mid(X) P(X -> Y) inside_mid(Y) / Z, i.e. every use of the
+    rule on any chain between a kept top and a kept bottom.
+
+    Returns out_pre (per pre entry), out_post (per post entry), out_mid (per post entry: outside_mid of its
+    symbol), bin/un/lex rule counts, the posterior of every lexical-input entry, and the sparse list of
+    (cell, symbol, log posterior) of every symbol with a node over the cell in some derivation (any role on a
+    unary chain; an expected count if a symbol can occur twice on a chain).
     """
     npre = pre_sym.shape[0]
     npost = post_sym.shape[0]
@@ -414,15 +424,28 @@ def outside_pass(n, nsym, start, logz, counts,
     un_c = np.zeros(n_un)
     lex_c = np.zeros(n_lex_rules)
     entry_post = np.zeros(lex_sym.shape[0])
-    dq = np.full(nsym, NEG_INF)  # outside of post entries of the current cell
     dp = np.full(nsym, NEG_INF)  # outside of pre entries of the current cell
     dr = np.full(nsym, NEG_INF)  # inside of post entries of a cell
     dri = np.zeros(nsym, np.int64)
+    om = np.full(nsym, NEG_INF)  # outside_mid of the current cell (running max, then the total)
+    oml = np.zeros(nsym)
+    om_t = np.zeros(nsym, np.bool_)
+    om_list = np.empty(nsym, np.int32)
+    im = np.full(nsym, NEG_INF)  # inside_mid of the current cell
+    iml = np.zeros(nsym)
+    im_t = np.zeros(nsym, np.bool_)
+    im_list = np.empty(nsym, np.int32)
+    mid_cap = 1024
+    mid_cell = np.empty(mid_cap, np.int32)
+    mid_sym = np.empty(mid_cap, np.int32)
+    mid_lp = np.empty(mid_cap, np.float64)
+    nmid = 0
 
     root = n
     e = _find(post_sym, post_start[root], post_start[root] + post_len[root], start)
     if e < 0:
-        return out_pre, out_post, out_mid, bin_c, un_c, lex_c, entry_post
+        return (out_pre, out_post, out_mid, bin_c, un_c, lex_c, entry_post, mid_cell[:0].copy(),
+                mid_sym[:0].copy(), mid_lp[:0].copy())
     out_post[e] = 0.0
     olin[e] = 1.0
 
@@ -438,44 +461,89 @@ def outside_pass(n, nsym, start, logz, counts,
             for t in range(q0, q1):
                 if olin[t] > 0.0:
                     out_post[t] += np.log(olin[t])
-                dq[post_sym[t]] = out_post[t]
                 if out_post[t] > NEG_INF:
                     live = True
             p0 = pre_start[cell]
             p1 = p0 + pre_len[cell]
             if live:
-                for t in range(p0, p1):
-                    b = pre_sym[t]
-                    s = NEG_INF
-                    for c in range(cl_ptr[b], cl_ptr[b + 1]):
-                        o = dq[cl_parent[c]]
-                        if o > NEG_INF:
-                            s = _lae(s, o + cl_logw[c])
-                    out_pre[t] = s
+                # outside_mid: down from every live post entry through the closure (by parent)
+                no = 0
                 for t in range(q0, q1):
-                    b = post_sym[t]
-                    s = NEG_INF
-                    for c in range(cl_ptr[b], cl_ptr[b + 1]):
-                        o = dq[cl_parent[c]]
-                        if o > NEG_INF:
-                            s = _lae(s, o + cl_logw[c])
-                    out_mid[t] = s
-                if counts:
-                    for t in range(q0, q1):
-                        dr[post_sym[t]] = post_score[t]
-                    for t in range(q0, q1):
-                        om = out_mid[t]
-                        if om == NEG_INF:
+                    o = out_post[t]
+                    if o == NEG_INF:
+                        continue
+                    a = post_sym[t]
+                    for c in range(cp_ptr[a], cp_ptr[a + 1]):
+                        w = o + cp_logw[c]
+                        if w == NEG_INF:
                             continue
-                        x = post_sym[t]
+                        x = cp_child[c]
+                        if not om_t[x]:
+                            om_t[x] = True
+                            om_list[no] = x
+                            no += 1
+                            om[x] = w
+                            oml[x] = 1.0
+                        else:
+                            _acc_add(om, oml, x, w)
+                for t in range(no):
+                    x = om_list[t]
+                    om[x] += np.log(oml[x])
+                # inside_mid: up from every pre entry through the closure (by child)
+                ni = 0
+                for t in range(p0, p1):
+                    sb = pre_score[t]
+                    if sb == NEG_INF:
+                        continue
+                    b = pre_sym[t]
+                    for c in range(cl_ptr[b], cl_ptr[b + 1]):
+                        w = sb + cl_logw[c]
+                        if w == NEG_INF:
+                            continue
+                        x = cl_parent[c]
+                        if not im_t[x]:
+                            im_t[x] = True
+                            im_list[ni] = x
+                            ni += 1
+                            im[x] = w
+                            iml[x] = 1.0
+                        else:
+                            _acc_add(im, iml, x, w)
+                for t in range(ni):
+                    x = im_list[t]
+                    im[x] += np.log(iml[x])
+                for t in range(p0, p1):
+                    out_pre[t] = om[pre_sym[t]]
+                for t in range(q0, q1):
+                    out_mid[t] = om[post_sym[t]]
+                # posteriors of every symbol on the span, in any chain role
+                if nmid + no > mid_cell.shape[0]:
+                    mid_cell = _grow_i4(mid_cell, nmid + no)
+                    mid_sym = _grow_i4(mid_sym, nmid + no)
+                    mid_lp = _grow_f8(mid_lp, nmid + no)
+                for t in range(no):
+                    x = om_list[t]
+                    if im_t[x]:
+                        mid_cell[nmid] = cell
+                        mid_sym[nmid] = x
+                        mid_lp[nmid] = om[x] + im[x] - logz
+                        nmid += 1
+                if counts:
+                    for t in range(no):
+                        x = om_list[t]
+                        ox = om[x]
                         for u in range(up_ptr[x], up_ptr[x + 1]):
-                            iy = dr[up_child[u]]
-                            if iy > NEG_INF:
-                                un_c[up_rule[u]] += np.exp(om + up_logp[u] + iy - logz)
-                    for t in range(q0, q1):
-                        dr[post_sym[t]] = NEG_INF
-            for t in range(q0, q1):
-                dq[post_sym[t]] = NEG_INF
+                            y = up_child[u]
+                            if im_t[y]:
+                                un_c[up_rule[u]] += np.exp(ox + up_logp[u] + im[y] - logz)
+                for t in range(no):
+                    x = om_list[t]
+                    om[x] = NEG_INF
+                    om_t[x] = False
+                for t in range(ni):
+                    x = im_list[t]
+                    im[x] = NEG_INF
+                    im_t[x] = False
             if not live:
                 continue
             if length == 1:
@@ -539,7 +607,8 @@ def outside_pass(n, nsym, start, logz, counts,
                         dr[post_sym[r]] = NEG_INF
             for t in range(p0, p1):
                 dp[pre_sym[t]] = NEG_INF
-    return out_pre, out_post, out_mid, bin_c, un_c, lex_c, entry_post
+    return (out_pre, out_post, out_mid, bin_c, un_c, lex_c, entry_post, mid_cell[:nmid].copy(),
+            mid_sym[:nmid].copy(), mid_lp[:nmid].copy())
 
 
 @numba.njit(cache=True)

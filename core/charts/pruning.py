@@ -8,7 +8,9 @@ for symbol s over span (i, j) survives only if mask[i, j, category[s]].  Masks s
 
 Unary chains: the chart applies a precomputed unary closure in one step per cell, so masks are checked on the
 two ends of a chain only: its *bottom* (the symbol built over the span by a binary or lexical rule) and its
-*top* (the symbol the parent rule uses); intermediate symbols of a chain are never checked.  `mask` applies to
+*top* (the symbol the parent rule uses); intermediate symbols of a chain are never checked (by every decoder
+alike: inside, Viterbi, sampling, and outside, whose expected unary counts and posteriors credit the middle and
+bottom symbols of a chain even where they are not post-closure entries of the cell).  `mask` applies to
 both ends; `bottom_mask` / `top_mask` restrict one end only.  `tree_pruning` uses them to pin every span of a
 tree to its chain's bottom and top labels, which restricts the chart to exactly that tree whenever the grammar
 has no second unary path between the same two ends (always true for chains of at most two labels in a grammar

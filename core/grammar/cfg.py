@@ -127,14 +127,37 @@ class LexicalInput:
         return [int(i) for i in np.flatnonzero(np.diff(self.ptr) == 0)]
 
 
+def _frozen_table(table: SymbolTable) -> SymbolTable:
+    """A frozen SymbolTable with the same symbols, never freezing the caller's object.
+
+    An already frozen table is shared (it cannot change); a mutable plain SymbolTable is copied (dict + list
+    copies, O(#symbols) in C); a subclass that manages its own state is asked to `freeze()` itself (it decides
+    whether that means anything for its owner).
+    """
+    if type(table) is SymbolTable:
+        if table.frozen:
+            return table
+        copy = SymbolTable.__new__(SymbolTable)
+        copy._ids = dict(table._ids)
+        copy._symbols = list(table._symbols)
+        copy._frozen = True
+        return copy
+    return table.freeze()
+
+
 class WeightedCFG:
-    """An immutable weighted CFG on numpy arrays; see the module docstring."""
+    """An immutable weighted CFG on numpy arrays; see the module docstring.
+
+    The `nonterminals`, `words` and `categories` tables are snapshotted: a frozen table is kept as is, a
+    mutable one is copied and the copy frozen, so the caller's tables stay mutable (later additions to them do
+    not reach the grammar).
+    """
 
     def __init__(self, *, nonterminals: SymbolTable, words: SymbolTable, start: int,
                  bin_parent, bin_left, bin_right, bin_logp, un_parent, un_child, un_logp,
                  lex_parent, lex_word, lex_logp, categories: SymbolTable | None = None, category=None):
-        self.nonterminals = nonterminals.freeze()
-        self.words = words.freeze()
+        self.nonterminals = _frozen_table(nonterminals)
+        self.words = _frozen_table(words)
         nsym = len(nonterminals)
         if not 0 <= int(start) < nsym:
             raise InputError(f"start symbol id {start} is not a nonterminal id (grammar has {nsym})")
@@ -154,7 +177,7 @@ class WeightedCFG:
                 raise InputError("a category array needs its categories symbol table")
             categories = SymbolTable(nonterminals.to_list())
             category = np.arange(nsym)
-        self.categories = categories.freeze()
+        self.categories = _frozen_table(categories)
         self.category = _readonly(category, np.int32)
         self._check()
         self._index: GrammarIndex | None = None

@@ -272,6 +272,94 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
     return out_parent[:m], out_child[:m], out_in[:m], out_vit[:m], out_next[:m], out_rule[:m], -1
 
 
+@numba.njit(cache=True)
+def _component_series(comp, comp_ptr, comp_members, loc, moff, mflat, e_parent, e_child, e_p):
+    """Fill mflat[moff[c]:moff[c+1]] with (I - U_c)^-1 for every component c with internal edges.
+
+    U_c[A, B] = summed P(A -> B) over the edges inside c.  The inverse is taken by Gauss-Jordan elimination
+    with partial pivoting.  Returns -1, or the first component whose series diverges (a singular or
+    non-finite inverse, a negative entry below -1e-9 or a diagonal entry below 1 - 1e-9, i.e. mass >= 1).
+    """
+    ncomp = comp_ptr.shape[0] - 1
+    ne = e_parent.shape[0]
+    # group the within-component edges by component (counting sort)
+    cnt = np.zeros(ncomp + 1, np.int64)
+    for e in range(ne):
+        c = comp[e_child[e]]
+        if comp[e_parent[e]] == c:
+            cnt[c + 1] += 1
+    for c in range(ncomp):
+        cnt[c + 1] += cnt[c]
+    fill = cnt[:-1].copy()
+    edges = np.empty(cnt[ncomp], np.int64)
+    for e in range(ne):
+        c = comp[e_child[e]]
+        if comp[e_parent[e]] == c:
+            edges[fill[c]] = e
+            fill[c] += 1
+    maxk = 1
+    for c in range(ncomp):
+        k = comp_ptr[c + 1] - comp_ptr[c]
+        if k > maxk:
+            maxk = k
+    a = np.empty((maxk, 2 * maxk))
+    for c in range(ncomp):
+        if cnt[c + 1] == cnt[c]:
+            continue  # no internal edge: a singleton without a self loop, M = [1] already
+        k = comp_ptr[c + 1] - comp_ptr[c]
+        base = moff[c]
+        if k == 1:
+            p = 0.0
+            for t in range(cnt[c], cnt[c + 1]):
+                p += e_p[edges[t]]
+            x = 1.0 / (1.0 - p) if p < 1.0 else np.inf
+            if not np.isfinite(x):
+                return c
+            mflat[base] = x
+            continue
+        # augmented [I - U | I]
+        for u in range(k):
+            for v in range(2 * k):
+                a[u, v] = 0.0
+            a[u, u] = 1.0
+            a[u, k + u] = 1.0
+        for t in range(cnt[c], cnt[c + 1]):
+            e = edges[t]
+            a[loc[e_parent[e]], loc[e_child[e]]] -= e_p[e]
+        for col in range(k):
+            piv = col
+            best = abs(a[col, col])
+            for r in range(col + 1, k):
+                if abs(a[r, col]) > best:
+                    best = abs(a[r, col])
+                    piv = r
+            if not best > 1e-300:
+                return c
+            if piv != col:
+                for v in range(2 * k):
+                    tmp = a[col, v]
+                    a[col, v] = a[piv, v]
+                    a[piv, v] = tmp
+            inv = 1.0 / a[col, col]
+            for v in range(2 * k):
+                a[col, v] *= inv
+            for r in range(k):
+                if r != col:
+                    f = a[r, col]
+                    if f != 0.0:
+                        for v in range(2 * k):
+                            a[r, v] -= f * a[col, v]
+        for u in range(k):
+            for v in range(k):
+                x = a[u, k + v]
+                if not np.isfinite(x) or x < -1e-9:
+                    return c
+                if u == v and x < 1.0 - 1e-9:
+                    return c
+                mflat[base + u * k + v] = x if x > 0.0 else 0.0
+    return -1
+
+
 def compute_unary_closure(nsym: int, un_parent: np.ndarray, un_child: np.ndarray, un_logp: np.ndarray,
                           symbol_name=lambda i: str(i)) -> UnaryClosure:
     """Closure of the unary rules A -> B given as parallel arrays (see the module docstring)."""
@@ -309,26 +397,13 @@ def compute_unary_closure(nsym: int, un_parent: np.ndarray, un_child: np.ndarray
     moff[1:] = np.cumsum(sizes * sizes)
     mflat = np.ones(int(moff[-1]))
 
-    # self loops and within-component edges: dense geometric series per component
-    within = comp[e_child] == comp[e_parent]
-    if within.any():
-        for c in np.unique(comp[e_child[within]]):
-            members = comp_members[comp_ptr[c]:comp_ptr[c + 1]]
-            k = members.shape[0]
-            u_mat = np.zeros((k, k))
-            sel = within & (comp[e_child] == c)
-            u_mat[loc[e_parent[sel]], loc[e_child[sel]]] += e_p[sel]
-            bad = False
-            try:
-                m_mat = np.linalg.inv(np.eye(k) - u_mat)
-                bad = not np.all(np.isfinite(m_mat)) or m_mat.min() < -1e-9 or np.diag(m_mat).min() < 1.0 - 1e-9
-            except np.linalg.LinAlgError:
-                bad = True
-            if bad:
-                names = ", ".join(symbol_name(int(s)) for s in members[:6])
-                raise InputError(f"unary rules form a cycle with probability mass >= 1 through {names}",
-                                 hint="unary cycles must lose probability; renormalize or remove the cycle")
-            mflat[moff[c]:moff[c + 1]] = np.maximum(m_mat, 0.0).ravel()
+    # self loops and within-component edges: dense geometric series per component (one numba pass)
+    bad_comp = _component_series(comp, comp_ptr, comp_members, loc, moff, mflat, e_parent, e_child, e_p)
+    if bad_comp >= 0:
+        members = comp_members[comp_ptr[bad_comp]:comp_ptr[bad_comp + 1]]
+        names = ", ".join(symbol_name(int(s)) for s in members[:6])
+        raise InputError(f"unary rules form a cycle with probability mass >= 1 through {names}",
+                         hint="unary cycles must lose probability; renormalize or remove the cycle")
 
     parent, child, in_w, vit_w, vit_next, vit_rule, bad_sym = _closure_entries(
         nsym, ptr, e_parent, e_p, e_vlogp, best_rule, comp, comp_ptr, comp_members, loc, moff, mflat)
