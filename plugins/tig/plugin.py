@@ -2,4 +2,11 @@
 
 from __future__ import annotations
 
-from treegram.plugin_manager import hookimpl  # noqa: F401  (hooks are added as the plugin grows)
+from treegram.plugin_manager import hookimpl
+
+
+@hookimpl
+def register_formalisms(register):
+    from treegram.plugins.tig.formalism import TIGFormalism
+
+    register(TIGFormalism())

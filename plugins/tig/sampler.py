@@ -296,6 +296,9 @@ class BlockedTIG(TIGState):
         return Proposal(enc, self.log_q(item, enc))
 
     def sweep_stats(self) -> dict[str, Any]:
+        # rebuild the count tables from the encodings: their iteration order (which orders floating-point sums and
+        # proposal rules) then matches a state loaded from a checkpoint, so a resumed run is the uninterrupted one
+        self.rebuild()
         self.resample_hyperparameters()
         ni, nl, nr = self.num_types()
         il, ir = self.insertions()

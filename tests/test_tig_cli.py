@@ -1,0 +1,72 @@
+"""TIG plugin end to end: `treegram train tig` (both variants) / parse / grammar --aux on the demo treebank, model
+save/load, and checkpoint resume giving the uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from treegram.cli.app import main
+from treegram.formalism import load_model
+from treegram.formalisms.demo import demo_trees
+from treegram.trees import parse_brackets
+
+from treegram.plugins.tig.model import TIGSettings
+from treegram.plugins.tig.train import RunOptions, train_tig
+
+
+@pytest.fixture(scope="module")
+def demo_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("tig") / "demo.mrg"
+    path.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("variant", ["tig", "tig0"])
+def test_cli_train_parse_grammar(variant, demo_file, tmp_path, capsys):
+    out = tmp_path / f"demo.{variant}"
+    assert main(["-q", "train", "tig", "--variant", variant, "--treebank", str(demo_file), "--iterations", "3",
+                 "--tsg-init", "2", "--phi", "0.3", "--seed", "4", "--out", str(out)]) == 0
+    model = load_model(out)
+    assert model.formalism == "tig" and model.settings.variant == variant
+    assert model.info["iterations"] == 3 and len(model.trace) == 3
+    assert model.info["initial_trees"] > 0
+    sentences = tmp_path / "in.txt"
+    sentences.write_text("The hungry dog slept in the garden .\nZorblax quibbled .\n", encoding="utf-8")
+    parsed = tmp_path / "out.mrg"
+    assert main(["-q", "parse", "--model", str(out), "--input", str(sentences), "--out", str(parsed)]) == 0
+    lines = parsed.read_text(encoding="utf-8").split("\n")
+    first = parse_brackets(lines[0])[0]
+    assert first.leaves() == "The hungry dog slept in the garden .".split()
+    assert not any(n.label.startswith("@") or "^" in n.label for n in first.subtrees())
+    assert parse_brackets(lines[1])[0].leaves() == ["Zorblax", "quibbled", "."]  # unknown words parse
+    # training sentences parse back to trees with the same yield, and mostly the gold tree
+    trees = demo_trees()
+    from treegram.evaluation.parseval import ParsevalParams, score_corpus
+
+    f1 = score_corpus(trees, [model.parse(t.leaves()) for t in trees], ParsevalParams()).f1
+    assert f1 > 90
+    capsys.readouterr()
+    assert main(["grammar", str(out), "--top", "3", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["formalism"] == "tig" and len(info["top_initial"]) == 3
+    assert info["left_trees"] + info["right_trees"] == len(model.fragments["left"]) + len(model.fragments["right"])
+    assert main(["grammar", str(out), "--top", "2", "--aux"]) == 0
+    drawn = capsys.readouterr().out
+    if model.fragments["left"] or model.fragments["right"]:
+        assert "*" in drawn  # feet are drawn as X*
+
+
+def test_resume_is_the_uninterrupted_run(tmp_path):
+    trees = demo_trees()
+    settings = TIGSettings(phi=0.2)
+    full = train_tig(trees, settings, RunOptions(iterations=4, seed=2, tsg_init=1))
+    ck = tmp_path / "run.ckpt"
+    train_tig(trees, settings, RunOptions(iterations=2, seed=2, tsg_init=1, checkpoint=ck))
+    resumed = train_tig(trees, settings, RunOptions(iterations=4, seed=2, checkpoint=ck, resume=True))
+    assert [r["log_likelihood"] for r in resumed.trace] == [r["log_likelihood"] for r in full.trace]
+    assert resumed.fragments == full.fragments
+    assert np.array_equal(resumed.cfg.bin_logp, full.cfg.bin_logp)
