@@ -11,7 +11,7 @@ import pytest
 
 from treegram.generation import GenerationModel, SystemBase
 from treegram.generation.sampling import sample_entries
-from treegram.plugins.vocabgen.constraints import (GenerateUp, NoSentenceError, acyclic_edges, algorithm1_keep,
+from treegram.generation.constraints import (GenerateUp, NoSentenceError, acyclic_edges, algorithm1_keep,
                                                    constrain, entry_keys, expected_counts, goodness,
                                                    log_likelihood_ratio, oov_outcomes, prune_to_vocabulary,
                                                    rejection_sample_entries)

@@ -11,7 +11,7 @@ from treegram.cli.app import main
 from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.generation import check_derivation, fit_mle
-from treegram.plugins.vocabgen.constraints import NoSentenceError
+from treegram.generation.constraints import NoSentenceError
 from treegram.plugins.vocabgen.exercises import make_items, render
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator
 from treegram.plugins.vocabgen.model import VocabgenModel

@@ -389,6 +389,30 @@ class GenerationModel:
             word_ptr=word_ptr, word_id=[w for ws in word_lists for w in ws], info=dict(info or {}))
 
     # -- persistence ---------------------------------------------------------------------------
+    ARRAYS = ("ctx_ptr", "out_id", "count", "prob", "imp_ptr", "imp_ctx", "word_ptr", "word_id")
+
+    def to_bundle(self, system: GenerationSystem, *, prefix: str = "") -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """(meta, arrays) for embedding this model in another bundle; array names get `prefix`."""
+        meta = {"system": self.system_spec, "root": self.root,
+                "contexts": [system.encode_context(c) for c in self.contexts],
+                "outcomes": [system.encode_outcome(o) for o in self.outcomes],
+                "words": list(self.words), "info": self.info}
+        return meta, {prefix + k: getattr(self, k) for k in self.ARRAYS}
+
+    @staticmethod
+    def from_bundle(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray], system: GenerationSystem, *,
+                    prefix: str = "") -> GenerationModel:
+        """Inverse of `to_bundle` (raises ModelFileError on missing or inconsistent parts)."""
+        try:
+            return GenerationModel(system_spec=meta["system"],
+                                   contexts=[system.decode_context(c) for c in meta["contexts"]],
+                                   outcomes=[system.decode_outcome(o) for o in meta["outcomes"]],
+                                   words=meta["words"], root=int(meta["root"]), info=meta.get("info", {}),
+                                   **{k: arrays[prefix + k] for k in GenerationModel.ARRAYS})
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ModelFileError(f"corrupt embedded generation model ({exc})", hint="re-create the model file") \
+                from None
+
     def save(self, path: str | Path, system: GenerationSystem) -> None:
         """One bundle: JSON meta with the string tables (encoded by `system`), arrays for the rest."""
         if system_spec(system) != self.system_spec:

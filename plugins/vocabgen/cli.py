@@ -90,7 +90,7 @@ def _configure_exercises(p: argparse.ArgumentParser) -> None:
 
 
 def _run_exercises(args: argparse.Namespace, ui) -> int:
-    from treegram.plugins.vocabgen.constraints import NoSentenceError
+    from treegram.generation.constraints import NoSentenceError
     from treegram.plugins.vocabgen.exercises import make_items, render
 
     words = [w.strip().lower() for w in args.words.split(",") if w.strip()]

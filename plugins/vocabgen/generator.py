@@ -14,7 +14,7 @@ from treegram.errors import InputError
 from treegram.generation import GenerationModel
 from treegram.generation.sampling import SampleFailure, as_generator, sample_entries
 
-from treegram.plugins.vocabgen.constraints import (GenerateUp, NoSentenceError, PruneReport, constrain,
+from treegram.generation.constraints import (GenerateUp, NoSentenceError, PruneReport, constrain,
                                                    expected_counts, goodness, oov_outcomes, prune_to_vocabulary)
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem, surface
 from treegram.plugins.vocabgen.vocab import Vocabulary
@@ -50,6 +50,7 @@ class ConstrainedGenerator:
         self._expected: np.ndarray | None = None
         self._up: dict[str, GenerateUp] = {}
         self._extra: dict[str, ConstrainedGenerator] = {}
+        self._ctx_words: np.ndarray | None = None
 
     @property
     def expected(self) -> np.ndarray:
@@ -67,8 +68,7 @@ class ConstrainedGenerator:
                                   "training sentences, or only in context/outcome pairs seen once, which "
                                   "training discards)", hint="check the spelling, or train on more text that uses it")
         gen = self if w in self.vocab else self._extended(w)
-        cw = np.fromiter((_context_word(self.system, c) == w for c in gen.pv.contexts), dtype=np.bool_,
-                         count=gen.pv.n_contexts)
+        cw = gen.context_words() == w
         if not cw.any():
             raise NoSentenceError(f"no sentence of the model contains {word!r} with all other words in the "
                                   f"vocabulary {self.vocab.name}",
@@ -83,6 +83,12 @@ class ConstrainedGenerator:
             self._extra[w] = ConstrainedGenerator(self.base, self.system, _with_word(self.vocab, w),
                                                   method=self.method, max_nodes=self.max_nodes)
         return self._extra[w]
+
+    def context_words(self) -> np.ndarray:
+        """The word of every P_V context (object array, computed once): C_w = context_words() == w."""
+        if getattr(self, "_ctx_words", None) is None:
+            self._ctx_words = np.asarray([_context_word(self.system, c) for c in self.pv.contexts], dtype=object)
+        return self._ctx_words
 
     def sample(self, n: int, rng, *, word: str | None = None, unique: bool = False,
                max_attempts: int | None = None) -> tuple[list[Sentence], dict]:

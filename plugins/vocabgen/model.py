@@ -19,24 +19,13 @@ from treegram.generation import GenerationModel, fit_mle
 
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem
 
-ARRAYS = ("ctx_ptr", "out_id", "count", "prob", "imp_ptr", "imp_ctx", "word_ptr", "word_id")
-
-
 def generation_model_to_bundle(model: GenerationModel, system) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """(meta, arrays) of a GenerationModel, for embedding in another bundle (arrays prefixed `g_`)."""
-    meta = {"system": model.system_spec, "root": model.root,
-            "contexts": [system.encode_context(c) for c in model.contexts],
-            "outcomes": [system.encode_outcome(o) for o in model.outcomes],
-            "words": list(model.words), "info": model.info}
-    return meta, {f"g_{k}": getattr(model, k) for k in ARRAYS}
+    return model.to_bundle(system, prefix="g_")
 
 
 def generation_model_from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray], system) -> GenerationModel:
-    return GenerationModel(system_spec=meta["system"],
-                           contexts=[system.decode_context(c) for c in meta["contexts"]],
-                           outcomes=[system.decode_outcome(o) for o in meta["outcomes"]],
-                           words=meta["words"], root=int(meta["root"]), info=meta.get("info", {}),
-                           **{k: arrays[f"g_{k}"] for k in ARRAYS})
+    return GenerationModel.from_bundle(meta, arrays, system, prefix="g_")
 
 
 class VocabgenModel:
@@ -50,14 +39,25 @@ class VocabgenModel:
         self.settings = settings
 
     @staticmethod
-    def train(sentences: list[DepSentence], *, min_count: int = 2, settings: dict | None = None) -> VocabgenModel:
+    def train(sentences: list[DepSentence], *, min_count: int = 2, settings: dict | None = None,
+              smooth: str | None = None, classes=None) -> VocabgenModel:
+        """SPINEDEP by MLE (pairs seen fewer than min_count times discarded), smoothed through word classes
+        (eq. 1, EM) when `smooth` names a registered smoother ('wordnet', 'glove500', 'glove5000') or `classes`
+        gives a class function."""
         if not sentences:
             raise InputError("no training sentences", hint="give --sentences FILE or --trees DIR with data")
         system = SpineDepSystem()
-        model = fit_mle(system, sentences, min_count=min_count)
+        if smooth in (None, "none") and classes is None:
+            model = fit_mle(system, sentences, min_count=min_count)
+        else:
+            from treegram.plugins.vocabgen.smoothing import make_classes, smooth_spinedep
+
+            fn = classes if classes is not None else make_classes(smooth)
+            raw = fit_mle(system, sentences, min_count=1, prune=False)  # EM sees every token
+            model = smooth_spinedep(raw, fn, name=smooth or "classes", min_count=min_count)
         corpus = [[w.lower() for w in s.words] for s in sentences]
         return VocabgenModel(model, system, corpus, dict(settings or {}, min_count=min_count,
-                                                         sentences=len(sentences)))
+                                                         sentences=len(sentences), smooth=smooth or "none"))
 
     def save(self, path: str | Path) -> None:
         meta, arrays = generation_model_to_bundle(self.generation, self.system)
@@ -131,8 +131,11 @@ class VocabgenFormalism(Formalism):
                             help="gold dependency trees (.conllu/.dp files or directories)")
         parser.add_argument("--min-count", type=int, default=2,
                             help="discard context/outcome pairs seen fewer times (default 2, as the paper)")
-        parser.add_argument("--smooth", choices=["none"], default="none",
-                            help="semantic-class smoothing (only 'none' is implemented so far)")
+        from treegram.plugins.vocabgen.smoothing import smoother_names
+
+        parser.add_argument("--smooth", choices=["none", *smoother_names()], default="none",
+                            help="semantic-class smoothing of eq. 1 with EM switches: WordNet hypernyms or k-means "
+                                 "clusters of GloVe vectors (500/5000; clustered once, cached) (default none)")
         parser.add_argument("--cache", type=Path, default=None,
                             help="parse cache directory (default: the user cache dir)")
 
@@ -151,8 +154,22 @@ class VocabgenFormalism(Formalism):
             with ui.task("parsing sentences (spaCy)", total=len(texts)) as advance:
                 deps.extend(parse_sentences(texts, cache_dir=cache, progress=advance))
         ui.note(f"{len(deps)} training trees")
-        return VocabgenModel.train(deps, min_count=args.min_count,
-                                   settings={"smooth": args.smooth, "seed": args.seed})
+        classes = None
+        if args.smooth != "none":
+            from treegram.plugins.vocabgen.smoothing import make_classes
+
+            with ui.task(f"loading word classes ({args.smooth})", total=None):
+                classes = make_classes(args.smooth)
+        with ui.task("estimating" + (" (EM for the smoothing switches)" if classes else ""), total=None):
+            model = VocabgenModel.train(deps, min_count=args.min_count, smooth=args.smooth, classes=classes,
+                                        settings={"seed": args.seed})
+        info = model.generation.info
+        if classes is not None:
+            ll = info.get("em_loglik", [])
+            ui.note(f"smoothed ({args.smooth}): {info['em_iterations']} EM iterations, leave-one-out log-likelihood "
+                    f"{ll[0]:.1f} -> {ll[-1]:.1f}; {model.generation.n_contexts} contexts, "
+                    f"{model.generation.n_entries} entries")
+        return model
 
     def load_model(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> VocabgenModel:
         return VocabgenModel.from_bundle(meta, arrays)

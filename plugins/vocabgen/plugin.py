@@ -25,3 +25,11 @@ def register_generation_systems(register):
     from treegram.plugins.vocabgen.spinedep import SpineDepSystem
 
     register("spinedep", SpineDepSystem)
+
+
+@hookimpl
+def register_smoothers(register):
+    from treegram.plugins.vocabgen.classes import SMOOTHERS
+
+    for name, factory in SMOOTHERS.items():
+        register(name, factory)
