@@ -124,11 +124,14 @@ def test_goodman_transform_equals_tsg_probabilities():
     assert len(types) == len(slots)
 
 
-def test_killed_cli_run_resumes_to_the_uninterrupted_result(demo_file, tmp_path):
+def test_killed_cli_run_resumes_to_the_uninterrupted_result(tmp_path):
     """`kill` (SIGTERM) a training run mid-way; `--resume` finishes it with the same model as a run that was
     never interrupted."""
-    iterations = "150"
-    base = ["train", "tsg", "--treebank", str(demo_file), "--iterations", iterations, "--seed", "2",
+    # A treebank big enough that the run is still going when the signal lands (the demo alone finishes in ms).
+    treebank = tmp_path / "demo-x12.mrg"
+    treebank.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()) * 12, encoding="utf-8")
+    iterations = "60"
+    base = ["train", "tsg", "--treebank", str(treebank), "--iterations", iterations, "--seed", "2",
             "--sampler", "gibbs"]
     full = tmp_path / "full.tsg"
     assert main(["-q", *base, "--out", str(full)]) == 0
