@@ -23,7 +23,14 @@ from treegram.plugins.ostag.extract import (
     tsg_prime,
 )
 from treegram.plugins.ostag.grammar import OSTAG, aux_direction
-from treegram.plugins.ostag.model import OSTAGModel, OSTAGSettings, build_grammar, em, train_ostag
+from treegram.plugins.ostag.model import (
+    OSTAGModel,
+    OSTAGSettings,
+    build_grammar,
+    em,
+    train_ostag,
+    tree_chart_pruning,
+)
 
 
 def P(s: str) -> Tree:
@@ -73,20 +80,15 @@ def test_depth_fragments_cover_the_treebank():
     g = OSTAG(el, start="TOP", model="ostag1")
     for t in prep:
         red = g.build_cfg_for_tree(t)
-        from treegram.charts import Pruning, mask_from_tree
-
-        ch = inside(red.cfg, red.cfg.lexical_input(t.leaves()), prune=Pruning(mask=mask_from_tree(t, g.labels)))
+        ch = inside(red.cfg, red.cfg.lexical_input(t.leaves()), prune=tree_chart_pruning(t, red))
         assert ch.log_z > -np.inf
 
 
 def _likelihood(g, prep):
-    from treegram.charts import Pruning, mask_from_tree
-
     total = 0.0
     for t in prep:
         red = g.build_cfg_for_tree(t)
-        total += inside(red.cfg, red.cfg.lexical_input(t.leaves()),
-                        prune=Pruning(mask=mask_from_tree(t, g.labels))).log_z
+        total += inside(red.cfg, red.cfg.lexical_input(t.leaves()), prune=tree_chart_pruning(t, red)).log_z
     return total
 
 
@@ -134,9 +136,10 @@ def test_em_counts_match_brute_force_posterior():
                 expect_aux[red.aux[k][rule]] += w
     # both derivations of this tree: adjoin (T (T*) z) at the root of (T x), or substitute (T (T x) z)
     assert len(kept) == 2
-    from treegram.charts import Pruning, mask_from_tree, outside
+    from treegram.charts import outside
 
-    ch = inside(red.cfg, red.cfg.lexical_input(words), prune=Pruning(mask=mask_from_tree(tree, g.labels)))
+    ch = inside(red.cfg, red.cfg.lexical_input(words), prune=tree_chart_pruning(tree, red))
+    assert ch.log_z == pytest.approx(z)  # the pruned chart holds exactly the derivations of `tree`
     out = outside(ch)
     sub, aux, _adj, _noadj = red.param_counts(out.bin_counts, out.un_counts, out.lex_counts)
     assert sub == pytest.approx(expect_sub)
@@ -163,6 +166,49 @@ def test_train_parse_save_load(tmp_path):
     assert d["auxiliary_trees"] == len(model.grammar.auxiliary) and len(d["top_rules"]) == 3
     # an unknown word still parses (open-class fallback)
     assert model.parse("the zebra saw a cat".split()).leaves() == "the zebra saw a cat".split()
+
+
+def _parses(model, sentences, trim: bool):
+    import attrs
+
+    model.settings = attrs.evolve(model.settings, trim=trim)
+    out = []
+    from treegram.errors import ParseFailure
+
+    for toks in sentences:
+        try:
+            tree, red, res = model.parse_derivation(toks)
+            out.append((res.logp, tree, red.cfg.num_unary))
+        except ParseFailure:  # must then fail both ways
+            out.append((None, None, 0))
+    assert any(lp is not None for lp, *_x in out)
+    return out
+
+
+def test_trimming_keeps_parses_identical_toy():
+    """Trimming the per-sentence reduction (restrict.keep_symbols) changes no Viterbi score or tree."""
+    model = train_ostag(trees(), OSTAGSettings(kind="ostag3", max_depth=3, min_count=1, em_iterations=2))
+    sents = ["the dog saw a cat".split(), "a big old cat ran to the dog".split(), "the zebra saw a dog".split(),
+             "`` the cat '' saw the big dog".split()]
+    for threshold in (1e-4, 0.0):  # with and without the coarse-to-fine mask
+        import attrs
+
+        model.settings = attrs.evolve(model.settings, prune_threshold=threshold)
+        full, trimmed = _parses(model, sents, False), _parses(model, sents, True)
+        for (lp0, t0, _u0), (lp1, t1, _u1) in zip(full, trimmed):
+            assert (lp1 is None) == (lp0 is None) and lp1 == pytest.approx(lp0, abs=1e-9) and t1 == t0
+
+
+def test_trimming_keeps_parses_identical_ptb(shared_data):
+    from treegram.trees import read_treebank
+
+    train = list(read_treebank([shared_data / "ptb-sample" / "train"]))[:250]
+    dev = [t.leaves() for t in read_treebank([shared_data / "ptb-sample" / "dev"]) if len(t.leaves()) <= 18][:6]
+    model = train_ostag(train, OSTAGSettings(kind="ostag1", em_iterations=1))
+    full, trimmed = _parses(model, dev, False), _parses(model, dev, True)
+    for (lp0, t0, u0), (lp1, t1, u1) in zip(full, trimmed):
+        assert (lp1 is None) == (lp0 is None) and lp1 == pytest.approx(lp0, abs=1e-9) and t1 == t0
+    assert sum(u for *_x, u in trimmed) < sum(u for *_x, u in full)  # it does drop rules
 
 
 def test_settings_errors():

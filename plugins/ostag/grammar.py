@@ -481,6 +481,25 @@ class OSTAGCFG:
                           lex_logp=logps["lexical"], categories=c.categories, category=c.category)
         return attrs.evolve(self, cfg=cfg)
 
+    def without_symbols(self, keep: np.ndarray, words: np.ndarray | None = None) -> OSTAGCFG:
+        """The reduction without the rules that mention a symbol with keep[s] False (symbol ids unchanged);
+        `words` (word ids): also drop lexical rules for other words."""
+        c = self.cfg
+        kb = keep[c.bin_parent] & keep[c.bin_left] & keep[c.bin_right]
+        ku = keep[c.un_parent] & keep[c.un_child]
+        kl = keep[c.lex_parent]
+        if words is not None:
+            kl &= np.isin(c.lex_word, words)
+        sel = {"binary": kb, "unary": ku, "lexical": kl}
+        cfg = WeightedCFG(nonterminals=c.nonterminals, words=c.words, start=c.start,
+                          bin_parent=c.bin_parent[kb], bin_left=c.bin_left[kb], bin_right=c.bin_right[kb],
+                          bin_logp=c.bin_logp[kb], un_parent=c.un_parent[ku], un_child=c.un_child[ku],
+                          un_logp=c.un_logp[ku], lex_parent=c.lex_parent[kl], lex_word=c.lex_word[kl],
+                          lex_logp=c.lex_logp[kl], categories=c.categories, category=c.category)
+        pick = lambda d: {k: v[sel[k]] for k, v in d.items()}  # noqa: E731
+        return attrs.evolve(self, cfg=cfg, rtype=pick(self.rtype), init=pick(self.init), aux=pick(self.aux),
+                            ctx=pick(self.ctx))
+
     def param_counts(self, bin_counts, un_counts, lex_counts) -> tuple[np.ndarray, ...]:
         """Expected rule counts -> (substitution, auxiliary choice, adjoin, no-adjoin) counts of the grammar."""
         g = self.grammar
