@@ -73,13 +73,30 @@ class Counts:
             self.index[dp][self._sig(dp, key)].pop(key, None)
         else:
             if n == by:  # new type
-                self.index[dp].setdefault(self._sig(dp, key), {})[key] = None
+                self.index[dp].setdefault(self._sig(dp, key), {})[key] = node_sigs(key)
             self.count[k] = n
         return n
 
     def candidates(self, dp: int, sig: tuple):
         d = self.index[dp].get(sig)
         return list(d) if d else ()
+
+    def candidates_within(self, dp: int, sig: tuple, sigs: frozenset):
+        """The live types of `candidates(dp, sig)` (same order) whose every internal node's rule shape occurs among
+        `sigs` (a tree's row shapes): the others cannot match anywhere in that tree."""
+        d = self.index[dp].get(sig)
+        return [e for e, es in d.items() if es <= sigs] if d else ()
+
+
+def node_sigs(key) -> frozenset:
+    """The rule shapes (`key_sig`) of all internal nodes of an elementary-tree type key."""
+    out = set()
+    todo = [key]
+    while todo:
+        node = todo.pop()
+        out.add(key_sig(node))
+        todo.extend(k for k in node[1:] if not isinstance(k[0], str))
+    return frozenset(out)
 
 
 class TreeGrammar:
@@ -108,6 +125,10 @@ class TreeGrammar:
         self.lbeta = np.log(hyper.beta)
         self.l1beta = np.log1p(-hyper.beta)
         self._lab = lab
+        # rule shapes of the tree's rows: a cached type with a node shape outside this set matches nowhere here, so
+        # its (always dead) sub-grammar is never built (the trimmed CFG is unchanged, see tests/test_tig_builder.py)
+        self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
+        self._cands: dict[tuple, list] = {}
 
     # -- plumbing ---------------------------------------------------------------------------------------------
     def _finish(self, key, rules, role=ROLE_OTHER, node=-1, foot=-1):
@@ -177,8 +198,15 @@ class TreeGrammar:
             bodies.update((int(T.child1[x]), int(T.child2[x])))
         out: dict = {}  # bodies with the same rule shape share candidates: each type once
         for f in sorted(bodies):
-            out.update(dict.fromkeys(self.counts.candidates(DP_INIT, (L,) + row_sig(T, f))))
+            out.update(dict.fromkeys(self._candidates(DP_INIT, (L,) + row_sig(T, f))))
         return list(out)
+
+    def _candidates(self, dp: int, sig: tuple):
+        """`Counts.candidates_within` for this tree's row shapes, cached per tree."""
+        hit = self._cands.get((dp, sig))
+        if hit is None:
+            hit = self._cands[(dp, sig)] = self.counts.candidates_within(dp, sig, self.sigs)
+        return hit
 
     def x_options(self, y: int):
         """A non-spine child y of a base-generated node: frontier (substitution) or expanded."""
@@ -359,7 +387,7 @@ class TreeGrammar:
         if s is not None:
             rules.append(("u", s, self.la[dp, L] - self.lnz[dp, L]))
         sig = (L,) + row_sig(self.T, x) + (int(self._lab[z]),)
-        for e in self.counts.candidates(dp, sig):
+        for e in self._candidates(dp, sig):
             s = self.cab(e, x, z, side)
             if s is not None:
                 rules.append(("u", s, math.log(self.counts.count[(dp, e)]) - self.lnz[dp, L]))
