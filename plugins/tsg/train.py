@@ -62,12 +62,22 @@ def make_driver(state, run: RunOptions, callback: Callable[[dict], Any] | None =
                       callback=callback)
 
 
+def _sigterm_handler(signum, frame):
+    # Take the Ctrl-C path directly (the driver's deferral checkpoints at the next site). Re-sending SIGINT would be
+    # lost when the process inherited SIGINT as ignored (background jobs, nohup, CI), making `kill` a no-op.
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:
+        raise KeyboardInterrupt
+
+
 @contextmanager
 def sigterm_as_interrupt():
     """While sampling, SIGTERM (a plain `kill`) is turned into a Ctrl-C, so the driver checkpoints and stops."""
     try:
         previous = signal.getsignal(signal.SIGTERM)
-        signal.signal(signal.SIGTERM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+        signal.signal(signal.SIGTERM, _sigterm_handler)
     except ValueError:  # not the main thread
         yield
         return
