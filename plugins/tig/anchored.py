@@ -102,7 +102,8 @@ def node_sigs(key) -> frozenset:
 class TreeGrammar:
     """Builds the anchored proposal CFG of one tree (rows lo..hi-1) from the counts and hyperparameters."""
 
-    def __init__(self, T: Tables, counts: Counts, hyper, lo: int, hi: int, tig0: bool):
+    def __init__(self, T: Tables, counts: Counts, hyper, lo: int, hi: int, tig0: bool, *,
+                 filter_candidates: bool = True):
         self.T = T
         self.counts = counts
         self.h = hyper
@@ -129,6 +130,7 @@ class TreeGrammar:
         # its (always dead) sub-grammar is never built (the trimmed CFG is unchanged, see tests/test_tig_builder.py)
         self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
         self._cands: dict[tuple, list] = {}
+        self.filter_candidates = filter_candidates  # False: try every cached type (the unoptimised builder)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
     def _finish(self, key, rules, role=ROLE_OTHER, node=-1, foot=-1):
@@ -203,6 +205,8 @@ class TreeGrammar:
 
     def _candidates(self, dp: int, sig: tuple):
         """`Counts.candidates_within` for this tree's row shapes, cached per tree."""
+        if not self.filter_candidates:
+            return self.counts.candidates(dp, sig)
         hit = self._cands.get((dp, sig))
         if hit is None:
             hit = self._cands[(dp, sig)] = self.counts.candidates_within(dp, sig, self.sigs)
