@@ -73,19 +73,8 @@ class PCFGModel:
     # -- parsing -------------------------------------------------------------------------------
     def lexical_input(self, tokens: list[str]):
         """Lexical rules for known words and signatures; open-class tags for words whose class was never seen."""
-        from treegram.grammar.cfg import LexicalInput
-
         lex = self.cfg.lexical_input(self.mapper.map_sentence(tokens))
-        uncovered = lex.uncovered_positions()
-        if not uncovered:
-            return lex
-        k = len(self.unk_tags)
-        return LexicalInput.from_triples(
-            len(tokens),
-            np.concatenate([lex.position, np.repeat(np.asarray(uncovered, np.int32), k)]),
-            np.concatenate([lex.symbol, np.tile(self.unk_tags, len(uncovered))]),
-            np.concatenate([lex.logp, np.tile(self.unk_logp, len(uncovered))]),
-            np.concatenate([lex.rule, np.full(k * len(uncovered), -1, np.int32)]))
+        return lex.with_fallback(self.unk_tags, self.unk_logp)
 
     def parse(self, tokens: list[str]):
         """Most probable parse (Viterbi) as a plain treebank tree; raises ParseFailure if none exists."""

@@ -126,6 +126,23 @@ class LexicalInput:
         """Positions with no entry at all (the sentence cannot be parsed)."""
         return [int(i) for i in np.flatnonzero(np.diff(self.ptr) == 0)]
 
+    def with_fallback(self, symbols: np.ndarray, logps: np.ndarray, positions: Sequence[int] | None = None
+                      ) -> LexicalInput:
+        """A copy where each of `positions` (default: the uncovered ones) also gets the entries (symbols, logps) —
+        the open-class fallback for unknown words whose signature class never occurred in training."""
+        if positions is None:
+            positions = self.uncovered_positions()
+        if not len(positions):
+            return self
+        symbols = np.asarray(symbols, np.int64)
+        k, m = len(symbols), len(positions)
+        return LexicalInput.from_triples(
+            self.n,
+            np.concatenate([self.position, np.repeat(np.asarray(positions, np.int64), k)]),
+            np.concatenate([self.symbol, np.tile(symbols, m)]),
+            np.concatenate([self.logp, np.tile(np.asarray(logps, np.float64), m)]),
+            np.concatenate([self.rule, np.full(k * m, -1, np.int64)]))
+
 
 def _frozen_table(table: SymbolTable) -> SymbolTable:
     """A frozen SymbolTable with the same symbols, never freezing the caller's object.

@@ -94,21 +94,10 @@ class OSTAGModel:
     def lexical_input(self, red, mapped: list[str], uncovered: list[int] | None = None):
         """The sentence's lexical entries; positions in `uncovered` (default: those with none) get the unknown-word
         tags of the coarse PCFG."""
-        from treegram.grammar.cfg import LexicalInput
-
         lex = red.cfg.lexical_input(mapped)
-        if uncovered is None:
-            uncovered = lex.uncovered_positions()
-        if not uncovered:
+        if uncovered is not None and not uncovered:
             return lex
-        tags, lps = self._unknown()
-        k = len(tags)
-        return LexicalInput.from_triples(
-            len(mapped),
-            np.concatenate([lex.position, np.repeat(np.asarray(uncovered, np.int64), k)]),
-            np.concatenate([lex.symbol, np.tile(tags, len(uncovered))]),
-            np.concatenate([lex.logp, np.tile(lps, len(uncovered))]),
-            np.concatenate([lex.rule, np.full(k * len(uncovered), -1)]))
+        return lex.with_fallback(*self._unknown(), positions=uncovered)
 
     def _pruning(self, tokens, red):
         from treegram.charts import Pruning, coarse_to_fine_mask

@@ -223,17 +223,7 @@ class TSGModel:
 
     def lexical_input(self, tokens: list[str]) -> LexicalInput:
         lex = self.cfg.lexical_input(self.pcfg.mapper.map_sentence(tokens))
-        uncovered = lex.uncovered_positions()
-        if not uncovered:
-            return lex
-        tags, logp = self._unknown_entries()
-        k = len(tags)
-        return LexicalInput.from_triples(
-            len(tokens),
-            np.concatenate([lex.position, np.repeat(np.asarray(uncovered, np.int32), k)]),
-            np.concatenate([lex.symbol, np.tile(tags, len(uncovered))]),
-            np.concatenate([lex.logp, np.tile(logp, len(uncovered))]),
-            np.concatenate([lex.rule, np.full(k * len(uncovered), -1, np.int32)]))
+        return lex.with_fallback(*self._unknown_entries())
 
     def _pruning(self, tokens):
         from treegram.charts import Pruning, coarse_to_fine_mask
