@@ -1,5 +1,6 @@
 """Generic chart decoders over weighted CFGs (Viterbi, inside/outside, sampling, pruning)."""
 
+from treegram.charts.anchored import AnchoredCFG
 from treegram.charts.chart import (
     Derivation,
     InsideChart,
@@ -17,7 +18,7 @@ from treegram.charts.chart import (
 from treegram.charts.pruning import Pruning, coarse_to_fine_mask, mask_from_tree, tree_pruning
 
 __all__ = [
-    "Derivation", "InsideChart", "OutsideChart", "Pruning", "RuleUse", "SpanPosteriors", "ViterbiParse",
+    "AnchoredCFG", "Derivation", "InsideChart", "OutsideChart", "Pruning", "RuleUse", "SpanPosteriors", "ViterbiParse",
     "coarse_to_fine_mask", "expected_counts", "inside", "mask_from_tree", "outside", "posteriors", "sample",
     "tree_pruning", "viterbi",
 ]

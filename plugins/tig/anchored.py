@@ -1,5 +1,5 @@
 """The blocked sampler's proposal: the TIG -> TSG -> CFG transform (Yamangil & Shieber 2012, Figure 4) anchored
-at one training tree's rows, emitted as a `treegram.plugins.tsg.transform.AnchoredCFG` and sampled exactly with
+at one training tree's rows, emitted as a `treegram.charts.AnchoredCFG` and sampled exactly with
 the core charts.
 
 Symbols (all tied to rows of the tree, so the grammar derives exactly this tree):
@@ -29,8 +29,9 @@ import math
 
 import numpy as np
 
+from treegram.charts import AnchoredCFG
+
 from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-from treegram.plugins.tsg.transform import AnchoredCFG
 
 from treegram.plugins.tig.model import (DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, NEG, RIGHT, SL, SR, Tables,
                                         key_sig, row_sig)

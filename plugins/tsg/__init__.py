@@ -5,8 +5,8 @@
   Metropolis-Hastings, `treegram.bayes.BlockedMH`) over one substitution flag per tree node; hyperparameters
   alpha_c / beta_c slice-sampled from the exact collapsed joint.
 - `kernels`: numba elementary-tree hashing, count table, Gibbs sweep, per-tree helpers.
-- `transform`: `AnchoredCFG` (a per-item CFG over node-anchored symbols, sampled through the core charts -- the
-  reusable blocked-proposal machinery) and the TSG's `TreeProposal`.
+- `transform`: the TSG's tree-anchored blocked proposal `TreeProposal` (rules emitted into the core
+  `treegram.charts.AnchoredCFG`, the reusable blocked-proposal machinery).
 - `grammar`: `TSGModel` (Goodman transform to a `WeightedCFG`, coarse-to-fine Viterbi parsing, bundle I/O).
 - `train`: `train_tsg(trees, settings, RunOptions(...))`, checkpoint/resume.
 """

@@ -19,86 +19,21 @@ derivation (set of cut rows) the product of the independent DP predictives, i.e.
 q, and `treegram.charts.inside` / `sample` give its normaliser and exact draws.  The MH step corrects q towards the
 exact sequential predictive (`treegram.bayes.BlockedMH`).
 
-The generic, formalism-independent part is `AnchoredCFG` (numpy rule arrays over row-anchored symbols ->
-`WeightedCFG` + `LexicalInput`, inside, sampling, symbol roles of a sampled derivation); TIG and OSTAG can emit
-their own anchored rules (insertion/adjunction symbols) into it.
+The generic, formalism-independent part is `treegram.charts.AnchoredCFG` (numpy rule arrays over row-anchored
+symbols -> `WeightedCFG` + `LexicalInput`, inside, sampling, symbol roles of a sampled derivation); TIG and OSTAG
+emit their own anchored rules (insertion/adjunction symbols) into it.
 """
 
 from __future__ import annotations
 
-import attrs
 import numba
 import numpy as np
 
-from treegram.charts import inside, sample
-from treegram.grammar.cfg import LexicalInput, WeightedCFG
-from treegram.grammar.symbols import SymbolTable
+from treegram.charts import AnchoredCFG
 
 from treegram.plugins.tsg import kernels as K
 
 ROLE_SITE, ROLE_BASE, ROLE_CACHED = 0, 1, 2
-
-_ONE_CATEGORY = SymbolTable(["*"]).freeze()
-_NO_WORDS = SymbolTable().freeze()
-_NAME_CACHE: list[str] = []
-
-
-def _names(n: int) -> list[str]:
-    if len(_NAME_CACHE) < n:
-        _NAME_CACHE.extend(str(i) for i in range(len(_NAME_CACHE), max(n, 2 * len(_NAME_CACHE) + 4096)))
-    return _NAME_CACHE[:n]
-
-
-@attrs.frozen(eq=False)
-class AnchoredCFG:
-    """A per-item CFG whose symbols are anchored at items' nodes: rule arrays, lexical entries, and for every
-    symbol the anchored node and a role code (the formalism's own meaning).  `chart()` runs the core inside pass.
-    """
-
-    num_symbols: int
-    start: int
-    n_words: int
-    bin_parent: np.ndarray
-    bin_left: np.ndarray
-    bin_right: np.ndarray
-    bin_logp: np.ndarray
-    un_parent: np.ndarray
-    un_child: np.ndarray
-    un_logp: np.ndarray
-    lex_pos: np.ndarray
-    lex_sym: np.ndarray
-    lex_logp: np.ndarray
-    sym_node: np.ndarray
-    sym_role: np.ndarray
-
-    def to_cfg(self) -> tuple[WeightedCFG, LexicalInput]:
-        nts = SymbolTable(_names(self.num_symbols))
-        empty_i = np.zeros(0, np.int32)
-        cfg = WeightedCFG(nonterminals=nts, words=_NO_WORDS, start=self.start,
-                          bin_parent=self.bin_parent, bin_left=self.bin_left, bin_right=self.bin_right,
-                          bin_logp=self.bin_logp, un_parent=self.un_parent, un_child=self.un_child,
-                          un_logp=self.un_logp, lex_parent=empty_i, lex_word=empty_i,
-                          lex_logp=np.zeros(0), categories=_ONE_CATEGORY,
-                          category=np.zeros(self.num_symbols, np.int32))
-        lex = LexicalInput.from_triples(self.n_words, self.lex_pos, self.lex_sym, self.lex_logp)
-        return cfg, lex
-
-    def chart(self):
-        cfg, lex = self.to_cfg()
-        return inside(cfg, lex)
-
-    def sample(self, rng: np.random.Generator, chart=None):
-        """(derivation, log Z): one derivation drawn exactly from the CFG's distribution over derivations
-        (pass the `chart()` to reuse it across draws)."""
-        chart = self.chart() if chart is None else chart
-        _tree, _logp, deriv = sample(chart, rng, words=["w"] * self.n_words)
-        return deriv, chart.log_z
-
-    def used_nodes(self, deriv, role: int) -> np.ndarray:
-        """Anchored nodes of the symbols of `role` that the derivation rewrites."""
-        syms = deriv.steps[:, 2]
-        syms = syms[self.sym_role[syms] == role]
-        return np.unique(self.sym_node[syms])
 
 
 @numba.njit(cache=True)
