@@ -228,6 +228,46 @@ def test_ctrl_c_mid_sweep_checkpoints_and_resumes_exactly(tmp_path, default_sigi
     assert fresh.state() == reference.state()
 
 
+@pytest.fixture
+def ignored_sigint_default_sigterm():
+    """The situation of a background job (nohup, CI): SIGINT ignored, SIGTERM with its default action."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN), signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGINT, previous[0])
+    signal.signal(signal.SIGTERM, previous[1])
+
+
+def test_kill_mid_sweep_checkpoints_and_resumes_exactly_when_sigint_is_ignored(tmp_path,
+                                                                              ignored_sigint_default_sigterm):
+    class Killable(ToySegmentation):
+        calls = 0
+
+        def resample_site(self, site, rng, temperature):
+            changed = super().resample_site(site, rng, temperature)
+            self.calls += 1
+            if self.calls == 27:  # in the middle of sweep 3
+                signal.raise_signal(signal.SIGTERM)  # `kill <pid>`; without the deferral the process would die
+            return changed
+
+    strings = STRINGS * 2  # 10 sites per sweep
+    reference = ToySegmentation(strings)
+    ref_trace = GibbsSampler(reference, seed=5).run(5)
+
+    path = tmp_path / "kill.ckpt"
+    sampler = GibbsSampler(Killable(strings), seed=5, checkpoint=CheckpointConfig(path, every=0))
+    with pytest.raises(KeyboardInterrupt):
+        sampler.run(5)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # restored
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # left alone
+    meta, _arrays = load_bundle(path)
+    assert meta["sweeps_done"] == 2 and meta["partial"]["position"] == 7
+
+    fresh = ToySegmentation(strings)
+    trace = GibbsSampler.resume(path, fresh).run(5)
+    assert _strip_seconds(trace) == _strip_seconds(ref_trace)
+    assert fresh.state() == reference.state()
+
+
 def test_keyboard_interrupt_from_callback_writes_checkpoint(tmp_path):
     path = tmp_path / "cb.ckpt"
 

@@ -278,32 +278,39 @@ class CheckpointConfig:
 
 
 class _SigintDeferral:
-    """While active (main thread, default handler), the first Ctrl-C only sets `requested`; the driver stops at
-    the next site boundary, writes a consistent checkpoint and raises KeyboardInterrupt.  A second Ctrl-C
-    interrupts at once (the previous handler is restored by the first)."""
+    """While active (main thread), the first Ctrl-C (SIGINT with the default handler) or `kill` (SIGTERM with the
+    default action) only sets `requested`; the driver stops at the next site boundary, writes a consistent
+    checkpoint and raises KeyboardInterrupt.  A second signal acts at once (the previous handlers are restored by
+    the first).  Each signal is deferred independently, so `kill` still checkpoints when SIGINT was inherited as
+    ignored (background jobs, nohup, CI)."""
+
+    _DEFERRABLE = ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL))
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
         self.requested = False
-        self._installed = False
-        self._previous = None
+        self._previous: dict[int, Any] = {}
         self._bound = self._handler  # one bound-method object, so `getsignal(...) is self._bound` can match
 
     def _handler(self, signum, frame):
         self.requested = True
-        signal.signal(signal.SIGINT, self._previous)
+        for sig, previous in self._previous.items():
+            if signal.getsignal(sig) is self._bound:
+                signal.signal(sig, previous)
 
     def __enter__(self):
-        if (self.enabled and threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-            self._previous = signal.default_int_handler
-            signal.signal(signal.SIGINT, self._bound)
-            self._installed = True
+        if self.enabled and threading.current_thread() is threading.main_thread():
+            for sig, default in self._DEFERRABLE:
+                if signal.getsignal(sig) is default:
+                    self._previous[sig] = default
+                    signal.signal(sig, self._bound)
         return self
 
     def __exit__(self, *exc):
-        if self._installed and signal.getsignal(signal.SIGINT) is self._bound:
-            signal.signal(signal.SIGINT, self._previous)
+        for sig, previous in self._previous.items():
+            if signal.getsignal(sig) is self._bound:
+                signal.signal(sig, previous)
+        self._previous.clear()
         return False
 
 
@@ -366,9 +373,9 @@ class SweepDriver:
         """Run until `sweeps` sweeps have been completed in total (default: the schedule's length), counting
         sweeps done before a resume.  Returns the whole trace (one record per sweep).
 
-        Stops early when the callback returns True.  Ctrl-C (SIGINT, main thread) is deferred to the next site
-        boundary: the driver then writes a checkpoint that includes the half-done sweep and raises
-        KeyboardInterrupt; a second Ctrl-C interrupts at once.  A KeyboardInterrupt raised by the callback also
+        Stops early when the callback returns True.  Ctrl-C (SIGINT) and `kill` (SIGTERM) in the main thread are
+        deferred to the next site boundary: the driver then writes a checkpoint that includes the half-done sweep
+        and raises KeyboardInterrupt; a second signal interrupts at once.  A KeyboardInterrupt raised by the callback also
         checkpoints (the sweep is complete).  Any other exception -- or an interrupt raised inside model code
         when SIGINT is not deferred -- leaves the last periodic checkpoint as it was, since the model may be
         halfway through an update.
@@ -500,7 +507,7 @@ class SweepDriver:
             raise ModelFileError(f"{path}: checkpoint version {meta.get('version')} is not supported")
         if meta.get("driver") != cls.kind:
             raise ModelFileError(f"{path}: checkpoint of a {meta.get('driver')!r} sampler, not {cls.kind!r}",
-                                 hint=f"resume it with the matching sampler class")
+                                 hint="resume it with the matching sampler class")
         model.load_state_dict(join_state(meta["model"], arrays))
         if checkpoint is None and meta.get("checkpoint") is not None:
             checkpoint = CheckpointConfig(path, **meta["checkpoint"])

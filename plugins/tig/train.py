@@ -227,7 +227,6 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
     from treegram.plugins.tig.sampler import BlockedTIG
     from treegram.plugins.tsg.data import prepare
-    from treegram.plugins.tsg.train import sigterm_as_interrupt
 
     trees = list(trees)
     if not trees:
@@ -257,11 +256,9 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     if task is not None and callback is not None:
         with task(f"{settings.variant.upper()} blocked MH", run.iterations) as adv:
             driver.callback = lambda r: callback(r, adv)
-            with sigterm_as_interrupt():
-                trace = driver.run(run.iterations)
-    else:
-        with sigterm_as_interrupt():
             trace = driver.run(run.iterations)
+    else:
+        trace = driver.run(run.iterations)
     info = {"variant": settings.variant, "training_trees": len(trees), "labels": data.num_labels,
             "tsg_init_iterations": run.tsg_init}
     return extract_model(state, pcfg, settings, run, trace, info)

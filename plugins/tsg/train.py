@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -62,31 +59,6 @@ def make_driver(state, run: RunOptions, callback: Callable[[dict], Any] | None =
                       callback=callback)
 
 
-def _sigterm_handler(signum, frame):
-    # Take the Ctrl-C path directly (the driver's deferral checkpoints at the next site). Re-sending SIGINT would be
-    # lost when the process inherited SIGINT as ignored (background jobs, nohup, CI), making `kill` a no-op.
-    handler = signal.getsignal(signal.SIGINT)
-    if callable(handler):
-        handler(signal.SIGINT, frame)
-    else:
-        raise KeyboardInterrupt
-
-
-@contextmanager
-def sigterm_as_interrupt():
-    """While sampling, SIGTERM (a plain `kill`) is turned into a Ctrl-C, so the driver checkpoints and stops."""
-    try:
-        previous = signal.getsignal(signal.SIGTERM)
-        signal.signal(signal.SIGTERM, _sigterm_handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def extract_model(state, pcfg, settings: TSGSettings, run: RunOptions, trace: list[dict], info: dict) -> TSGModel:
     """Final sampler state -> TSGModel (refuses a state with a 64-bit key collision)."""
     from treegram.trees.labels import is_binarized_node
@@ -138,7 +110,6 @@ def train_tsg(trees, settings: TSGSettings = TSGSettings(), run: RunOptions = Ru
     driver = make_driver(state, run, callback)
     if note is not None and run.resume:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
-    with sigterm_as_interrupt():
-        trace = driver.run(run.iterations)
+    trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next site and stops
     info = {"training_trees": len(trees), "labels": data.num_labels, "sites": int(len(data.sites))}
     return extract_model(state, pcfg, settings, run, trace, info)
