@@ -37,6 +37,10 @@ class Model(Protocol):
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         """Summary for `treegram grammar`/`info`: sizes, settings and the `top` most frequent rules."""
 
+    # Optional, looked up with getattr by `treegram grammar MODEL [--top K] [--aux] [--wrapping] [--json]`:
+    #   render_grammar(ui, args)  draw the model's elementary structures in the terminal (after the summary table);
+    #   grammar_json(args) -> dict  what `--json` prints, honouring the same options (default: describe(top=K)).
+
 
 class Formalism:
     """Base class for formalism plugins; override what your formalism supports."""

@@ -204,7 +204,7 @@ def in_fig3_language(words):
     if "x" not in words or "y" not in words:
         return False
     i, j = words.index("x"), words.index("y")
-    w, wr, v, vr = words[:i], words[i + 1:j], words[j + 1:], None
+    w = words[:i]
     if words.count("x") != 1 or words.count("y") != 1 or i > j:
         return False
     # w x w^R v y v^R : split the middle part between w^R and v

@@ -52,8 +52,12 @@ def test_cli_train_parse_grammar(variant, demo_file, tmp_path, capsys):
     capsys.readouterr()
     assert main(["grammar", str(out), "--top", "3", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["formalism"] == "tig" and len(info["top_initial"]) == 3
+    assert info["formalism"] == "tig" and len(info["trees"]["initial"]) == 3
     assert info["left_trees"] + info["right_trees"] == len(model.fragments["left"]) + len(model.fragments["right"])
+    assert main(["grammar", str(out), "--top", "2", "--aux", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["trees"]
+    assert set(listed) == {"left", "right"} and all(len(v) <= 2 for v in listed.values())
+    assert listed["left"] == model.fragments["left"][:2]
     assert main(["grammar", str(out), "--top", "2", "--aux"]) == 0
     drawn = capsys.readouterr().out
     if model.fragments["left"] or model.fragments["right"]:

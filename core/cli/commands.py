@@ -210,10 +210,11 @@ def _run_grammar(args: argparse.Namespace, ui: UI) -> int:
     from treegram.formalism import load_model
 
     model = load_model(args.model)
-    info = model.describe(top=args.top)
     if args.json:
-        ui.emit_json(info)
+        as_json = getattr(model, "grammar_json", None)  # models whose listing depends on --aux / --wrapping
+        ui.emit_json(as_json(args) if as_json is not None else model.describe(top=args.top))
         return 0
+    info = model.describe(top=args.top)
     ui.table(f"{model.formalism} model {args.model}", ["", "value"],
              [(k, v) for k, v in info.items() if not isinstance(v, (list, dict))])
     render = getattr(model, "render_grammar", None)

@@ -371,16 +371,15 @@ class OSTAG:
         ok = np.zeros(len(self.words) + 1, bool)
         ids = np.array(self.words.ids(list(words)), np.int64).reshape(-1)
         ok[ids[ids >= 0]] = True
-        bad = ~ok[nd.words]
-        per_node = np.add.reduceat(bad.astype(np.int64), nd.words_ptr[:-1]) if bad.size else np.zeros(len(nd), int)
-        empty = nd.words_ptr[1:] == nd.words_ptr[:-1]
-        per_node = np.where(empty, 0, per_node)
-        return per_node == 0
+        bad = np.zeros(nd.words.shape[0] + 1, np.int64)
+        np.cumsum(~ok[nd.words], out=bad[1:])  # prefix counts (reduceat fails on empty trailing groups)
+        return bad[nd.words_ptr[1:]] == bad[nd.words_ptr[:-1]]
 
     def nodes_matching(self, tree: Tree) -> np.ndarray:
         """Nodes whose subtree matches some node of `tree` (frontier and foot children match any node of their
-        label): exactly the nodes a derivation of `tree` can use.  Grammars with internally binarized (virtual)
-        nodes fall back to the word filter."""
+        label; a child may also be matched at a same-label descendant, where it sits when auxiliary trees are
+        adjoined at it): a superset of the nodes a derivation of `tree` can use.  Grammars with internally
+        binarized (virtual) nodes fall back to the word filter."""
         if self.nodes.virtual.any():
             return self.usable_nodes(tree.leaves())
         if not hasattr(self, "_match_index"):
@@ -392,16 +391,23 @@ class OSTAG:
         idx = self._match_index
         lab, wrd = self.labels.get, self.words.get
         usable = np.zeros(len(self.nodes), bool)
-        matched: dict[int, list[tuple[int, int]]] = {}
+        # below[id(x)]: label -> grammar nodes matching some node of that label in x's subtree (x included).  A
+        # grammar node m adjoined into sits below the auxiliary trees' spines, at a same-label descendant of the
+        # tree node that takes m's place in its parent (the outermost auxiliary root), at any depth.
+        below: dict[int, dict[int, dict[tuple[int, int], None]]] = {}
         for x in tree.postorder():
             lx = lab(x.label)
             opts = []
+            merged: dict[int, dict[tuple[int, int], None]] = {}
             for c in x.children:
                 if isinstance(c, str):
                     opts.append([(REF_WORD, wrd(c))])
                 else:
                     lc = lab(c.label)
-                    opts.append([(REF_SITE, lc), (REF_FOOT, lc)] + matched.pop(id(c)))
+                    sub = below.pop(id(c))
+                    opts.append([(REF_SITE, lc), (REF_FOOT, lc)] + list(sub.get(lc, ())))
+                    for key, entries in sub.items():
+                        merged.setdefault(key, {}).update(entries)
             found: list[tuple[int, int]] = []
             if lx >= 0 and len(opts) == 1:
                 for k, r in opts[0]:
@@ -416,16 +422,23 @@ class OSTAG:
                             found.append((REF_NODE, n))
             for _k, n in found:
                 usable[n] = True
-            matched[id(x)] = found
+            merged.setdefault(lx, {}).update(dict.fromkeys(found))
+            below[id(x)] = merged
         return usable
 
     def build_cfg_for_tree(self, tree: Tree) -> OSTAGCFG:
         """The reduction restricted to the nodes that can take part in a derivation of `tree` (for EM)."""
         return _build_cfg(self, self.nodes_matching(tree))
 
-    def build_cfg(self, words: Iterable[str] | None = None) -> OSTAGCFG:
-        """The reduction restricted to elementary trees whose words all occur in `words` (None: all)."""
-        return _build_cfg(self, self.usable_nodes(words))
+    def build_cfg(self, words: Iterable[str] | None = None, *, usable: np.ndarray | None = None,
+                  site_ok: np.ndarray | None = None) -> OSTAGCFG:
+        """The reduction restricted to elementary trees whose words all occur in `words` (None: all).
+
+        `usable` (bool per node) replaces the word filter: only these nodes get symbols (a spine node outside it
+        gets no pair symbols); `site_ok` (bool per node) limits the nodes that can be adjunction sites (level 0).
+        Rules that would mention a node without a symbol are dropped.  `restrict.coarse_filter` computes both
+        from a site-agnostic chart so that no derivation of the sentence is lost."""
+        return _build_cfg(self, self.usable_nodes(words) if usable is None else usable, site_ok)
 
     # -- summaries ----------------------------------------------------------------------------------------------
     def aux_tree_string(self, a: int) -> str:
@@ -548,7 +561,7 @@ class _Rules:
         return [np.concatenate(c) if c else np.zeros(0, np.int64) for c in self.cols]
 
 
-def _build_cfg(g: OSTAG, usable: np.ndarray) -> OSTAGCFG:
+def _build_cfg(g: OSTAG, usable: np.ndarray, site_ok: np.ndarray | None = None) -> OSTAGCFG:
     nd = g.nodes
     nlab = len(g.labels)
     # binary: parent, left, right, rtype, init, aux, ctx ; unary: parent, child, ... ; lexical: parent, word, ...
@@ -602,6 +615,7 @@ def _build_cfg(g: OSTAG, usable: np.ndarray) -> OSTAGCFG:
     reach = np.zeros(len(nd), bool)
     cur = g.aux_root[aux_ok]
     while cur.size:
+        cur = cur[usable[cur]]  # with an explicit node filter a spine can stop early (its pairs are dropped)
         reach[cur] = True
         j = nd.spine_pos[cur]
         k, r = nd.ck[cur, j], nd.cr[cur, j]
@@ -613,6 +627,8 @@ def _build_cfg(g: OSTAG, usable: np.ndarray) -> OSTAGCFG:
     live_ctx = g.adj_logp > alive
     adj_ok = offs[(ctx_of[offs] >= 0)]
     adj_ok = adj_ok[live_ctx[ctx_of[adj_ok]]]
+    if site_ok is not None:
+        adj_ok = adj_ok[site_ok[adj_ok]]
     site_sym = node_sym[adj_ok]
     site_node = adj_ok
     level = 0
@@ -638,6 +654,7 @@ def _build_cfg(g: OSTAG, usable: np.ndarray) -> OSTAGCFG:
             new_nodes.append(s_rep)
             new_sites.append(t_til)
             # (3) adjunction: site -> pair[root(a), site]
+            A = A[reach[g.aux_root[A]] & usable[g.aux_root[A]]]
             roots = g.aux_root[A]
             U.add(np.tile(T, A.size), base + np.repeat(pos[roots], nT) * nT + np.tile(np.arange(nT), A.size), 3,
                   -1, np.repeat(A, nT), -1)  # the site's context is filled in below
@@ -656,7 +673,8 @@ def _build_cfg(g: OSTAG, usable: np.ndarray) -> OSTAGCFG:
                 m = on & (k == REF_FOOT)
                 out[m] = t_til[m]
                 m = on & (k == REF_NODE)
-                out[m] = base + pos[r[m]] * nT + (pair[m] - base) % nT
+                pr = pos[r[m]]
+                out[m] = np.where(pr >= 0, base + pr * nT + (pair[m] - base) % nT, -1)
                 cols.append(out)
             bi = nd.kind[s_rep] == KIND_BINARY
             B.add(pair[bi], cols[0][bi], cols[1][bi], 2, -1, -1, dec[bi])
@@ -685,6 +703,12 @@ def _build_cfg(g: OSTAG, usable: np.ndarray) -> OSTAGCFG:
     # the decision context of type 3 rules is the site's: fill it from the parent symbol
     bp, bl, br, brt, bin_, bax, bcx = B.arrays()
     up, uc, urt, uin, uax, ucx = U.arrays()
+    ok = (bl >= 0) & (br >= 0)  # a child without a symbol (explicit node filters): the rule cannot be used
+    if not ok.all():
+        bp, bl, br, brt, bin_, bax, bcx = (x[ok] for x in (bp, bl, br, brt, bin_, bax, bcx))
+    ok = uc >= 0
+    if not ok.all():
+        up, uc, urt, uin, uax, ucx = (x[ok] for x in (up, uc, urt, uin, uax, ucx))
     lp_, lw, lrt, lin, lax, lcx = L.arrays()
     t3 = urt == 3
     site_nodes = sym_node_a[up[t3]]

@@ -53,6 +53,8 @@ class OSTAGSettings:
     add_cfg_rules: bool = True  # given elementary trees: also add every depth-1 rule of the treebank (coverage)
     prune_threshold: float = 1e-4  # coarse-to-fine posterior cutoff at parse time (0 = off)
     trim: bool = True  # parse time: drop symbols no allowed parse can use before the chart (exact, `restrict`)
+    coarse_pass: bool = True  # parse time: site-agnostic coarse chart first, exact pairs only where it allows
+    # (exact: `restrict.coarse_filter`; used with spine_levels == 0)
 
     def __attrs_post_init__(self):
         if self.kind not in KINDS:
@@ -118,17 +120,46 @@ class OSTAGModel:
         if not tokens:
             raise InputError("empty sentence", hint="give at least one token")
         mapped = self.pcfg.mapper.map_sentence(tokens)
-        full = self.grammar.build_cfg(words=mapped)
-        prune = self._pruning(tokens, full)
-        red = self._trimmed(full, mapped, prune) if self.settings.trim else full
-        lex = self.lexical_input(red, mapped, self._uncovered(full, mapped) if red is not full else None)
-        result = viterbi(red.cfg, lex, list(tokens), prune=prune)
-        if result is None and prune is not None:
-            red = full
+        g = self.grammar
+        result = None
+        if self.settings.coarse_pass and g.spine_levels == 0:
+            result, red = self._two_pass(tokens, mapped)
+        else:
+            full = g.build_cfg(words=mapped)
+            prune = self._pruning(tokens, full)
+            red = self._trimmed(full, mapped, prune) if self.settings.trim else full
+            lex = self.lexical_input(red, mapped, self._uncovered(full, mapped) if red is not full else None)
+            result = viterbi(red.cfg, lex, list(tokens), prune=prune)
+        if result is None and self.settings.prune_threshold:
+            red = g.build_cfg(words=mapped)  # the mask lost every parse: parse without it
             result = viterbi(red.cfg, self.lexical_input(red, mapped), list(tokens))
         if result is None:
             raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
         return derived_tree(red, result.derivation.steps, list(tokens)), red, result
+
+    def _two_pass(self, tokens: list[str], mapped: list[str]):
+        """(Viterbi parse or None, reduction): the site-agnostic coarse chart decides which nodes, spines and
+        adjunction sites the exact reduction gets (`restrict.coarse_filter`: no derivation allowed by the mask is
+        lost), then the trimmed exact reduction is parsed."""
+        from treegram.charts import viterbi
+
+        from treegram.plugins.ostag.restrict import coarse_filter, coarse_grammar
+
+        g = self.grammar
+        usable = g.usable_nodes(mapped)
+        probe = coarse_grammar(g, usable)  # categories for the mask and the lexical coverage
+        prune = self._pruning(tokens, probe)
+        uncovered = self._uncovered(probe, mapped)
+        found = coarse_filter(g, usable, mapped, self._unknown(), uncovered, None if prune is None else prune.mask,
+                              coarse=probe)
+        if found is None:
+            return None, None
+        keep, site_ok = found
+        red = g.build_cfg(usable=keep, site_ok=site_ok)
+        if self.settings.trim:
+            red = self._trimmed(red, mapped, prune)
+        lex = self.lexical_input(red, mapped, uncovered)
+        return viterbi(red.cfg, lex, list(tokens), prune=prune), red
 
     @staticmethod
     def _uncovered(red, mapped: list[str]) -> list[int]:
@@ -198,9 +229,49 @@ class OSTAGModel:
     def aux_table(self, *, wrapping_only: bool = False, top: int = 20) -> list[dict[str, Any]]:
         g = self.grammar
         idx = [a for a in range(len(g.auxiliary)) if not wrapping_only or g.aux_dir[a] == "wrap"]
-        idx.sort(key=lambda a: (-g.aux_logp[a], a))
+        idx.sort(key=lambda a: (-g.aux_count[a], -g.aux_logp[a], a))  # most used first
         return [{"prob": round(float(np.exp(g.aux_logp[a])), 4), "count": g.aux_count[a], "type": g.aux_dir[a],
                  "auxiliary tree": unbinarized_elementary(g.auxiliary[a]).to_bracket()} for a in idx[:top]]
+
+    def initial_table(self, *, top: int = 20) -> list[dict[str, Any]]:
+        g = self.grammar
+        order = np.argsort(-np.asarray(g.initial_count), kind="stable")[:top]
+        return [{"prob": round(float(np.exp(g.sub_logp[e])), 4), "count": g.initial_count[e],
+                 "initial tree": unbinarized_elementary(g.initial[e]).to_bracket()} for e in order.tolist()]
+
+    def grammar_listing(self, *, aux: bool = False, wrapping: bool = False, top: int = 20) -> list[dict[str, Any]]:
+        """The rows `treegram grammar` lists: initial trees by count, or auxiliary trees by probability (only
+        wrapping ones with `wrapping`)."""
+        if aux or wrapping:
+            return self.aux_table(wrapping_only=wrapping, top=top)
+        return self.initial_table(top=top)
+
+    def grammar_json(self, args) -> dict[str, Any]:
+        """`treegram grammar MODEL --json [--top K] [--aux] [--wrapping]`: the summary plus the listed trees."""
+        wrapping = bool(getattr(args, "wrapping", False))
+        aux = bool(getattr(args, "aux", False)) or wrapping
+        return {**self.describe(top=0),
+                "trees": self.grammar_listing(aux=aux, wrapping=wrapping, top=getattr(args, "top", 15))}
+
+    def render_grammar(self, ui, args) -> None:
+        """`treegram grammar MODEL [--top K] [--aux] [--wrapping]`: a table of the most frequent initial trees (or
+        the most probable auxiliary / wrapping auxiliary trees), then each one drawn, the foot shown as `X*`."""
+        from treegram.trees import ascii_tree, parse_brackets
+
+        top = getattr(args, "top", 15)
+        wrapping = bool(getattr(args, "wrapping", False))
+        aux = bool(getattr(args, "aux", False)) or wrapping
+        rows = self.grammar_listing(aux=aux, wrapping=wrapping, top=top)
+        what = "wrapping auxiliary" if wrapping else "auxiliary" if aux else "initial"
+        key = "auxiliary tree" if aux else "initial tree"
+        if not rows:
+            ui.note(f"no {what} trees in this model")
+            return
+        ui.table(f"top {len(rows)} {what} trees", list(rows[0].keys()), [list(r.values()) for r in rows])
+        for r in rows:
+            head = f"[bold]p={r['prob']}[/] count {r['count']}" + (f" {r['type']}" if aux else "")
+            ui.print(head, highlight=False)
+            ui.print(ascii_tree(parse_brackets(r[key], source="model")[0]), highlight=False, markup=False)
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         g = self.grammar

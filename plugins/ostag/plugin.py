@@ -31,7 +31,26 @@ class OSTAGFormalism(Formalism):
         src.add_argument("--min-count", type=int, default=2,
                          help="built-in source: keep fragments deeper than 1 seen at least this often (default 2)")
         src.add_argument("--bayesian", action="store_true",
-                         help="Bayesian OSTAG induction (DP auxiliary trees) - not implemented yet")
+                         help="Bayesian OSTAG induction: DP initial and auxiliary trees (wrapping allowed) with "
+                              "geometric stacked off-spine adjunction, blocked Metropolis-Hastings over whole trees "
+                              "(options in the 'bayesian' group)")
+        bay = parser.add_argument_group("bayesian")
+        bay.add_argument("--iterations", type=int, default=10, help="--bayesian: blocked MH sweeps (default 10)")
+        bay.add_argument("--alpha", type=float, default=1.0, help="--bayesian: initial DP concentration (1.0)")
+        bay.add_argument("--beta", type=float, default=0.5, help="--bayesian: initial frontier probability (0.5)")
+        bay.add_argument("--foot", type=float, default=0.5,
+                         help="--bayesian: initial foot probability on auxiliary spines (0.5)")
+        bay.add_argument("--mu", type=float, default=0.05, help="--bayesian: initial adjunction probability (0.05)")
+        bay.add_argument("--fixed-hyper", action="store_true", help="--bayesian: keep alpha, beta, foot, mu fixed")
+        bay.add_argument("--anneal-start", type=float, default=1.0, help="--bayesian: first sweep's temperature")
+        bay.add_argument("--anneal-end", type=float, default=1.0, help="--bayesian: last sweep's temperature")
+        bay.add_argument("--adj-prior", type=float, default=1.0,
+                         help="--bayesian: pseudo-counts pulling each Goodman index's adjunction probability "
+                              "towards the sampled per-label mu (default 1)")
+        bay.add_argument("--checkpoint", type=Path, default=None,
+                         help="--bayesian: checkpoint file (default OUT.ckpt); Ctrl-C leaves one, --resume continues")
+        bay.add_argument("--checkpoint-every", type=int, default=1)
+        bay.add_argument("--resume", action="store_true", help="--bayesian: continue the run in the checkpoint")
         m = parser.add_argument_group("model")
         m.add_argument("--model", choices=("ostag1", "ostag2", "ostag3", "tsg"), default="ostag3",
                        help="adjunction parameters per symbol / symbol+leftmost child / Goodman index; "
@@ -55,8 +74,9 @@ class OSTAGFormalism(Formalism):
         from treegram.plugins.ostag.model import OSTAGSettings, train_ostag
 
         if args.bayesian:
-            raise InputError("Bayesian OSTAG induction is not implemented yet",
-                             hint="train with EM: drop --bayesian (optionally with --from-tsg MODEL)")
+            from treegram.plugins.ostag.bayes_cli import train_bayesian_from_args
+
+            return train_bayesian_from_args(args, ui)
         elementary = pcfg = None
         h = None if args.horizontal < 0 else args.horizontal
         v, mark_unary, rare = args.vertical, True, args.rare_threshold
@@ -99,13 +119,13 @@ class OSTAGFormalism(Formalism):
         return OSTAGModel.from_bundle(meta, arrays)
 
 
-# -- treegram ostag-grammar MODEL [--aux] [--wrapping] ----------------------------------------------------------------
+# -- treegram ostag-grammar MODEL [--aux] [--wrapping]: an alias of `treegram grammar` for OSTAG models -------------
 def _configure_grammar(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="an OSTAG model file")
     p.add_argument("--top", type=int, default=15, help="how many trees to list (default 15)")
     p.add_argument("--aux", action="store_true", help="list the most probable auxiliary trees")
     p.add_argument("--wrapping", action="store_true", help="list only wrapping auxiliary trees")
-    p.add_argument("--draw", action="store_true", help="draw the trees instead of one bracket line each")
+    p.add_argument("--draw", action="store_true", help="(kept for compatibility: the trees are always drawn)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
@@ -116,29 +136,13 @@ def _run_grammar(args: argparse.Namespace, ui) -> int:
     if getattr(model, "formalism", None) != "ostag":
         raise InputError(f"{args.model} is a {model.formalism} model, not an OSTAG",
                          hint="use `treegram grammar` for other formalisms")
-    info = model.describe(top=0)
-    show_aux = args.aux or args.wrapping
-    listing = (model.aux_table(wrapping_only=args.wrapping, top=args.top) if show_aux
-               else model.describe(top=args.top)["top_rules"])
     if args.json:
-        ui.emit_json({**info, "trees": listing})
+        ui.emit_json(model.grammar_json(args))
         return 0
+    info = model.describe(top=0)
     ui.table(f"ostag model {args.model}", ["", "value"], [(k, v) for k, v in info.items()
                                                           if not isinstance(v, (list, dict))])
-    what = "wrapping auxiliary" if args.wrapping else "auxiliary" if show_aux else "initial"
-    if not listing:
-        ui.note(f"no {what} trees")
-        return 0
-    if args.draw:
-        from treegram.trees import ascii_tree, parse_brackets
-
-        for row in listing:
-            key = "auxiliary tree" if show_aux else "initial tree"
-            ui.print(f"[bold]p={row['prob']}[/] count {row['count']}" + (f" {row['type']}" if show_aux else ""),
-                     highlight=False)
-            ui.print(ascii_tree(parse_brackets(row[key], source="model")[0]), highlight=False, markup=False)
-        return 0
-    ui.table(f"top {len(listing)} {what} trees", list(listing[0].keys()), [list(r.values()) for r in listing])
+    model.render_grammar(ui, args)  # the same listing as `treegram grammar MODEL --aux --wrapping`
     return 0
 
 

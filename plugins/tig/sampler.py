@@ -24,7 +24,7 @@ from treegram.bayes.hyper import Gamma, resample_concentrations, slice_sample_lo
 from treegram.errors import ModelFileError, TreegramError
 
 from treegram.plugins.tig.anchored import Counts, TreeGrammar
-from treegram.plugins.tig.model import (DP_INIT, LEFT, RIGHT, Hyper, Invalid, TIGSettings, Tables, decode,
+from treegram.plugins.tig.model import (LEFT, RIGHT, Hyper, Invalid, TIGSettings, Tables, decode,
                                         phi_log)
 from treegram.plugins.tsg.data import TSGData
 

@@ -167,6 +167,13 @@ class TIGModel:
                                       for f in self.fragments.get(kind, [])[:top]]
         return out
 
+    def grammar_json(self, args) -> dict[str, Any]:
+        """`treegram grammar MODEL --json [--top K] [--aux]`: the summary plus the listed initial (or left and
+        right auxiliary) trees."""
+        top = getattr(args, "top", 10)
+        kinds = ("left", "right") if getattr(args, "aux", False) else ("initial",)
+        return {**self.describe(top=0), "trees": {kind: self.fragments.get(kind, [])[:top] for kind in kinds}}
+
     def render_grammar(self, ui, args) -> None:
         """`treegram grammar MODEL [--top K] [--aux]`: draw the most frequent initial (or, with --aux, left and
         right auxiliary) trees; the foot node of an auxiliary tree is drawn as `X*`."""

@@ -1,0 +1,113 @@
+"""Bayesian OSTAG (issue 6, item 5): blocked MH on ptb-sample train, parse ptb-sample dev with the extracted OSTAG.
+
+    python benchmarks/bench_ostag_bayes.py [--train-limit N] [--dev-limit N] [--iterations 8] [--seed 1]
+    python benchmarks/bench_ostag_bayes.py --train-limit 100 --dev-limit 20 --iterations 2 --no-write   # smoke run
+
+Tree preparation as the EM route (h=0 v=1 head-outward binarization, -U marks, rare words -> signatures).  The
+sampler starts from random TSG cuts and no adjunction, resamples alpha / beta / foot / mu every sweep, and the final
+sample becomes an OSTAG (sampled types + all depth-1 rules, weights n_e + alpha P0(e); adjunction Bernoulli per
+Goodman index from the sample's counts, 1 pseudo-count towards mu[label]).  Parsing: the existing OSTAG reduction,
+Viterbi MPD, coarse-to-fine pruning with the h=0 v=1 PCFG at posterior 1e-4.  Writes the `ostag-bayes` section of
+benchmarks/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+
+from treegram.errors import ParseFailure  # noqa: E402
+from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
+from treegram.formalism import flat_fallback  # noqa: E402
+from treegram.trees import read_treebank  # noqa: E402
+
+from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings  # noqa: E402
+from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--train-limit", type=int, default=None)
+    ap.add_argument("--dev-limit", type=int, default=None)
+    ap.add_argument("--iterations", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    shared = require_shared()
+    train = list(read_treebank([shared / "ptb-sample" / "train"]))[: args.train_limit]
+    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+    sentences = [t.leaves() for t in dev]
+    print(f"train {len(train)} trees, dev {len(dev)} sentences", flush=True)
+    t0 = time.perf_counter()
+
+    def callback(r):
+        print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
+
+    model, trace = train_bayesian(train, BayesOSTAGSettings(), BayesRunOptions(iterations=args.iterations,
+                                                                               seed=args.seed), callback=callback)
+    train_s = time.perf_counter() - t0
+    sweep_s = sum(r["seconds"] for r in trace) / max(1, len(trace))
+    model.parse(sentences[0])  # warm-up (numba) outside the timing
+    trees, failed, stats, used = [], 0, Counter(), Counter()
+    t0 = time.perf_counter()
+    for tokens in sentences:
+        try:
+            tree, st, aux = model.parse_with_stats(tokens)
+            stats.update(st)
+            used.update(aux)
+        except ParseFailure:
+            tree = flat_fallback(tokens)
+            failed += 1
+        trees.append(tree)
+    parse_s = time.perf_counter() - t0
+    all_len = score_corpus(dev, trees, ParsevalParams())
+    le40 = score_corpus(dev, trees, ParsevalParams(max_length=40))
+    info = model.info
+    last = trace[-1] if trace else {}
+    row = ["Bayesian OSTAG", round(all_len.f1, 2), round(le40.f1, 2), stats["adjunctions"], stats["wrap"],
+           info["sampled_initial_trees"], info["sampled_auxiliary_trees"], info["sampled_wrapping_auxiliary_trees"],
+           len(model.grammar.initial), failed, round(sweep_s, 1), round(train_s, 1),
+           round(len(sentences) / parse_s, 2)]
+    print(row, flush=True)
+    wrap = Counter()
+    g = model.grammar
+    from treegram.plugins.ostag.model import unbinarized_elementary
+
+    for a, c in used.items():
+        if g.aux_dir[a] == "wrap":
+            wrap[unbinarized_elementary(g.auxiliary[a]).to_bracket()] += c
+    subset = (f"a training subset (first {len(train)} of 3,396 trees)" if args.train_limit else
+              "all 3,396 training trees")
+    body = [f"## Bayesian OSTAG (issue 6, item 5)\n\n`python benchmarks/bench_ostag_bayes.py "
+            f"--iterations {args.iterations} --seed {args.seed}"
+            + (f" --train-limit {args.train_limit}" if args.train_limit else "")
+            + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + f"` - {machine_line()}.\n",
+            f"Blocked MH with per-(node, foot) proposal items (Yamangil & Shieber 2013, restricted to off-spine "
+            f"adjunction) on {subset}, {len(trace)} sweeps from random TSG cuts (a short run on this shared "
+            f"machine: the chain has not converged); test: ptb-sample/dev ({len(dev)} sentences). Final sample: "
+            f"{info['training_adjunctions']} adjunctions in the training derivations "
+            f"({info['training_wrapping_adjunctions']} wrapping), last-sweep acceptance "
+            f"{last.get('acceptance_rate', 0):.3f}. Parsing grammar: sampled types + {info['added_depth1_rules']} "
+            f"depth-1 treebank rules (weights n_e + alpha P0(e)), OSTAG3 adjunction probabilities from the "
+            f"sample's counts; Viterbi MPD with the EM route's reduction and pruning. #adj / #wrap: adjunctions "
+            f"in the dev MPDs.\n",
+            markdown_table(["model", "F1 all", "F1 <=40", "#adj", "#wrap", "sampled initial", "sampled aux",
+                            "wrapping aux", "grammar initial", "failed", "s/sweep", "train s", "sent/s"], [row])]
+    if wrap:
+        body.append("\nWrapping auxiliary trees used on dev (unbinarized, foot marked *):\n")
+        body.append(markdown_table(["uses", "auxiliary tree"], [[c, f"`{t}`"] for t, c in wrap.most_common(10)]))
+    text = "\n".join(body)
+    print(text)
+    if not args.no_write:
+        write_section("ostag-bayes", text)
+
+
+if __name__ == "__main__":
+    main()

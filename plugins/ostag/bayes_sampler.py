@@ -1,0 +1,523 @@
+"""Bayesian OSTAG: sampler state, blocked Metropolis-Hastings (`treegram.bayes.BlockedMH`), training end to end and
+extraction of a parsing `OSTAGModel` from the final sample.
+
+State: the derivation encoding of every tree (`sub`, `afoot`, see `bayes_model`), the hyperparameters and their RNG.
+Type counts are a deterministic function of the encodings (rebuilt every sweep and on load), so a checkpoint stores
+only those and a resumed run is the uninterrupted one.
+
+Collapsed joint of one DP with types e (counts n_e, total n): prod_e prod_{k<n_e} (k + alpha P0(e)) /
+prod_{j<n} (j + alpha); the adjunction parameters mu are explicit (Beta(1,1) prior, conjugate draw every sweep);
+alpha (vague Gamma prior) and the base parameters beta / foot (uniform prior) are slice-sampled from the exact
+collapsed joint.
+
+Extraction (section 4's parameter refinement, OSTAG3-style): the sampled initial and auxiliary types become an
+`OSTAG` grammar; P_sub(e | c) and P_aux(a | c) are the DP posterior predictives restricted to the grammar,
+(n_e + alpha_c P0(e)) / sum, with every depth-1 treebank rule added as an initial tree with pseudo-count
+alpha_c P0(rule) (coverage); the adjunction Bernoulli of every Goodman index (`OSTAG` contexts of model
+"ostag3") is estimated from the sample's adjunction counts at the elementary nodes with that index, smoothed
+towards the sampled per-label mu[c] with `adj_prior` pseudo-counts.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+import attrs
+import numba
+import numpy as np
+
+from treegram.bayes.blocked import Proposal
+from treegram.bayes.driver import rng_from_json, rng_to_json
+from treegram.bayes.hyper import Gamma, resample_beta, resample_concentrations, slice_sample_logit
+from treegram.errors import InputError, ModelFileError, TreegramError
+from treegram.trees import Tree
+
+from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSettings, Hyper, Invalid, TreeTables,
+                                                adjunction_log, decode, key_direction, key_size, key_to_tree)
+from treegram.plugins.ostag.bayes_proposal import Counts, TreeProposal
+from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, TSGData
+
+
+@numba.njit(cache=True)
+def _dp_terms(n, x):  # pragma: no cover - numba
+    """sum_e [log Gamma(n_e + y_e) - log Gamma(1 + y_e) + x_e], y_e = exp(x_e) = alpha P0(e)."""
+    s = 0.0
+    for i in range(n.shape[0]):
+        y = math.exp(x[i])
+        s += math.lgamma(n[i] + y) - math.lgamma(1.0 + y) + x[i]
+    return s
+
+
+class _Terms:
+    """The `DPCounts` surface `resample_concentrations` needs: alpha row + grouped (n_c, counts, log P0)."""
+
+    def __init__(self, alpha, groups):
+        self.alpha = alpha
+        self.num_categories = len(alpha)
+        self._groups = groups
+
+    def grouped_terms(self):
+        return self._groups
+
+
+class OSTAGState:
+    """Derivations of all training trees + hyperparameters + the counts built from them."""
+
+    def __init__(self, data: TSGData, settings: BayesOSTAGSettings, seed: int):
+        self.data = data
+        self.settings = settings
+        self.seed = int(seed)
+        self.T = TreeTables(data)
+        nl = data.num_labels
+        self.hyper = Hyper(nl, settings)
+        self.hyper_rng = np.random.default_rng([self.seed, 2])
+        rng = np.random.default_rng([self.seed, 1])
+        n = data.num_rows
+        sub = np.zeros(n, np.int8)
+        sub[data.sites] = (rng.random(len(data.sites)) < settings.init_site_prob).astype(np.int8)
+        sub[data.is_root] = 1
+        self.sub = sub
+        self.afoot = np.full(n, -1, np.int32)  # start without adjunction: a TSG derivation
+        self.rebuild()
+        self._last: tuple[int, float] | None = None
+
+    # -- counts -------------------------------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        nl = self.data.num_labels
+        self.counts = Counts(nl)
+        self.types: dict[tuple, Any] = {}
+        self.adj_yes = np.zeros(nl, np.int64)
+        self.adj_no = np.zeros(nl, np.int64)
+        for t in range(self.data.num_trees):
+            self._apply(t, self.current(t), 1)
+
+    def tree_rows(self, t: int) -> tuple[int, int]:
+        return self.data.tree_rows(t)
+
+    def current(self, item: int):
+        lo, hi = self.tree_rows(item)
+        return (self.sub[lo:hi].copy(), self.afoot[lo:hi].copy())
+
+    def decode(self, item: int, enc):
+        lo, hi = self.tree_rows(item)
+        return decode(self.T, lo, hi, enc[0], enc[1])
+
+    def _apply(self, item: int, enc, by: int) -> None:
+        try:
+            occs, adj = self.decode(item, enc)
+        except Invalid as e:
+            raise TreegramError(f"tree {item}: invalid OSTAG derivation ({e})") from None
+        for o in occs:
+            k = (o.dp, o.key)
+            if self.counts.add(o.dp, o.label, o.key, by) == 0:
+                self.types.pop(k, None)
+            elif by > 0 and k not in self.types:
+                self.types[k] = o
+        for lab, k, _node in adj:
+            self.adj_yes[lab] += by * k
+            self.adj_no[lab] += by
+
+    def num_types(self) -> tuple[int, int]:
+        out = [0, 0]
+        for dp, _ in self.counts.count:
+            out[dp] += 1
+        return out[0], out[1]
+
+    def adjunctions(self) -> int:
+        return int(np.count_nonzero(self.afoot >= 0))
+
+    def wrapping(self) -> tuple[int, int]:
+        """(wrapping auxiliary types, wrapping adjunction tokens) in the current sample."""
+        types = tokens = 0
+        for (dp, key), n in self.counts.count.items():
+            if dp == DP_AUX and key_direction(key) == "wrap":
+                types += 1
+                tokens += n
+        return types, tokens
+
+    # -- probabilities ------------------------------------------------------------------------------------------
+    def _log_pred(self, occs, sequential: bool) -> float:
+        h = self.hyper
+        lp = 0.0
+        local: dict[tuple, int] = {}
+        local_tot: dict[tuple, int] = {}
+        for o in occs:
+            k = (o.dp, o.key)
+            kt = (o.dp, o.label)
+            n_e = self.counts.count.get(k, 0) + local.get(k, 0)
+            n = int(self.counts.total[o.dp, o.label]) + local_tot.get(kt, 0)
+            a = h.alpha[o.dp, o.label]
+            lp += math.log(n_e + a * math.exp(o.log_p0(h))) - math.log(n + a)
+            if sequential:
+                local[k] = local.get(k, 0) + 1
+                local_tot[kt] = local_tot.get(kt, 0) + 1
+        return lp
+
+    def log_p(self, item: int, enc) -> float:
+        """Exact (sequential) predictive of the derivation given all other trees."""
+        try:
+            occs, adj = self.decode(item, enc)
+        except Invalid:
+            return -math.inf
+        return self._log_pred(occs, True) + adjunction_log(adj, self.hyper)
+
+    def log_q(self, item: int, enc) -> float:
+        """The proposal's log-probability: independent predictives x adjunction terms - log Z."""
+        if self._last is None or self._last[0] != item:
+            self._last = (item, self.proposal(item)[1].log_z)
+        try:
+            occs, adj = self.decode(item, enc)
+        except Invalid:
+            return -math.inf
+        return self._log_pred(occs, False) + adjunction_log(adj, self.hyper) - float(self._last[1])
+
+    def proposal(self, item: int):
+        lo, hi = self.tree_rows(item)
+        tp = TreeProposal(self.T, self.counts, self.hyper, lo, hi)
+        hg = tp.build()
+        if hg is None:
+            raise TreegramError(f"tree {item}: the OSTAG proposal derives nothing")
+        return tp, hg
+
+    def log_likelihood(self) -> float:
+        """Exact collapsed log joint of all elementary trees and adjunction decisions given the hyperparameters."""
+        h = self.hyper
+        groups = self._groups()
+        total = 0.0
+        for dp in range(2):
+            for lab, (n_c, n, lp0) in groups[dp].items():
+                a = h.alpha[dp, lab]
+                total += _dp_terms(n.astype(np.float64), math.log(a) + lp0)
+                total -= math.lgamma(n_c + a) - math.lgamma(a)
+        total += float((self.adj_yes * np.log(h.mu) + self.adj_no * np.log1p(-h.mu)).sum())
+        return total
+
+    def _groups(self):
+        h = self.hyper
+        tmp: list[dict[int, tuple[list, list]]] = [{}, {}]
+        for (dp, key), o in self.types.items():
+            ns, lps = tmp[dp].setdefault(o.label, ([], []))
+            ns.append(self.counts.count[(dp, key)])
+            lps.append(o.log_p0(h))
+        out: list[dict[int, tuple[int, np.ndarray, np.ndarray]]] = [{}, {}]
+        for dp in range(2):
+            for lab, (ns, lps) in tmp[dp].items():
+                n = np.array(ns, np.int64)
+                out[dp][lab] = (int(n.sum()), n, np.array(lps))
+        return out
+
+    # -- hyperparameters ----------------------------------------------------------------------------------------
+    def resample_hyperparameters(self) -> None:
+        s = self.settings
+        if not s.resample:
+            return
+        rng = self.hyper_rng
+        h = self.hyper
+        seen = (self.adj_yes + self.adj_no) > 0
+        draw = np.asarray(resample_beta(self.adj_yes, self.adj_no, rng))
+        h.mu = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.mu)
+        self._resample_base(rng)
+        groups = self._groups()
+        for dp in range(2):
+            g = [groups[dp].get(c, (0, np.zeros(0, np.int64), np.zeros(0))) for c in range(len(h.alpha[dp]))]
+            row = h.alpha[dp].copy()
+            resample_concentrations(_Terms(row, g), rng, prior=Gamma(), iterations=s.hyper_iterations,
+                                    min_alpha=1e-3, max_alpha=1e7)
+            h.alpha[dp] = row
+
+    def _resample_base(self, rng) -> None:
+        """Slice-sample beta[c] and foot[c] per label from the exact collapsed joint of the live types."""
+        h = self.hyper
+        types = list(self.types.items())
+        if not types:
+            return
+        n = np.array([self.counts.count[k] for k, _ in types], np.float64)
+        la = np.array([math.log(h.alpha[o.dp, o.label]) for _, o in types])
+        lp0 = np.array([o.log_p0(h) for _, o in types])
+        uses: dict[tuple[int, int], dict[int, list[int]]] = {}
+        for i, (_, o) in enumerate(types):
+            for code, labs in ((0, o.stops), (1, o.expands), (2, o.fyes), (3, o.fno)):
+                for c in labs:
+                    param = (0 if code < 2 else 1, c)
+                    uses.setdefault(param, {}).setdefault(i, [0, 0])[0 if code in (0, 2) else 1] += 1
+        for (which, c), per in sorted(uses.items()):
+            idx = np.fromiter(per.keys(), np.int64, len(per))
+            yes = np.array([v[0] for v in per.values()], np.float64)
+            no = np.array([v[1] for v in per.values()], np.float64)
+            b0 = float(h.beta[c] if which == 0 else h.foot[c])
+            l0, m0 = math.log(b0), math.log1p(-b0)
+            base = lp0[idx] - yes * l0 - no * m0
+            nn, aa = n[idx], la[idx]
+
+            def logpdf(b: float) -> float:
+                return _dp_terms(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
+
+            b = b0
+            for _ in range(self.settings.hyper_iterations):
+                b = slice_sample_logit(logpdf, b, rng)
+            b = min(max(b, 1e-6), 1 - 1e-6)
+            lp0[idx] = base + yes * math.log(b) + no * math.log1p(-b)
+            if which == 0:
+                h.beta[c] = b
+            else:
+                h.foot[c] = b
+
+    # -- checkpoints --------------------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"sub": self.sub.copy(), "afoot": self.afoot.copy(),
+                **{f"hyper_{k}": v for k, v in self.hyper.to_dict().items()},
+                "hyper_rng": rng_to_json(self.hyper_rng), "seed": self.seed, "settings": self.settings.to_dict(),
+                "data": self.data.signature()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state.get("data") != self.data.signature():
+            raise ModelFileError("the checkpoint was written for different training data or preparation settings",
+                                 hint="resume with the same --treebank, --limit and markovization options")
+        self.sub = np.asarray(state["sub"], np.int8).copy()
+        self.afoot = np.asarray(state["afoot"], np.int32).copy()
+        self.hyper.copy_from({k: state[f"hyper_{k}"] for k in Hyper.NAMES})
+        self.hyper_rng = rng_from_json(state["hyper_rng"])
+        self.rebuild()
+        self._last = None
+
+
+class BlockedOSTAG(OSTAGState):
+    """`BlockedModel` for `treegram.bayes.BlockedMH`: items are trees, the proposal is the per-tree hypergraph of
+    `bayes_proposal.TreeProposal`, sampled exactly; the MH ratio uses the exact sequential predictive."""
+
+    def num_items(self) -> int:
+        return self.data.num_trees
+
+    def remove(self, item: int) -> None:
+        self._apply(item, self.current(item), -1)
+        self._last = None
+
+    def add(self, item: int, enc) -> None:
+        lo, hi = self.tree_rows(item)
+        self.sub[lo:hi], self.afoot[lo:hi] = enc
+        self._apply(item, enc, 1)
+        self._last = None
+
+    def propose(self, item: int, rng: np.random.Generator) -> Proposal:
+        tp, hg = self.proposal(item)
+        enc = tp.encoding(hg, hg.sample(rng))
+        self._last = (item, hg.log_z)
+        return Proposal(enc, self.log_q(item, enc))
+
+    def sweep_stats(self) -> dict[str, Any]:
+        # rebuilding the tables from the encodings makes their iteration order (which orders floating-point sums and
+        # proposal edges) match a state loaded from a checkpoint, so a resumed run is the uninterrupted one
+        self.rebuild()
+        self.resample_hyperparameters()
+        ni, na = self.num_types()
+        wt, wa = self.wrapping()
+        return {"initial": ni, "auxiliary": na, "wrapping": wt, "adjunctions": self.adjunctions(),
+                "wrapping_adjunctions": wa}
+
+
+# -- training ---------------------------------------------------------------------------------------------------------
+
+@attrs.frozen
+class BayesRunOptions:
+    """How to run the sampler (not part of the model definition)."""
+
+    iterations: int = 10
+    seed: int = 0
+    checkpoint: Path | None = None
+    checkpoint_every: int = 1
+    resume: bool = False
+    anneal_start: float = 1.0
+    anneal_end: float = 1.0
+    adj_prior: float = 1.0  # pseudo-counts pulling each Goodman index's adjunction probability towards mu[c]
+    prune_threshold: float = 1e-4
+
+    def __attrs_post_init__(self):
+        if self.iterations < 0:
+            raise InputError("--iterations must be >= 0")
+        if self.adj_prior < 0:
+            raise InputError("--adj-prior must be >= 0")
+
+
+def prepare_data(trees: list[Tree], settings: BayesOSTAGSettings, pcfg=None):
+    """(coarse PCFG, TSGData) for training trees prepared exactly as the OSTAG EM route prepares them."""
+    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+
+    from treegram.plugins.ostag.extract import prepare_tree
+
+    if pcfg is None:
+        pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
+                                                   rare_threshold=settings.rare_threshold,
+                                                   mark_unary=settings.mark_unary))
+    prep = [prepare_tree(t, pcfg.mapper, horizontal=settings.horizontal, vertical=settings.vertical,
+                         mark_unary=settings.mark_unary) for t in trees]
+    return pcfg, TSGData(prep)
+
+
+def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
+                   run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
+                   note: Callable[[str], Any] | None = None, pcfg=None):
+    """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
+    from treegram.bayes import AnnealingSchedule, BlockedMH, CheckpointConfig
+
+    trees = list(trees)
+    if not trees:
+        raise InputError("no training trees", hint="check the --treebank paths")
+    t0 = time.perf_counter()
+    pcfg, data = prepare_data(trees, settings, pcfg)
+    ck = CheckpointConfig(run.checkpoint, every=run.checkpoint_every) if run.checkpoint else None
+    state = BlockedOSTAG(data, settings, run.seed)
+    if run.resume:
+        if ck is None or not Path(ck.path).exists():
+            raise InputError(f"no checkpoint to resume at {run.checkpoint}",
+                             hint="run without --resume first (with --checkpoint PATH)")
+        driver = BlockedMH.resume(ck.path, state, checkpoint=ck, callback=callback)
+        if note is not None:
+            note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
+    else:
+        kind = "constant" if run.anneal_start == run.anneal_end else "linear"
+        schedule = AnnealingSchedule(run.anneal_start, run.anneal_end, max(1, run.iterations), kind)
+        driver = BlockedMH(state, seed=run.seed, schedule=schedule, checkpoint=ck, callback=callback)
+    trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next tree and stops
+    info = {"training_trees": len(trees), "labels": data.num_labels, "sampler": "blocked-mh",
+            "iterations": len(trace), "seed": run.seed}
+    model = extract_model(state, pcfg, settings, run, info, trace)
+    model.info["train_seconds"] = round(time.perf_counter() - t0, 1)
+    return model, trace
+
+
+# -- extraction ---------------------------------------------------------------------------------------------------------
+
+def _type_p0_tree(state: OSTAGState, dp: int, key) -> tuple[Tree, float]:
+    o = state.types[(dp, key)]
+    return key_to_tree(key, state.data.labels, state.data.words), o.log_p0(state.hyper)
+
+
+def _depth1_rules(state: OSTAGState) -> dict[Tree, tuple[int, float]]:
+    """Every depth-1 rule of the prepared treebank as an initial tree, with (root label, log P0-init)."""
+    T = state.T
+    data = state.data
+    labels, words = data.labels, data.words
+    h = state.hyper
+    out: dict[Tree, tuple[int, float]] = {}
+    for f in data.nonterminal_rows.tolist():
+        k = T.kind[f]
+        L = int(T.label[f])
+        lp = T.row_rule_logp(f)
+        if k == KIND_LEX:
+            t = Tree(labels[L], (words[int(T.pword[f])],))
+        else:
+            kids = [int(T.child1[f])] + ([int(T.child2[f])] if k == KIND_BINARY else [])
+            t = Tree(labels[L], tuple(Tree(labels[int(T.label[y])], ()) for y in kids))
+            lp += sum(math.log(h.beta[int(T.label[y])]) for y in kids)
+        if t not in out:
+            out[t] = (L, lp)
+    return out
+
+
+def goodman_node_ids(grammar) -> dict[tuple, int]:
+    """(label id, child ref kind/ref x 2) -> node id of the grammar's non-root nodes (no virtual nodes here)."""
+    nd = grammar.nodes
+    idx: dict[tuple, int] = {}
+    for n in range(len(nd)):
+        if nd.aux_root[n]:
+            continue
+        idx[(int(nd.label[n]), int(nd.ck[n, 0]), int(nd.cr[n, 0]), int(nd.ck[n, 1]), int(nd.cr[n, 1]))] = n
+    return idx
+
+
+def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarray]:
+    """Adjunctions / stack ends per OSTAG3 context (Goodman index) over every adjoinable node of the sample."""
+    from treegram.plugins.ostag.grammar import REF_FOOT, REF_NODE, REF_NONE, REF_SITE, REF_WORD
+
+    labels, words = state.data.labels, state.data.words
+    idx = goodman_node_ids(grammar)
+    glab, gword = grammar.labels.get, grammar.words.get
+    memo: dict[int, int] = {}
+
+    def node_id(enode) -> int:
+        """Grammar node of a type-key node (off-spine: no foot below); -1 if absent."""
+        hit = memo.get(id(enode))
+        if hit is not None:
+            return hit
+        refs = []
+        for k in enode[1:]:
+            if k[0] == "w":
+                refs.append((REF_WORD, gword(words[k[1]])))
+            elif k[0] == "s":
+                refs.append((REF_SITE, glab(labels[k[1]])))
+            elif k[0] == "*":
+                refs.append((REF_FOOT, glab(labels[k[1]])))
+            else:
+                c = node_id(k)
+                refs.append((REF_NODE, c))
+        while len(refs) < 2:
+            refs.append((REF_NONE, -1))
+        n = idx.get((glab(labels[enode[0]]),) + refs[0] + refs[1], -1)
+        memo[id(enode)] = n
+        return n
+
+    adj = np.zeros(grammar.num_ctx)
+    noadj = np.zeros(grammar.num_ctx)
+    for t in range(state.data.num_trees):
+        _occs, adjs = state.decode(t, state.current(t))
+        for _lab, k, enode in adjs:
+            n = node_id(enode)
+            c = grammar.ctx[n] if n >= 0 else -1
+            if c >= 0:
+                adj[c] += k
+                noadj[c] += 1
+    return adj, noadj
+
+
+def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: BayesRunOptions, info: dict,
+                  trace: list[dict]):
+    """The parsing `OSTAGModel` of the current sample (see the module docstring)."""
+    from treegram.plugins.ostag.extract import START
+    from treegram.plugins.ostag.grammar import OSTAG
+    from treegram.plugins.ostag.model import OSTAGModel, OSTAGSettings
+
+    h = state.hyper
+    init: dict[Tree, float] = {}
+    aux: dict[Tree, float] = {}
+    sampled = {DP_INIT: 0, DP_AUX: 0}
+    dirs: Counter = Counter()
+    for (dp, key), n in sorted(state.counts.count.items(), key=lambda kv: (-kv[1], key_size(kv[0][1]),
+                                                                          repr(kv[0][1]))):
+        t, lp0 = _type_p0_tree(state, dp, key)
+        w = n + h.alpha[dp, key[0]] * math.exp(lp0)
+        (init if dp == DP_INIT else aux)[t] = w
+        sampled[dp] += 1
+        if dp == DP_AUX:
+            dirs[key_direction(key)] += 1
+    added = 0
+    for t, (L, lp) in _depth1_rules(state).items():
+        if t not in init:
+            init[t] = h.alpha[DP_INIT, L] * math.exp(lp)
+            added += 1
+    grammar = OSTAG(init.items(), aux.items(), start=START, model="ostag3")
+    adj, noadj = _adjunction_counts(state, grammar)
+    data_label = {s: i for i, s in enumerate(state.data.labels)}
+    ctx_label = np.array([data_label[grammar.labels.symbol(int(grammar.nodes.label[n]))]
+                          for n in grammar.ctx_names], np.int64).reshape(-1)
+    mu = h.mu[ctx_label] if ctx_label.size else np.zeros(0)
+    grammar.set_params(np.asarray(grammar.initial_count), np.asarray(grammar.aux_count),
+                       adj + run.adj_prior * mu, noadj + run.adj_prior * (1 - mu))
+    osettings = OSTAGSettings(kind="ostag3", expand=False, horizontal=settings.horizontal,
+                              vertical=settings.vertical, mark_unary=settings.mark_unary,
+                              rare_threshold=settings.rare_threshold, em_iterations=0,
+                              prune_threshold=run.prune_threshold)
+    wt, wa = state.wrapping()
+    info = {**info, "bayesian": True, "bayes_settings": settings.to_dict(),
+            "sampled_initial_trees": sampled[DP_INIT], "sampled_auxiliary_trees": sampled[DP_AUX],
+            "sampled_wrapping_auxiliary_trees": dirs["wrap"], "sampled_left_auxiliary_trees": dirs["left"],
+            "sampled_right_auxiliary_trees": dirs["right"], "added_depth1_rules": added,
+            "training_adjunctions": state.adjunctions(), "training_wrapping_adjunctions": wa,
+            "log_likelihood": round(state.log_likelihood(), 3),
+            "adjunction_parameters": "OSTAG3 (Goodman index) from the sample's counts, "
+                                     f"{run.adj_prior} pseudo-counts towards mu[label]"}
+    trace = [{k: v for k, v in r.items()} for r in trace]
+    return OSTAGModel(grammar, pcfg, osettings, info, trace)
