@@ -1,10 +1,10 @@
 """Bayesian OSTAG (issue 6, item 5): blocked MH on ptb-sample train, parse ptb-sample dev with the extracted OSTAG.
 
-    python benchmarks/bench_ostag_bayes.py [--train-limit N] [--dev-limit N] [--iterations 8] [--seed 1]
+    python benchmarks/bench_ostag_bayes.py [--train-limit N] [--dev-limit N] [--iterations 8] [--tsg-init 30] [--seed 1]
     python benchmarks/bench_ostag_bayes.py --train-limit 100 --dev-limit 20 --iterations 2 --no-write   # smoke run
 
 Tree preparation as the EM route (h=0 v=1 head-outward binarization, -U marks, rare words -> signatures).  The
-sampler starts from random TSG cuts and no adjunction, resamples alpha / beta / foot / mu every sweep, and the final
+sampler starts from the cuts of a TSG collapsed-Gibbs sample (--tsg-init sweeps; 0 = random cuts) and no adjunction, resamples alpha / beta / foot / mu every sweep, and the final
 sample becomes an OSTAG (sampled types + all depth-1 rules, weights n_e + alpha P0(e); adjunction Bernoulli per
 Goodman index from the sample's counts, 1 pseudo-count towards mu[label]).  Parsing: the existing OSTAG reduction,
 Viterbi MPD, coarse-to-fine pruning with the h=0 v=1 PCFG at posterior 1e-4.  Writes the `ostag-bayes` section of
@@ -37,6 +37,7 @@ def main() -> None:
     ap.add_argument("--train-limit", type=int, default=None)
     ap.add_argument("--dev-limit", type=int, default=None)
     ap.add_argument("--iterations", type=int, default=8)
+    ap.add_argument("--tsg-init", type=int, default=30, help="TSG collapsed-Gibbs sweeps for the initial cuts")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
@@ -51,7 +52,9 @@ def main() -> None:
         print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
 
     model, trace = train_bayesian(train, BayesOSTAGSettings(), BayesRunOptions(iterations=args.iterations,
-                                                                               seed=args.seed), callback=callback)
+                                                                               seed=args.seed,
+                                                                               tsg_init=args.tsg_init),
+                                  callback=callback)
     train_s = time.perf_counter() - t0
     sweep_s = sum(r["seconds"] for r in trace) / max(1, len(trace))
     model.parse(sentences[0])  # warm-up (numba) outside the timing
@@ -86,11 +89,13 @@ def main() -> None:
     subset = (f"a training subset (first {len(train)} of 3,396 trees)" if args.train_limit else
               "all 3,396 training trees")
     body = [f"## Bayesian OSTAG (issue 6, item 5)\n\n`python benchmarks/bench_ostag_bayes.py "
-            f"--iterations {args.iterations} --seed {args.seed}"
+            f"--iterations {args.iterations} --tsg-init {args.tsg_init} --seed {args.seed}"
             + (f" --train-limit {args.train_limit}" if args.train_limit else "")
             + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + f"` - {machine_line()}.\n",
             f"Blocked MH with per-(node, foot) proposal items (Yamangil & Shieber 2013, restricted to off-spine "
-            f"adjunction) on {subset}, {len(trace)} sweeps from random TSG cuts (a short run on this shared "
+            f"adjunction) on {subset}, {len(trace)} sweeps from "
+            + (f"the cuts of a {args.tsg_init}-sweep TSG collapsed-Gibbs sample" if args.tsg_init else "random TSG cuts")
+            + f" (a short run on this shared "
             f"machine: the chain has not converged); test: ptb-sample/dev ({len(dev)} sentences). Final sample: "
             f"{info['training_adjunctions']} adjunctions in the training derivations "
             f"({info['training_wrapping_adjunctions']} wrapping), last-sweep acceptance "

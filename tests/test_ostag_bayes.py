@@ -230,3 +230,23 @@ def test_cli_train_bayesian(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert out.exists() and ck.exists()
+
+
+def test_tsg_initialisation_starts_from_the_tsg_sample_cuts():
+    from treegram.plugins.ostag.bayes_sampler import tsg_initial_cuts
+
+    trees = [parse_brackets(s)[0] for s in CORPUS * 3]
+    settings = BayesOSTAGSettings(rare_threshold=1)
+    _pcfg, data = prepare_data(trees, settings)
+    cuts = tsg_initial_cuts(data, settings, 3, seed=4)
+    assert np.array_equal(cuts, tsg_initial_cuts(data, settings, 3, seed=4))  # seeded
+    state = BlockedOSTAG(data, settings, 4, init_sub=cuts)
+    assert np.array_equal(state.sub[data.sites], cuts[data.sites] != 0)
+    assert np.all(state.sub[data.is_root] == 1) and np.all(state.afoot == -1)  # a TSG derivation, no adjunction
+    random_start = BlockedOSTAG(data, settings, 4)
+    assert not np.array_equal(random_start.sub, state.sub)
+    with pytest.raises(Exception, match="rows"):
+        BlockedOSTAG(data, settings, 4, init_sub=cuts[:-1])
+    a, _ = train_bayesian(trees, settings, BayesRunOptions(iterations=1, seed=4, tsg_init=3))
+    b, _ = train_bayesian(trees, settings, BayesRunOptions(iterations=1, seed=4, tsg_init=3))
+    assert a.info["log_likelihood"] == b.info["log_likelihood"]

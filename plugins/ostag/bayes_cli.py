@@ -21,7 +21,7 @@ def train_bayesian_from_args(args: argparse.Namespace, ui):
                                   vertical=args.vertical, rare_threshold=args.rare_threshold, alpha=args.alpha,
                                   beta=args.beta, foot=args.foot, mu=args.mu, resample=not args.fixed_hyper)
     checkpoint = args.checkpoint or Path(str(args.out) + ".ckpt")
-    run = BayesRunOptions(iterations=args.iterations, seed=args.seed, checkpoint=checkpoint,
+    run = BayesRunOptions(iterations=args.iterations, seed=args.seed, tsg_init=args.tsg_init, checkpoint=checkpoint,
                           checkpoint_every=args.checkpoint_every, resume=args.resume,
                           anneal_start=args.anneal_start, anneal_end=args.anneal_end, adj_prior=args.adj_prior,
                           prune_threshold=args.prune_threshold)

@@ -36,6 +36,9 @@ class OSTAGFormalism(Formalism):
                               "(options in the 'bayesian' group)")
         bay = parser.add_argument_group("bayesian")
         bay.add_argument("--iterations", type=int, default=10, help="--bayesian: blocked MH sweeps (default 10)")
+        bay.add_argument("--tsg-init", type=int, default=30, metavar="N",
+                         help="--bayesian: start from the cuts of N TSG collapsed-Gibbs sweeps (0 = random cuts; "
+                              "default 30)")
         bay.add_argument("--alpha", type=float, default=1.0, help="--bayesian: initial DP concentration (1.0)")
         bay.add_argument("--beta", type=float, default=0.5, help="--bayesian: initial frontier probability (0.5)")
         bay.add_argument("--foot", type=float, default=0.5,
