@@ -250,3 +250,12 @@ def test_tsg_initialisation_starts_from_the_tsg_sample_cuts():
     a, _ = train_bayesian(trees, settings, BayesRunOptions(iterations=1, seed=4, tsg_init=3))
     b, _ = train_bayesian(trees, settings, BayesRunOptions(iterations=1, seed=4, tsg_init=3))
     assert a.info["log_likelihood"] == b.info["log_likelihood"]
+
+
+def test_fixed_mu_keeps_the_adjunction_probability_while_the_rest_is_resampled():
+    state = make_state(CORPUS * 2, seed=3, mu=1e-12, fixed_mu=True)
+    alpha0 = state.hyper.alpha.copy()
+    BlockedMH(state, seed=3).run(2)
+    assert np.all(state.hyper.mu == 1e-12)
+    assert not np.array_equal(state.hyper.alpha, alpha0)  # the other hyperparameters still move
+    assert state.afoot.max() == -1  # with mu ~ 0 no adjunction is ever accepted

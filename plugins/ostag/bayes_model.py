@@ -63,6 +63,7 @@ class BayesOSTAGSettings:
     foot: float = 0.5  # initial foot probability on the spine of P0-aux
     mu: float = 0.05  # initial adjunction probability (Geometric number of stacked adjunctions)
     resample: bool = True  # slice/Gibbs-sample alpha, beta, foot, mu every sweep
+    fixed_mu: bool = False  # keep mu at its initial value (a tiny mu = a Bayesian TSG sampled the same way: ablation)
     hyper_iterations: int = 2
     init_site_prob: float = 0.5  # random initialisation: frontier probability of a non-root node
 

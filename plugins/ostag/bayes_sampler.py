@@ -223,9 +223,10 @@ class OSTAGState:
             return
         rng = self.hyper_rng
         h = self.hyper
-        seen = (self.adj_yes + self.adj_no) > 0
-        draw = np.asarray(resample_beta(self.adj_yes, self.adj_no, rng))
-        h.mu = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.mu)
+        if not s.fixed_mu:
+            seen = (self.adj_yes + self.adj_no) > 0
+            draw = np.asarray(resample_beta(self.adj_yes, self.adj_no, rng))
+            h.mu = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.mu)
         self._resample_base(rng)
         groups = self._groups()
         for dp in range(2):
