@@ -64,6 +64,8 @@ def main() -> None:
     ap.add_argument("--train-limit", type=int, default=None)
     ap.add_argument("--dev-limit", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--horizontal", type=int, default=1, help="binarization: horizontal markovization (1)")
+    ap.add_argument("--vertical", type=int, default=2, help="binarization: vertical markovization (2 = parent)")
     ap.add_argument("--no-write", action="store_true", help="do not write RESULTS.md (smoke runs)")
     args = ap.parse_args()
     shared = require_shared()
@@ -72,8 +74,9 @@ def main() -> None:
     sentences = [t.leaves() for t in dev]
     print(f"train {len(train)} trees, dev {len(dev)} sentences", flush=True)
 
-    tsg_settings = TSGSettings(horizontal=1, vertical=2)
-    pcfg = PCFGModel.train(train, PCFGSettings(horizontal=1, vertical=2, rare_threshold=2))
+    hv = {"horizontal": args.horizontal, "vertical": args.vertical}
+    tsg_settings = TSGSettings(**hv)
+    pcfg = PCFGModel.train(train, PCFGSettings(**hv, rare_threshold=2))
     data, _ = prepare(train, tsg_settings, pcfg.mapper)
     t0 = time.perf_counter()
     gibbs = GibbsTSG(data, tsg_settings, args.seed)
@@ -115,7 +118,7 @@ def main() -> None:
     record("TSG", model, trace, None)
 
     for variant in ("tig0", "tig"):
-        settings = TIGSettings(variant=variant, horizontal=1, vertical=2)
+        settings = TIGSettings(variant=variant, **hv)
         st = BlockedTIG(data, settings, args.seed, init_sub=start_state["flags"])
         st.hyper.beta[:] = gibbs.beta
         st.hyper.alpha[:] = gibbs.alpha[None, :]
@@ -144,9 +147,12 @@ def main() -> None:
         "## TIG (issue 5)\n",
         f"`python benchmarks/bench_tig.py --gibbs-iterations {args.gibbs_iterations} --mh-iterations "
         f"{args.mh_iterations}" + (f" --train-limit {args.train_limit}" if args.train_limit else "")
+        + (f" --horizontal {args.horizontal}" if args.horizontal != 1 else "")
+        + (f" --vertical {args.vertical}" if args.vertical != 2 else "")
         + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + f"` — {machine_line()}.\n",
         f"Train: ptb-sample/train ({len(train):,} trees); test: ptb-sample/dev ({len(dev)} sentences, all "
-        "lengths); EVALB-compatible F1 (COLLINS.prm). Trees binarized h=1, v=2, rare words (< 2) as signatures. "
+        f"lengths); EVALB-compatible F1 (COLLINS.prm). Trees binarized h={args.horizontal}, v={args.vertical}, rare "
+        "words (< 2) as signatures. "
         f"All three models start from one TSG collapsed-Gibbs sample ({args.gibbs_iterations} sweeps, seed "
         f"{args.seed}); each then runs {args.mh_iterations} blocked MH sweeps (TSG: the TSG blocked sampler; "
         "TIG0 / TIG: the exact TIG -> TSG -> CFG transform proposal, TIG hyperparameters alpha, beta from the "
