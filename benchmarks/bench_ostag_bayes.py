@@ -138,6 +138,7 @@ def main() -> None:
               "all 3,396 training trees")
     body = [f"## Bayesian OSTAG (issue 6, item 5)\n\n`python benchmarks/bench_ostag_bayes.py "
             f"--iterations {args.iterations} --tsg-init {args.tsg_init} --seed {args.seed}"
+            + (" --control" if args.control else "")
             + (f" --train-limit {args.train_limit}" if args.train_limit else "")
             + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + f"` - {machine_line()}.\n",
             f"Blocked MH with per-(node, foot) proposal items (Yamangil & Shieber 2013, restricted to off-spine "
