@@ -4,6 +4,8 @@
 - `gibbs`: a generic site-wise Gibbs driver with annealing and exact checkpoint/resume (`GibbsSampler`).
 - `blocked`: a generic blocked Metropolis-Hastings driver over whole derivations (`BlockedMH`, `Proposal`).
 - `hyper`: slice sampling of concentrations and Beta-prior parameters.
+- `types`: DP families of elementary-tree types keyed by structures (`TypeTableState`), shared by the TIG and
+  Bayesian OSTAG blocked samplers.
 - `toy`: a small reference model (DP word segmentation) implementing both sampler protocols.
 """
 

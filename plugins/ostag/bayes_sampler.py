@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 import attrs
-import numba
 import numpy as np
 
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.driver import rng_from_json, rng_to_json
-from treegram.bayes.hyper import Gamma, resample_beta, resample_concentrations, slice_sample_logit
+from treegram.bayes.hyper import resample_beta, slice_sample_logit
+from treegram.bayes.types import TypeTableState, log_rising_sum
 from treegram.errors import InputError, ModelFileError, TreegramError
 from treegram.trees import Tree
 
@@ -40,16 +40,6 @@ from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSetti
                                                 adjunction_log, decode, key_direction, key_size, key_to_tree)
 from treegram.plugins.ostag.bayes_proposal import Counts, TreeProposal
 from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, TSGData
-
-
-@numba.njit(cache=True)
-def _dp_terms(n, x):  # pragma: no cover - numba
-    """sum_e [log Gamma(n_e + y_e) - log Gamma(1 + y_e) + x_e], y_e = exp(x_e) = alpha P0(e)."""
-    s = 0.0
-    for i in range(n.shape[0]):
-        y = math.exp(x[i])
-        s += math.lgamma(n[i] + y) - math.lgamma(1.0 + y) + x[i]
-    return s
 
 
 class _Terms:
@@ -64,7 +54,7 @@ class _Terms:
         return self._groups
 
 
-class OSTAGState:
+class OSTAGState(TypeTableState):
     """Derivations of all training trees + hyperparameters + the counts built from them."""
 
     def __init__(self, data: TSGData, settings: BayesOSTAGSettings, seed: int, init_sub: np.ndarray | None = None):
@@ -117,12 +107,7 @@ class OSTAGState:
             occs, adj = self.decode(item, enc)
         except Invalid as e:
             raise TreegramError(f"tree {item}: invalid OSTAG derivation ({e})") from None
-        for o in occs:
-            k = (o.dp, o.key)
-            if self.counts.add(o.dp, o.label, o.key, by) == 0:
-                self.types.pop(k, None)
-            elif by > 0 and k not in self.types:
-                self.types[k] = o
+        self._count_occurrences(occs, by)
         for lab, k, _node in adj:
             self.adj_yes[lab] += by * k
             self.adj_no[lab] += by
@@ -146,23 +131,6 @@ class OSTAGState:
         return types, tokens
 
     # -- probabilities ------------------------------------------------------------------------------------------
-    def _log_pred(self, occs, sequential: bool) -> float:
-        h = self.hyper
-        lp = 0.0
-        local: dict[tuple, int] = {}
-        local_tot: dict[tuple, int] = {}
-        for o in occs:
-            k = (o.dp, o.key)
-            kt = (o.dp, o.label)
-            n_e = self.counts.count.get(k, 0) + local.get(k, 0)
-            n = int(self.counts.total[o.dp, o.label]) + local_tot.get(kt, 0)
-            a = h.alpha[o.dp, o.label]
-            lp += math.log(n_e + a * math.exp(o.log_p0(h))) - math.log(n + a)
-            if sequential:
-                local[k] = local.get(k, 0) + 1
-                local_tot[kt] = local_tot.get(kt, 0) + 1
-        return lp
-
     def log_p(self, item: int, enc) -> float:
         """Exact (sequential) predictive of the derivation given all other trees."""
         try:
@@ -192,29 +160,9 @@ class OSTAGState:
     def log_likelihood(self) -> float:
         """Exact collapsed log joint of all elementary trees and adjunction decisions given the hyperparameters."""
         h = self.hyper
-        groups = self._groups()
-        total = 0.0
-        for dp in range(2):
-            for lab, (n_c, n, lp0) in groups[dp].items():
-                a = h.alpha[dp, lab]
-                total += _dp_terms(n.astype(np.float64), math.log(a) + lp0)
-                total -= math.lgamma(n_c + a) - math.lgamma(a)
+        total = self._types_log_joint()
         total += float((self.adj_yes * np.log(h.mu) + self.adj_no * np.log1p(-h.mu)).sum())
         return total
-
-    def _groups(self):
-        h = self.hyper
-        tmp: list[dict[int, tuple[list, list]]] = [{}, {}]
-        for (dp, key), o in self.types.items():
-            ns, lps = tmp[dp].setdefault(o.label, ([], []))
-            ns.append(self.counts.count[(dp, key)])
-            lps.append(o.log_p0(h))
-        out: list[dict[int, tuple[int, np.ndarray, np.ndarray]]] = [{}, {}]
-        for dp in range(2):
-            for lab, (ns, lps) in tmp[dp].items():
-                n = np.array(ns, np.int64)
-                out[dp][lab] = (int(n.sum()), n, np.array(lps))
-        return out
 
     # -- hyperparameters ----------------------------------------------------------------------------------------
     def resample_hyperparameters(self) -> None:
@@ -228,13 +176,7 @@ class OSTAGState:
             draw = np.asarray(resample_beta(self.adj_yes, self.adj_no, rng))
             h.mu = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.mu)
         self._resample_base(rng)
-        groups = self._groups()
-        for dp in range(2):
-            g = [groups[dp].get(c, (0, np.zeros(0, np.int64), np.zeros(0))) for c in range(len(h.alpha[dp]))]
-            row = h.alpha[dp].copy()
-            resample_concentrations(_Terms(row, g), rng, prior=Gamma(), iterations=s.hyper_iterations,
-                                    min_alpha=1e-3, max_alpha=1e7)
-            h.alpha[dp] = row
+        self._resample_concentrations(rng, s.hyper_iterations)
 
     def _resample_base(self, rng) -> None:
         """Slice-sample beta[c] and foot[c] per label from the exact collapsed joint of the live types."""
@@ -261,7 +203,7 @@ class OSTAGState:
             nn, aa = n[idx], la[idx]
 
             def logpdf(b: float) -> float:
-                return _dp_terms(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
+                return log_rising_sum(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
 
             b = b0
             for _ in range(self.settings.hyper_iterations):

@@ -15,28 +15,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.driver import rng_from_json, rng_to_json
-from treegram.bayes.hyper import Gamma, resample_concentrations, slice_sample_logit
+from treegram.bayes.hyper import slice_sample_logit
+from treegram.bayes.types import TypeTableState, log_rising_sum
 from treegram.errors import ModelFileError, TreegramError
 
 from treegram.plugins.tig.anchored import Counts, TreeGrammar
 from treegram.plugins.tig.model import (LEFT, RIGHT, Hyper, Invalid, TIGSettings, Tables, decode,
                                         phi_log)
 from treegram.plugins.tsg.data import TSGData
-
-
-@numba.njit(cache=True)
-def _dp_terms(n, x):
-    """sum_e [log Gamma(n_e + y_e) - log Gamma(y_e)], y_e = exp(x_e) (computed without underflow)."""
-    s = 0.0
-    for i in range(n.shape[0]):
-        y = math.exp(x[i])
-        s += math.lgamma(n[i] + y) - math.lgamma(1.0 + y) + x[i]
-    return s
 
 
 class _Terms:
@@ -49,7 +39,7 @@ class _Terms:
         return self._groups
 
 
-class TIGState:
+class TIGState(TypeTableState):
     """Derivations of all training trees + hyperparameters + the counts built from them."""
 
     def __init__(self, data: TSGData, settings: TIGSettings, seed: int, *, init_sub: np.ndarray | None = None,
@@ -102,12 +92,7 @@ class TIGState:
             occs, phis = self.decode(item, enc)
         except Invalid as e:
             raise TreegramError(f"tree {item}: invalid TIG derivation ({e})") from None
-        for o in occs:
-            k = (o.dp, o.key)
-            if self.counts.add(o.dp, o.label, o.key, by) == 0:
-                self.types.pop(k, None)
-            elif by > 0 and k not in self.types:
-                self.types[k] = o
+        self._count_occurrences(occs, by)
         for lab, side, yes, no in phis:
             self.phi_yes[side, lab] += by * yes
             self.phi_no[side, lab] += by * no
@@ -122,23 +107,6 @@ class TIGState:
         return int(np.count_nonzero(self.adir == LEFT)), int(np.count_nonzero(self.adir == RIGHT))
 
     # -- probabilities --------------------------------------------------------------------------------------
-    def _log_pred(self, occs, sequential: bool) -> float:
-        h = self.hyper
-        lp = 0.0
-        local: dict[tuple, int] = {}
-        local_tot: dict[tuple, int] = {}
-        for o in occs:
-            k = (o.dp, o.key)
-            kt = (o.dp, o.label)
-            n_e = self.counts.count.get(k, 0) + local.get(k, 0)
-            n = int(self.counts.total[o.dp, o.label]) + local_tot.get(kt, 0)
-            a = h.alpha[o.dp, o.label]
-            lp += math.log(n_e + a * math.exp(o.log_p0(h))) - math.log(n + a)
-            if sequential:
-                local[k] = local.get(k, 0) + 1
-                local_tot[kt] = local_tot.get(kt, 0) + 1
-        return lp
-
     def log_p(self, item: int, enc) -> float:
         try:
             occs, phis = self.decode(item, enc)
@@ -166,32 +134,11 @@ class TIGState:
     def log_likelihood(self) -> float:
         """Exact collapsed log joint of all elementary trees and insertion decisions given the hyperparameters."""
         h = self.hyper
-        groups = self._groups()
-        total = 0.0
-        for dp in range(3):
-            for lab, (n_c, n, lp0) in groups[dp].items():
-                a = h.alpha[dp, lab]
-                total += _dp_terms(n.astype(np.float64), math.log(a) + lp0)
-                total -= math.lgamma(n_c + a) - math.lgamma(a)
+        total = self._types_log_joint()
         for side in (LEFT, RIGHT):
             p = h.phi[side]
             total += float((self.phi_yes[side] * np.log(p) + self.phi_no[side] * np.log1p(-p)).sum())
         return total
-
-    def _groups(self):
-        h = self.hyper
-        out: list[dict[int, tuple[int, np.ndarray, np.ndarray]]] = [{}, {}, {}]
-        tmp: list[dict[int, tuple[list, list]]] = [{}, {}, {}]
-        for (dp, key), o in self.types.items():
-            n = self.counts.count[(dp, key)]
-            ns, lps = tmp[dp].setdefault(o.label, ([], []))
-            ns.append(n)
-            lps.append(o.log_p0(h))
-        for dp in range(3):
-            for lab, (ns, lps) in tmp[dp].items():
-                n = np.array(ns, np.int64)
-                out[dp][lab] = (int(n.sum()), n, np.array(lps))
-        return out
 
     # -- hyperparameters ------------------------------------------------------------------------------------
     def resample_hyperparameters(self) -> None:
@@ -205,13 +152,7 @@ class TIGState:
             draw = rng.beta(1.0 + self.phi_yes[side], 1.0 + self.phi_no[side])
             h.phi[side] = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.phi[side])
         self._resample_base(rng)
-        groups = self._groups()
-        for dp in range(3):
-            g = [groups[dp].get(c, (0, np.zeros(0, np.int64), np.zeros(0))) for c in range(len(h.alpha[dp]))]
-            row = h.alpha[dp].copy()
-            resample_concentrations(_Terms(row, g), rng, prior=Gamma(), iterations=s.hyper_iterations,
-                                    min_alpha=1e-3, max_alpha=1e7)
-            h.alpha[dp] = row
+        self._resample_concentrations(rng, s.hyper_iterations)
 
     def _resample_base(self, rng) -> None:
         """Slice-sample beta[c] and foot[side][c] per label from the exact collapsed joint of the live types."""
@@ -239,7 +180,7 @@ class TIGState:
             nn, aa = n[idx], la[idx]
 
             def logpdf(b: float) -> float:
-                return _dp_terms(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
+                return log_rising_sum(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
 
             b = b0
             for _ in range(self.settings.hyper_iterations):
