@@ -22,14 +22,31 @@ from treegram.plugins.vocabgen.vocab import Vocabulary
 
 @attrs.frozen
 class Sentence:
+    """One sentence for a sheet or a `generate` run, with where it came from.
+
+    ``source`` is ``"generated"`` (new, from the model) or ``"corpus"`` (a human-written sentence, shown with its
+    ``provenance``, e.g. file and line); ``translation`` is the corpus's reference translation where it has one;
+    ``score`` is the plausibility score a ranker gave it (higher is better), if any.
+    """
+
     tokens: tuple[str, ...]
     text: str
     word: str | None = None
+    source: str = "generated"
+    provenance: str = ""
+    translation: str | None = None
+    score: float | None = None
 
     def to_json(self) -> dict:
-        out = {"text": self.text, "tokens": list(self.tokens)}
+        out = {"text": self.text, "tokens": list(self.tokens), "source": self.source}
         if self.word:
             out["word"] = self.word
+        if self.provenance:
+            out["provenance"] = self.provenance
+        if self.translation is not None:
+            out["translation"] = self.translation
+        if self.score is not None:
+            out["score"] = self.score
         return out
 
 

@@ -1,0 +1,101 @@
+"""argparse types shared by every command, so the same option means the same range everywhere.
+
+Each returns the converted value or raises ``argparse.ArgumentTypeError`` with a message that names the
+accepted range; argparse turns that into ``treegram CMD: error: argument --x: ...`` (exit 2), never a traceback.
+
+>>> positive_int("3")
+3
+>>> seed("-1")
+-1
+"""
+
+from __future__ import annotations
+
+import argparse
+
+#: numpy's SeedSequence takes any non-negative integer; negative seeds are folded in so any integer works.
+_SEED_LIMIT = 2**128
+
+
+def _int(text: str) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A count that must be at least 1 (iterations, -n, --top, --per-word, ...)."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """A count that may be 0 (burn-in, checkpoint interval 0 = off, ...)."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = _float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{value} must be greater than 0")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    value = _float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number in [0, 1]."""
+    value = _float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{value} must be between 0 and 1")
+    return value
+
+
+def open_probability(text: str) -> float:
+    """A number in (0, 1) (rates, thresholds that cannot be 0 or 1)."""
+    value = _float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{value} must be strictly between 0 and 1")
+    return value
+
+
+def seed(text: str) -> int:
+    """Any integer; `seed_sequence` maps negatives to distinct non-negative seeds numpy accepts."""
+    value = _int(text)
+    if abs(value) >= _SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"seed must be smaller than 2**128 in absolute value")
+    return value
+
+
+def seed_entropy(value: int) -> int:
+    """The non-negative integer handed to ``numpy.random.default_rng`` for a user seed (negatives folded in).
+
+    >>> seed_entropy(5), seed_entropy(-1) != seed_entropy(1)
+    (5, True)
+    """
+    return value if value >= 0 else _SEED_LIMIT + (-value)
+
+
+__all__ = ["nonnegative_float", "nonnegative_int", "open_probability", "positive_float", "positive_int",
+           "probability", "seed", "seed_entropy"]
