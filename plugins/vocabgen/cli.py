@@ -90,8 +90,8 @@ def _configure_exercises(p: argparse.ArgumentParser) -> None:
 
 
 def _run_exercises(args: argparse.Namespace, ui) -> int:
-    from treegram.generation.constraints import NoSentenceError
     from treegram.plugins.vocabgen.exercises import make_items, render
+    from treegram.plugins.vocabgen.selection import select_sentences
 
     words = [w.strip().lower() for w in args.words.split(",") if w.strip()]
     if not words:
@@ -100,17 +100,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         raise InputError(f"--per-word {args.per_word}: must be at least 1", hint="e.g. --per-word 3")
     gen, vocab = _generator(args, ui)
     rng = np.random.default_rng(args.seed)
-    groups, problems = {}, []
-    for w in words:
-        try:
-            sents, _ = gen.sample(args.per_word, rng, word=w, unique=True, max_attempts=50 * args.per_word + 200)
-        except NoSentenceError as exc:
-            problems.append(f"{w}: {exc}")
-            continue
-        if len(sents) < args.per_word:
-            problems.append(f"{w}: only {len(sents)} different sentence(s) exist under this vocabulary")
-        if sents:
-            groups[w] = sents
+    groups, problems = select_sentences(gen, words, args.per_word, rng)
     for p in problems:
         ui.note(f"[yellow]note:[/] {p}")
     if not groups:
