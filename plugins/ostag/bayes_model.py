@@ -39,12 +39,13 @@ import numpy as np
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData
 from treegram.elementary.tables import NEG, Tables
+from treegram.elementary.types import InvalidDerivation
 from treegram.errors import InputError
 
 DP_INIT, DP_AUX = 0, 1
 
 
-class Invalid(Exception):
+class Invalid(InvalidDerivation):
     """An encoding that is not an OSTAG derivation of the tree (or has base probability zero)."""
 
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData, TSGSettings
 from treegram.elementary.tables import NEG, Tables
+from treegram.elementary.types import InvalidDerivation
 from treegram.errors import InputError
 
 LEFT, RIGHT = 1, 2
@@ -52,7 +53,7 @@ DP_INIT, DP_LEFT, DP_RIGHT = 0, 1, 2
 IN, SL, SR = 0, 1, 2
 
 
-class Invalid(Exception):
+class Invalid(InvalidDerivation):
     """An encoding that is not a TIG derivation of the tree (or has probability zero under the base)."""
 
 
@@ -129,12 +130,14 @@ class Hyper:
         self.foot = np.full((3, num_labels), float(settings.foot))  # rows LEFT, RIGHT used
         self.phi = np.full((3, num_labels), float(settings.phi))  # rows LEFT, RIGHT used
 
+    NAMES = ("alpha", "beta", "foot", "phi")
+
     def copy_from(self, d: dict[str, np.ndarray]) -> None:
-        for k in ("alpha", "beta", "foot", "phi"):
+        for k in self.NAMES:
             setattr(self, k, np.asarray(d[k], np.float64).copy())
 
     def to_dict(self) -> dict[str, np.ndarray]:
-        return {k: getattr(self, k).copy() for k in ("alpha", "beta", "foot", "phi")}
+        return {k: getattr(self, k).copy() for k in self.NAMES}
 
 
 class Occurrence:
