@@ -57,6 +57,39 @@ class GroupedTerms:
         return self._groups
 
 
+class Occurrence:
+    """One elementary tree in a derivation: DP family, root label, type key and the pieces of its log P0 -- the
+    fixed PCFG log-prob, the labels of its frontier (beta) and expanded (1 - beta) non-root nodes, and the labels of
+    its spine decisions foot / not foot (the family's foot coins, `hyper.foot_coins(dp)`)."""
+
+    __slots__ = ("dp", "label", "key", "pcfg", "stops", "expands", "fyes", "fno")
+
+    def __init__(self, dp: int = 0, label: int = -1):
+        self.dp = dp
+        self.label = label
+        self.key = None
+        self.pcfg = 0.0
+        self.stops: list[int] = []
+        self.expands: list[int] = []
+        self.fyes: list[int] = []
+        self.fno: list[int] = []
+
+    def log_p0(self, hyper) -> float:
+        b = hyper.beta
+        lp = self.pcfg
+        for c in self.stops:
+            lp += math.log(b[c])
+        for c in self.expands:
+            lp += math.log1p(-b[c])
+        if self.fyes or self.fno:
+            f = hyper.foot_coins(self.dp)
+            for c in self.fyes:
+                lp += math.log(f[c])
+            for c in self.fno:
+                lp += math.log1p(-f[c])
+        return lp
+
+
 class InvalidDerivation(Exception):
     """An encoding that is not a derivation of the tree (or has probability zero under the base)."""
 
