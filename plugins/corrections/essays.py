@@ -2,7 +2,7 @@
 
 ORIGINAL and CORRECTED are either two files or two directories.  Directories pair files by name (the student is
 the file name without extension).  A file holds one essay, or several, each starting with a header line
-``## NAME`` (the student); without headers the student is the file name.  Both sides must name the same students.
+``## NAME`` (the student); without headers the student is the original's file name.  Both sides must name the same students.
 
 Alignment (``align``):
 * ``lines`` -- sentence-aligned input: the i-th non-blank line of the original goes with the i-th of the
@@ -50,7 +50,7 @@ def _read(path: Path) -> str:
     return text
 
 
-def _essays(path: Path) -> dict[str, str]:
+def _essays(path: Path, default: str) -> dict[str, str]:
     text = _read(path)
     out: dict[str, list[str]] = {}
     current = None
@@ -65,7 +65,7 @@ def _essays(path: Path) -> dict[str, str]:
             if current is None:
                 if not line.strip():
                     continue
-                current = path.stem
+                current = default
                 out[current] = []
             out[current].append(line)
     return {k: "\n".join(v) for k, v in out.items()}
@@ -94,7 +94,7 @@ def read_essays(original: Path, corrected: Path) -> list[tuple[str, str, str]]:
             a, b = _read(fa[name]), _read(fb[name])
             out.append((Path(name).stem, a, b))
         return out
-    ea, eb = _essays(original), _essays(corrected)
+    ea, eb = _essays(original, original.stem), _essays(corrected, original.stem)
     if list(ea) != list(eb):
         only_a = [s for s in ea if s not in eb]
         only_b = [s for s in eb if s not in ea]
