@@ -321,3 +321,26 @@ def test_decoder_errors():
         decode(ToyModel(cfg), [], "mpd")
     with pytest.raises(InputError):
         decode(object(), ["x"], "mpd")
+
+
+@pytest.mark.parametrize("formalism,extra", [("tsg", ["--iterations", "3"]),
+                                             ("tig", ["--iterations", "2", "--tsg-init", "2", "--phi", "0.3"])])
+def test_every_decoder_on_tree_grammars(formalism, extra, tmp_path):
+    """TSG and TIG models get every core decoder; MPD through the hook equals the model's own parse."""
+    from treegram.formalism import load_model
+    from treegram.formalisms.demo import demo_trees
+
+    tb = tmp_path / "demo.mrg"
+    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    out = tmp_path / f"demo.{formalism}"
+    assert main(["-q", "train", formalism, "--treebank", str(tb), "--seed", "3", "--out", str(out), *extra]) == 0
+    model = load_model(out)
+    assert isinstance(model, ChartModel)
+    for sentence in ("The hungry dog slept in the garden .", "Zorblax quibbled ."):
+        words = sentence.split()
+        assert decode(model, words, "mpd").to_bracket() == model.parse(words).to_bracket()
+        for name in ("mpp", "maxrule", "maxrule-sum"):
+            tree = decode(model, words, name, samples=30)
+            assert tree.leaves() == words
+            assert not any(n.label.startswith("@") or "^" in n.label or n.label.startswith("~")
+                           for n in tree.subtrees())
