@@ -98,6 +98,16 @@ class PCFGModel:
             tree = tree.children[0]
         return unbinarize(tree)
 
+    def generation_view(self):
+        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
+        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
+        if getattr(self, "_generation_view", None) is None:
+            from treegram.generation.cfg_view import cfg_generation_view
+
+            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.mapper.is_known,
+                                                         formalism=self.formalism)
+        return self._generation_view
+
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         meta, arrays = self.cfg.to_bundle()

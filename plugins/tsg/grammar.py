@@ -274,6 +274,16 @@ class TSGModel:
             return decode_mpp(self, tokens, samples=self.mpp_samples)
         return decode_mpd(self, tokens)
 
+    def generation_view(self):
+        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
+        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
+        if getattr(self, "_generation_view", None) is None:
+            from treegram.generation.cfg_view import cfg_generation_view
+
+            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.pcfg.mapper.is_known,
+                                                         formalism=self.formalism)
+        return self._generation_view
+
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         cmeta, carrays = self.cfg.to_bundle()
