@@ -277,15 +277,8 @@ def test_splice():
 # -- the CLI ---------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def pcfg_model(tmp_path_factory):
-    from treegram.formalisms.demo import demo_trees
-
-    d = tmp_path_factory.mktemp("dec")
-    tb = d / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    out = d / "demo.pcfg"
-    assert main(["-q", "train", "pcfg", "--treebank", str(tb), "--out", str(out)]) == 0
-    return out
+def pcfg_model(demo_model_files):
+    return demo_model_files["pcfg"]
 
 
 def test_cli_parse_decoders(pcfg_model, tmp_path, capsys):
@@ -323,18 +316,12 @@ def test_decoder_errors():
         decode(object(), ["x"], "mpd")
 
 
-@pytest.mark.parametrize("formalism,extra", [("tsg", ["--iterations", "3"]),
-                                             ("tig", ["--iterations", "2", "--tsg-init", "2", "--phi", "0.3"])])
-def test_every_decoder_on_tree_grammars(formalism, extra, tmp_path):
+@pytest.mark.parametrize("formalism", ["tsg", "tig"])
+def test_every_decoder_on_tree_grammars(formalism, demo_model_files):
     """TSG and TIG models get every core decoder; MPD through the hook equals the model's own parse."""
     from treegram.formalism import load_model
-    from treegram.formalisms.demo import demo_trees
 
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    out = tmp_path / f"demo.{formalism}"
-    assert main(["-q", "train", formalism, "--treebank", str(tb), "--seed", "3", "--out", str(out), *extra]) == 0
-    model = load_model(out)
+    model = load_model(demo_model_files[formalism])
     assert isinstance(model, ChartModel)
     for sentence in ("The hungry dog slept in the garden .", "Zorblax quibbled ."):
         words = sentence.split()

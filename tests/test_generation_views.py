@@ -26,17 +26,8 @@ VOCAB = Vocabulary("test", {"a", "the", "dog", "cat", "is", "was", "hungry", "sl
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    d = tmp_path_factory.mktemp("views")
-    tb = d / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    out = {}
-    for name, extra in (("pcfg", []), ("tsg", ["--iterations", "3"]),
-                        ("tig", ["--iterations", "1", "--tsg-init", "2"])):
-        path = d / f"demo.{name}"
-        assert main(["-q", "train", name, "--treebank", str(tb), "--seed", "2", "--out", str(path), *extra]) == 0
-        out[name] = path
-    return out
+def models(demo_model_files):
+    return demo_model_files
 
 
 def to_generation(tree: Tree) -> Derivation:
