@@ -71,7 +71,7 @@ def run_all(train) -> dict:
     from treegram.plugins.tsg.state import BlockedTSG
     from treegram.plugins.tsg.train import RunOptions as TSGRun
     from treegram.plugins.tsg.train import extract_model as tsg_extract
-    from treegram.plugins.tig.model import TIGSettings
+    from treegram.plugins.tig.derivation import TIGSettings
     from treegram.plugins.tig.train import RunOptions as TIGRun, train_tig
     from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
     from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian

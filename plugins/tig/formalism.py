@@ -7,7 +7,7 @@ from pathlib import Path
 
 from treegram.formalism import Formalism
 
-from treegram.plugins.tig.model import TIGSettings
+from treegram.plugins.tig.derivation import TIGSettings
 
 
 class TIGFormalism(Formalism):
@@ -86,6 +86,6 @@ class TIGFormalism(Formalism):
         return model
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tig.train import TIGModel
+        from treegram.plugins.tig.model import TIGModel
 
         return TIGModel.from_bundle(meta, arrays)

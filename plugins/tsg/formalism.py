@@ -82,6 +82,6 @@ class TSGFormalism(Formalism):
         return model
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tsg.grammar import TSGModel
+        from treegram.plugins.tsg.model import TSGModel
 
         return TSGModel.from_bundle(meta, arrays)
