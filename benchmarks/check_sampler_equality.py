@@ -113,6 +113,7 @@ def main() -> int:
     ap.add_argument("--train-limit", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=1, help="timed runs (the speed is the minimum over them)")
     ap.add_argument("--write", action="store_true", help="with --compare: write the RESULTS.md section")
+    ap.add_argument("--speed-log", help="with --write: output lines of benchmarks/sampler_speed.py to include")
     args = ap.parse_args()
     shared = require_shared()
     train = list(read_treebank([shared / "ptb-sample" / "train"]))[: args.train_limit]
@@ -141,16 +142,28 @@ def main() -> int:
                      round(b["s_per_sweep"], 3), round(a["s_per_sweep"], 3),
                      round(a["s_per_sweep"] / b["s_per_sweep"], 2)])
     if args.write:
+        speed = Path(args.speed_log).read_text().splitlines() if args.speed_log else []
+        speed_rows = []
+        for line in speed:
+            parts = line.split()
+            if len(parts) >= 9:
+                speed_rows.append([parts[0]] + [parts[i] for i in (2, 4, 6, 8)])
         write_section("sampler-equality", "\n".join([
-            "## Sampler equality across the issue 11 refactoring\n",
-            f"`python benchmarks/check_sampler_equality.py --compare before.json --repeat {args.repeat} --write` "
-            f"(before.json recorded by the same script on the pre-refactoring commit); first {len(train)} "
-            "ptb-sample train trees, seed 1.  Runs: TSG collapsed Gibbs 3 sweeps, TSG blocked MH 1 sweep, TIG "
-            "blocked MH 1 sweep from a 2-sweep TSG Gibbs start, Bayesian OSTAG 1 sweep from a 2-sweep TSG Gibbs "
-            "start.  Model hash: sha256 of the saved model file's arrays and metadata without timings.  Seconds per "
-            "sweep: minimum over the timed runs of each side (a shared 2-core machine: expect noise).\n",
-            markdown_table(["run", "log-likelihood trace (after)", "trace", "model hash (after)", "hash",
-                            "s/sweep before", "s/sweep after", "after / before"], rows),
+            "## Sampler equality and speed across the issue 11 refactoring\n",
+            f"`python benchmarks/check_sampler_equality.py --compare before.json --write` (before.json recorded by "
+            f"the same script on the pre-refactoring commit ab1f5ce plus this change's one-line fix of the Bayesian "
+            "OSTAG extraction memo, without which the old code's OSTAG model file differs from process to process); "
+            f"first {len(train)} ptb-sample train trees, "
+            "seed 1.  Runs: TSG collapsed Gibbs 3 sweeps, TSG blocked MH 1 sweep, TIG blocked MH 1 sweep from a "
+            "2-sweep TSG Gibbs start, Bayesian OSTAG 1 sweep from a 2-sweep TSG Gibbs start.  Model hash: sha256 of "
+            "the saved model file's arrays and metadata without timings.\n",
+            markdown_table(["run", "log-likelihood trace (after)", "trace vs before", "model hash (after)",
+                            "hash vs before"], [r[:5] for r in rows]),
+            "",
+            "Speed, s/sweep (`python benchmarks/sampler_speed.py`, first 300 train trees, minimum of 2 timed runs "
+            "after a warm-up; before = the old commit, after = this tree, alternated on the shared 2-core machine, "
+            "load average 7-15 from other jobs, so runs of the same code differ by up to ~40%):\n",
+            markdown_table(["code", "TSG Gibbs", "TSG blocked", "TIG blocked", "Bayesian OSTAG"], speed_rows),
             "", machine_line(), ""]))
     return 1 if bad else 0
 
