@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from treegram.elementary.data import START
+from treegram.elementary.parsing import CoarseToFineModel
 from treegram.errors import InputError, ParseFailure
 from treegram.formalism import save_model
-from treegram.grammar.cfg import LexicalInput, WeightedCFG
+from treegram.grammar.cfg import WeightedCFG
 from treegram.grammar.pcfg import PCFGModel
-from treegram.trees import Tree, unbinarize
+from treegram.trees import Tree
 
 from treegram.plugins.tig.derivation import LEFT, RIGHT, TIGSettings
 from treegram.plugins.tig.grammar import derived_tree
@@ -23,7 +23,7 @@ MODEL_VERSION = 1
 META_KEYS = ("kind", "label", "side", "foot")
 
 
-class TIGModel:
+class TIGModel(CoarseToFineModel):
     """A trained TIG: the parsing CFG with per-symbol metadata (derivation -> derived tree), the coarse PCFG
     (pruning, unknown words) and the elementary-tree inventory."""
 
@@ -41,12 +41,12 @@ class TIGModel:
         self.trace = list(trace or [])
         self.prune_threshold = prune_threshold
         self.labels = [self.cfg.categories.symbol(i) for i in range(len(self.cfg.categories) - 1)]
-        self._unk = None
+        self._base = None
         self.last_insertions = (0, 0)
 
-    # -- parsing ---------------------------------------------------------------------------------------------
-    def _unknown_entries(self):
-        if self._unk is None:
+    # -- parsing (lexical input, unknown words, pruning, chart input: `CoarseToFineModel`) -------------------
+    def _base_symbol(self, label: str) -> int | None:
+        if self._base is None:
             from treegram.plugins.tig.grammar import S_BODY
 
             kind, lab = self.meta["kind"], self.meta["label"]
@@ -54,32 +54,10 @@ class TIGModel:
             for s in np.flatnonzero(kind == S_BODY).tolist():
                 if self.cfg.nonterminals.symbol(s).split("#")[0].endswith("~base"):
                     base[int(lab[s])] = s
-            coarse = self.pcfg.cfg.nonterminals
-            ids, logp = [], []
-            index = {name: i for i, name in enumerate(self.labels)}
-            for t, lpv in zip(self.pcfg.unk_tags.tolist(), self.pcfg.unk_logp.tolist()):
-                L = index.get(coarse.symbol(t))
-                if L is not None and L in base:
-                    ids.append(base[L])
-                    logp.append(lpv)
-            self._unk = (np.array(ids, np.int32), np.array(logp, np.float64))
-        return self._unk
-
-    def lexical_input(self, tokens: list[str]) -> LexicalInput:
-        lex = self.cfg.lexical_input(self.pcfg.mapper.map_sentence(tokens))
-        return lex.with_fallback(*self._unknown_entries())
-
-    def _pruning(self, tokens):
-        from treegram.charts import Pruning, coarse_to_fine_mask
-
-        if not self.prune_threshold:
-            return None
-        try:
-            mask = coarse_to_fine_mask(self.pcfg.cfg, self.pcfg.lexical_input(tokens), threshold=self.prune_threshold,
-                                       projection=self.cfg)
-        except ParseFailure:
-            return None
-        return Pruning(mask=mask)
+            self._base = (base, {name: i for i, name in enumerate(self.labels)})
+        base, index = self._base
+        L = index.get(label)
+        return base.get(L) if L is not None else None
 
     def parse_derivation(self, tokens: list[str]) -> tuple[Tree, tuple[int, int], float]:
         """(derived binarized tree, (left, right) insertions, log-probability) of the most probable derivation."""
@@ -101,17 +79,7 @@ class TIGModel:
         """The derived tree of the most probable TIG derivation (unbinarized); ParseFailure if none."""
         tree, ins, _ = self.parse_derivation(tokens)
         self.last_insertions = ins
-        if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
-            tree = tree.children[0]
-        return unbinarize(tree)
-
-    # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) works on this model
-    def chart_input(self, tokens: list[str]):
-        from treegram.charts.decoders import ChartInput
-
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens), self._pruning(tokens))
+        return self.finish_tree(tree)
 
     def derivation_tree(self, derivation, inp) -> Tree:
         tree, _ins = derived_tree(self.labels, self.meta, derivation.steps, inp.words)
@@ -123,34 +91,18 @@ class TIGModel:
         from treegram.charts.decoders import splice
         from treegram.plugins.tig.grammar import FLAT
 
-        tree = splice(tree, {FLAT})
-        if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
-            tree = tree.children[0]
-        return unbinarize(tree)
-
-    def generation_view(self):
-        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
-        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
-        if getattr(self, "_generation_view", None) is None:
-            from treegram.generation.cfg_view import cfg_generation_view
-
-            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.pcfg.mapper.is_known,
-                                                         formalism=self.formalism)
-        return self._generation_view
+        return self.finish_tree(splice(tree, {FLAT}))
 
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         cmeta, carrays = self.cfg.to_bundle()
-        pmeta, parrays = self.pcfg.cfg.to_bundle()
+        pmeta, parrays = self.pcfg.bundle("pcfg")
         meta = {
             "tig_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info, "cfg": cmeta,
-            "pcfg": {"settings": self.pcfg.settings.to_dict(), "mapper": self.pcfg.mapper.to_dict(), "cfg": pmeta,
-                     "info": self.pcfg.info},
-            "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
+            **pmeta, "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
         }
-        arrays = {**{f"cfg.{k}": v for k, v in carrays.items()}, **{f"pcfg.cfg.{k}": v for k, v in parrays.items()},
-                  **{f"sym.{k}": self.meta[k] for k in META_KEYS},
-                  "pcfg.unk_tags": self.pcfg.unk_tags, "pcfg.unk_logp": self.pcfg.unk_logp}
+        arrays = {**{f"cfg.{k}": v for k, v in carrays.items()}, **parrays,
+                  **{f"sym.{k}": self.meta[k] for k in META_KEYS}}
         save_model(path, self, meta, arrays)
 
     @classmethod
@@ -165,7 +117,7 @@ class TIGModel:
             raise ModelFileError("the TIG model file is incomplete (missing " + ", ".join(missing or ["cfg"]) + ")",
                                  hint="retrain with `treegram train tig`")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
-        pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
+        pcfg = PCFGModel.from_prefixed(meta, arrays)
         sym = {k: arrays[f"sym.{k}"] for k in META_KEYS}
         return cls(cfg, sym, pcfg, TIGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
                    meta.get("trace"), prune_threshold=meta.get("prune_threshold", 1e-5))
