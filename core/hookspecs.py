@@ -29,6 +29,19 @@ def register_formalisms(register):
 
 
 @hookspec
+def register_sampler_moves(register):
+    """Contribute sampler moves that every formalism gets.
+
+    Call ``register(move)`` with a :class:`treegram.bayes.moves.SamplerMove`: a name (the value of
+    ``treegram train NAME --sampler``), a one-line help text, the derivation-state kind it works on (``"sites"``:
+    a `treegram.bayes.GibbsModel`, resampled site by site; ``"items"``: a `treegram.bayes.BlockedModel`, whole
+    trees resampled through the formalism's CFG transform) and the sweep driver class that runs it (annealing,
+    checkpoint/resume and the trace come with `treegram.bayes.driver.SweepDriver`).  Every formalism whose
+    ``state_kinds`` include the move's kind offers it; the core registers ``gibbs`` and ``blocked`` this way.
+    """
+
+
+@hookspec
 def register_commands(register):
     """Contribute top-level CLI commands.
 
