@@ -8,7 +8,7 @@ the rest (the training loop, model files and the command line)::
                    │
                    ▼
                  make_state(prepared, settings,    derivation state the chosen sampler move     (plugin)
-                            kind, seed)             works on ("sites": Gibbs, "items": blocked)
+                            kind, run, ctx)         works on ("sites": Gibbs, "items": blocked)
                    │
                    ▼
                  sampler move (--sampler)          registered moves, annealing, checkpoint/    (core:
@@ -39,7 +39,7 @@ The pieces, each a method or attribute of :class:`Formalism` below:
 ``prepare(corpus, settings)``
     the derivation data built from the corpus and the base distribution(s) P0 (e.g. the TSG's binarized,
     integer-coded trees and the PCFG whose rule probabilities make up its P0).
-``make_state(prepared, settings, kind, seed)``
+``make_state(prepared, settings, kind, run, ctx)``
     the derivation state for a sampler move: ``kind == "sites"`` -> an object implementing
     `treegram.bayes.GibbsModel` (the optional Gibbs *site moves*: ``resample_site`` / ``sweep``);
     ``kind == "items"`` -> a `treegram.bayes.BlockedModel`, whose ``propose`` samples a whole derivation of one
@@ -389,8 +389,11 @@ class Formalism:
         """Derivation data built from the corpus, with the base distribution(s) P0 (sampling formalisms)."""
         raise NotImplementedError
 
-    def make_state(self, prepared: Any, settings: Any, kind: str, seed: int) -> Any:
-        """A derivation state of `kind` ("sites": `treegram.bayes.GibbsModel`; "items": `BlockedModel`)."""
+    def make_state(self, prepared: Any, settings: Any, kind: str, run: RunOptions,
+                   ctx: TrainContext | None = None) -> Any:
+        """A derivation state of `kind` ("sites": `treegram.bayes.GibbsModel`; "items": `BlockedModel`), seeded
+        with ``run.seed``.  With ``run.resume`` the driver loads the checkpointed state into it right after, so
+        skip any expensive initialisation then.  ``ctx`` (None outside the CLI) gives a console for progress."""
         raise NotImplementedError
 
     def extract_model(self, state: Any, prepared: Any, settings: Any, run: RunOptions,

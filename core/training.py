@@ -3,7 +3,7 @@
 ``run_sampler`` is what ``treegram train NAME`` runs for a formalism with ``sampling`` set::
 
     prepared = formalism.prepare(corpus, settings)                 # derivation data + base distribution P0
-    state    = formalism.make_state(prepared, settings, move.state_kind, seed)
+    state    = formalism.make_state(prepared, settings, move.state_kind, run, ctx)
     driver   = move.start(state, ...)                               # registered sampler move (--sampler)
     trace    = driver.run(iterations)                               # annealing, checkpoints, Ctrl-C, progress
     model    = formalism.extract_model(state, prepared, settings, run, trace)
@@ -36,11 +36,12 @@ def get_move(formalism: Formalism, name: str):
     return move
 
 
-def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *, callback=None, note=None):
+def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *, callback=None, note=None,
+           ctx: TrainContext | None = None):
     """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record."""
     move = get_move(formalism, run.move)
     prepared = formalism.prepare(corpus, settings)
-    state = formalism.make_state(prepared, settings, move.state_kind, run.seed)
+    state = formalism.make_state(prepared, settings, move.state_kind, run, ctx)
     driver = move.start(state, seed=run.seed, iterations=run.iterations, anneal_start=run.anneal_start,
                         anneal_end=run.anneal_end, site_order=run.site_order, checkpoint=run.checkpoint,
                         checkpoint_every=run.checkpoint_every, resume=run.resume, callback=callback)
@@ -65,7 +66,7 @@ def run_sampler(formalism: Formalism, corpus: Any, settings: Any, run: RunOption
             rows.append(record)
             advance(1, info=fmt(record))
 
-        model, _trace = sample(formalism, corpus, settings, run, callback=callback, note=ui.note)
+        model, _trace = sample(formalism, corpus, settings, run, callback=callback, note=ui.note, ctx=ctx)
     if rows and not ctx.json:
         headers = ["iteration", "T", "log-likelihood", *[h for h, _ in spec.columns], "seconds"]
         ui.table(f"{label} (per iteration)", headers,

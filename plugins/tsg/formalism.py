@@ -83,10 +83,10 @@ class TSGFormalism(Formalism):
         data, _ = prepare(trees, settings, pcfg.mapper)
         return Prepared(len(trees), settings, pcfg, data)
 
-    def make_state(self, prepared: Prepared, options, kind: str, seed: int):
+    def make_state(self, prepared: Prepared, options, kind: str, run, ctx=None):
         from treegram.plugins.tsg.state import BlockedTSG, GibbsTSG
 
-        return (GibbsTSG if kind == "sites" else BlockedTSG)(prepared.data, prepared.settings, seed)
+        return (GibbsTSG if kind == "sites" else BlockedTSG)(prepared.data, prepared.settings, run.seed)
 
     def extract_model(self, state, prepared: Prepared, options: TSGOptions, run, trace):
         from treegram.plugins.tsg.train import extract_model
