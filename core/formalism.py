@@ -103,7 +103,7 @@ class Option:
     help: str
     flag: str | None = None  # default: --field-name
     type: Callable[[str], Any] | None = None  # argparse type (use treegram.cli.argtypes for ranges and seeds)
-    choices: tuple | None = None
+    choices: tuple | Callable[[], Any] | None = None  # a callable is evaluated when the parser is built
     group: str | None = None  # argparse help group ("model", "sampling", ...)
     metavar: str | tuple | None = None
     nargs: str | int | None = None
@@ -111,7 +111,7 @@ class Option:
 
 
 def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, type: Callable | None = None,
-           choices: tuple | list | None = None, group: str | None = None, metavar: str | tuple | None = None,
+           choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None, metavar: str | tuple | None = None,
            nargs: str | int | None = None, required: bool = False) -> Any:
     """An attrs field that is also a ``treegram train NAME`` option.
 
@@ -120,9 +120,13 @@ def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, 
     ...     order: int = option(2, help="Markov order of the sibling model", type=positive_int, group="model")
     ...     lowercase: bool = option(False, help="lowercase words first")   # bool + False -> a store_true flag
 
-    ``required=True`` fields have no default (give them first).  ``type`` defaults to the type of the default.
+    ``required=True`` fields have no default (they are keyword-only).  ``type`` defaults to the type of the
+    default.  ``choices`` may be a callable (evaluated when the parser is built, e.g. names other plugins
+    register); a mutable default is given as ``attrs.Factory(list)``.
     """
-    meta = Option(help=help, flag=flag, type=type, choices=tuple(choices) if choices is not None else None,
+    if choices is not None and not callable(choices):
+        choices = tuple(choices)
+    meta = Option(help=help, flag=flag, type=type, choices=choices,
                   group=group, metavar=metavar, nargs=nargs, required=required)
     if required:
         return attrs.field(metadata={OPTION_KEY: meta}, kw_only=True)
@@ -166,7 +170,7 @@ def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
             if typ is not None:
                 kwargs["type"] = typ
             if opt.choices is not None:
-                kwargs["choices"] = opt.choices
+                kwargs["choices"] = tuple(opt.choices()) if callable(opt.choices) else opt.choices
             if opt.nargs is not None:
                 kwargs["nargs"] = opt.nargs
             if opt.metavar is not None:
@@ -179,9 +183,6 @@ def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:
     values = {}
     for field, _opt in option_fields(settings_cls):
         value = getattr(args, field.name)
-        if isinstance(value, list) and field.type in ("tuple", tuple) or (isinstance(value, list)
-                                                                          and isinstance(field.default, tuple)):
-            value = tuple(value)
         values[field.name] = value
     return settings_cls(**values)
 
