@@ -69,7 +69,6 @@ bug (plugin name, exception, where to report it), not as a corrupt file.
 from __future__ import annotations
 
 import argparse
-import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
@@ -493,12 +492,12 @@ def _is_builtin(plugin: str) -> bool:
 
 
 def _plugin_bug(plugin: str, name: str, source, exc: BaseException, dist: dict[str, Any]) -> PluginLoadError:
+    package = f" (package {dist['package']} {dist.get('package_version', '')}".rstrip() + ")" if dist.get("package") \
+        else ""
     where = dist.get("url") or (f"the author of {dist['package']}" if dist.get("package") else "its author")
-    pkg = f" ({dist['package']} {dist.get('package_version', '')})".rstrip() + ")" if dist.get("package") else ""
-    pkg = pkg[:-1] if pkg.endswith("))") else pkg
     return PluginLoadError(
-        f"plugin {plugin!r}{pkg} failed to load {source} as a {name} model: {type(exc).__name__}: {exc}",
-        hint=f"this is a bug in the {plugin!r} plugin, not in the file's format; report it to {where}")
+        f"plugin {plugin!r}{package} failed to load {source} as a {name} model: {type(exc).__name__}: {exc}",
+        hint=f"this is a bug in the {plugin!r} plugin, not a corrupt file; report it to {where}")
 
 
 def load_model(path: str | Path) -> Model:
