@@ -7,7 +7,6 @@ from typing import Any, Callable
 
 import attrs
 
-from treegram.bayes import AnnealingSchedule, BlockedMH, CheckpointConfig, GibbsSampler
 from treegram.errors import InputError
 
 from treegram.plugins.tsg.data import TSGSettings, prepare
@@ -45,18 +44,13 @@ def make_state(data, settings: TSGSettings, run: RunOptions):
 
 
 def make_driver(state, run: RunOptions, callback: Callable[[dict], Any] | None = None):
-    driver_cls = GibbsSampler if run.sampler == "gibbs" else BlockedMH
-    kind = "constant" if run.anneal_start == run.anneal_end else "linear"
-    schedule = AnnealingSchedule(run.anneal_start, run.anneal_end, max(1, run.iterations), kind)
-    ck = CheckpointConfig(run.checkpoint, every=run.checkpoint_every) if run.checkpoint else None
-    if run.resume:
-        if ck is None or not Path(ck.path).exists():
-            raise InputError(f"no checkpoint to resume at {run.checkpoint}",
-                             hint="run without --resume first (checkpoints are written every --checkpoint-every "
-                                  "iterations)")
-        return driver_cls.resume(ck.path, state, checkpoint=ck, callback=callback)
-    return driver_cls(state, seed=run.seed, schedule=schedule, site_order=run.site_order, checkpoint=ck,
-                      callback=callback)
+    """The core's registered sampler move for `run.sampler` over `state` (fresh, or resumed from the checkpoint)."""
+    from treegram.bayes.moves import BLOCKED, GIBBS
+
+    move = GIBBS if run.sampler == "gibbs" else BLOCKED
+    return move.start(state, seed=run.seed, iterations=run.iterations, anneal_start=run.anneal_start,
+                      anneal_end=run.anneal_end, site_order=run.site_order, checkpoint=run.checkpoint,
+                      checkpoint_every=run.checkpoint_every, resume=run.resume, callback=callback)
 
 
 def extract_model(state, pcfg, settings: TSGSettings, run: RunOptions, trace: list[dict], info: dict) -> TSGModel:
