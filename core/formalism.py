@@ -403,8 +403,11 @@ class Formalism:
 
     # -- optional views ------------------------------------------------------------------------------------------
     def generation_view(self, model: Model) -> Any:
-        """A Context/Outcome/Imply view of `model` (`treegram.generation.protocol.GenerationSystem`) or None."""
-        return None
+        """A Context/Outcome/Imply view of `model` (`treegram.generation.protocol.GenerationSystem`) or None.
+
+        The default asks the model itself (``model.generation_view()`` when it has one)."""
+        view = getattr(model, "generation_view", None)
+        return view() if callable(view) else None
 
     # -- model files -------------------------------------------------------------------------------------------
     def load_model(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Model:
@@ -467,7 +470,10 @@ def model_from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray], sourc
     name = meta.get("formalism")
     found = formalisms()
     if not isinstance(name, str) or name not in found:
-        raise ModelFileError(f"{source}: model of formalism {name!r}, which no installed plugin provides",
+        from treegram.plugin_manager import failure_note
+
+        raise ModelFileError(f"{source}: model of formalism {name!r}, which no installed plugin provides"
+                             f"{failure_note()}",
                              hint="install the plugin that trained it (`treegram plugins` lists installed ones)")
     contribution = found[name]
     own = plugin_meta(meta)

@@ -234,11 +234,19 @@ def metrics() -> dict[str, Contribution]:
     return _collect("register_metrics", lambda name, metric: (name, metric))
 
 
+def failure_note() -> str:
+    """'; skipped plugins: a (ImportError: ...), b (...)' when plugins failed to load, else ''."""
+    failed = plugin_failures()
+    if not failed:
+        return ""
+    return "; skipped plugins: " + ", ".join(f"{f.name} ({f.error})" for f in failed)
+
+
 def get_formalism(name: str):
     found = formalisms()
     if name not in found:
         known = ", ".join(sorted(found)) or "none"
-        raise TreegramError(f"unknown formalism {name!r} (installed: {known})",
+        raise TreegramError(f"unknown formalism {name!r} (installed: {known}){failure_note()}",
                             hint="run `treegram plugins` to see what is installed")
     return found[name].obj
 

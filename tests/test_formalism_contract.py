@@ -277,6 +277,11 @@ def test_a_raising_hook_is_listed_and_skipped(registered, demo_file, tmp_path, c
     assert main(["plugins", "--json"]) == 0
     row = next(r for r in json.loads(capsys.readouterr().out)["plugins"] if r["name"] == "raising-plugin")
     assert "commands exploded" in row["error"] or "bad option table" in row["error"]
+    from treegram.errors import TreegramError
+    from treegram.plugin_manager import get_formalism
+
+    with pytest.raises(TreegramError, match="skipped plugins: raising-plugin"):
+        get_formalism("nonexistent")
 
 
 def _fake_distribution(root: Path, name: str, entry: str, module: str, source: str) -> None:
