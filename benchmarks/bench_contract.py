@@ -52,7 +52,7 @@ def main() -> None:
     found = formalisms()
     rows = []
 
-    from treegram.plugins.tsg.data import TSGSettings
+    from treegram.elementary.data import TSGSettings
     from treegram.plugins.tsg.formalism import TSGOptions
     from treegram.plugins.tsg.train import RunOptions as TSGRun, train_tsg
 
@@ -96,7 +96,7 @@ def main() -> None:
                             "core / library"], rows)]
 
     if "lapcfg" in found:
-        from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
         ex = found["lapcfg"].obj
         settings = ex.Settings()

@@ -197,36 +197,16 @@ def _argtypes():
 
 def add_treebank_options(parser: argparse.ArgumentParser) -> None:
     """``--treebank FILE_OR_DIR...``, ``--limit N`` and ``--skip-bad-trees`` (every ``trains_on="trees"``)."""
-    parser.add_argument("--treebank", nargs="+", required=True, type=Path,
-                        help="treebank files or directories (*.mrg, *.ptb, *.tree)")
-    parser.add_argument("--limit", type=_argtypes().positive_int, default=None, help="use only the first N trees")
-    parser.add_argument("--skip-bad-trees", action="store_true",
-                        help="skip malformed trees (reported) instead of stopping")
+    from treegram.corpora.treebank import add_treebank_arguments
+
+    add_treebank_arguments(parser)
 
 
 def read_treebank_options(args: argparse.Namespace, ui: UI) -> list:
     """Read the trees named by :func:`add_treebank_options` (malformed trees reported or fatal)."""
-    from treegram.errors import TreeSyntaxError
-    from treegram.trees import read_treebank
+    from treegram.corpora.treebank import load_treebanks
 
-    try:
-        result = read_treebank(args.treebank, on_error="skip" if args.skip_bad_trees else "raise",
-                               on_problem=lambda p: None)
-    except TreeSyntaxError as exc:
-        raise TreeSyntaxError(str(exc), hint="fix the brackets there, or pass --skip-bad-trees to drop "
-                                             "malformed trees and keep the rest") from None
-    problems, trees = [str(p) for p in result.problems], list(result)
-    for p in problems[:10]:
-        ui.note(f"[yellow]skipped:[/] {p}")
-    if len(problems) > 10:
-        ui.note(f"[yellow]... and {len(problems) - 10} more skipped[/]")
-    if args.limit:
-        trees = trees[: args.limit]
-    if not trees:
-        raise InputError(f"no trees found in {', '.join(map(str, args.treebank))}",
-                         hint="pass directories or files of bracketed trees (*.mrg, *.ptb, *.tree)")
-    ui.note(f"read {len(trees)} trees")
-    return trees
+    return load_treebanks(args, ui)
 
 
 @attrs.frozen
@@ -319,6 +299,10 @@ class Model(Protocol):
     # Optional, looked up with getattr by `treegram grammar MODEL [--top K] [--aux] [--wrapping] [--json]`:
     #   render_grammar(ui, args)  draw the model's elementary structures in the terminal (after the summary table);
     #   grammar_json(args) -> dict  what `--json` prints, honouring the same options (default: describe(top=K)).
+    #   generation_view() -> (GenerationModel, GenerationSystem)  the model as a Context/Outcome/Imply generation
+    #       system (PCFG, TSG, TIG: `treegram.generation.cfg_view`), so `treegram generate --model` works on it;
+    #   chart_input / derivation_tree / category_tree  parsing through the core charts, which gives the model
+    #       every registered decoder (`treegram.charts.decoders.ChartModel`, `treegram parse --decoder`).
     #   parse(tokens) -> Tree     raises ParseFailure for a sentence the grammar cannot derive.
 
 
@@ -403,9 +387,9 @@ class Formalism:
 
     # -- optional views ------------------------------------------------------------------------------------------
     def generation_view(self, model: Model) -> Any:
-        """A Context/Outcome/Imply view of `model` (`treegram.generation.protocol.GenerationSystem`) or None.
-
-        The default asks the model itself (``model.generation_view()`` when it has one)."""
+        """A Context/Outcome/Imply view of `model` or None: the default asks the model itself
+        (``model.generation_view()`` -> ``(GenerationModel, GenerationSystem)``, see `treegram.generation.cfg_view`),
+        which is what `treegram generate --model` uses."""
         view = getattr(model, "generation_view", None)
         return view() if callable(view) else None
 

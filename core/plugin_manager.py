@@ -97,12 +97,13 @@ def get_plugin_manager() -> pluggy.PluginManager:
             pm = pluggy.PluginManager("treegram")
             pm.add_hookspecs(hookspecs)
             from treegram.bayes import moves as core_moves
+            from treegram.charts import decoders as core_decoders
             from treegram.cli import commands as core_commands
             from treegram.corpora import registry as core_readers
             from treegram.evaluation import metrics as core_metrics
             from treegram.generation import registry as core_systems
 
-            for plugin in (core_commands, core_readers, core_metrics, core_systems, core_moves):
+            for plugin in (core_commands, core_readers, core_metrics, core_systems, core_moves, core_decoders):
                 pm.register(plugin, name=plugin.__name__)
             _load_entry_points(pm)
             _manager = pm
@@ -234,6 +235,10 @@ def metrics() -> dict[str, Contribution]:
     return _collect("register_metrics", lambda name, metric: (name, metric))
 
 
+def decoders() -> dict[str, Contribution]:
+    return _collect("register_decoders", lambda d: (d.name, d))
+
+
 def failure_note() -> str:
     """'; skipped plugins: a (ImportError: ...), b (...)' when plugins failed to load, else ''."""
     failed = plugin_failures()
@@ -255,7 +260,8 @@ def plugin_table() -> list[dict[str, Any]]:
     """One row per plugin: its name, where it comes from, what it contributes, and (skipped ones) its error."""
     pm = get_plugin_manager()
     contributions: dict[str, list[str]] = {}
-    for collect in (formalisms, sampler_moves, commands, corpus_readers, generation_systems, smoothers, metrics):
+    for collect in (formalisms, sampler_moves, commands, corpus_readers, generation_systems, smoothers, metrics,
+                    decoders):
         for c in collect().values():
             kind = c.kind[:-1] if c.kind.endswith("s") else c.kind
             contributions.setdefault(c.plugin, []).append(f"{kind}:{c.name}")

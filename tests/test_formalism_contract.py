@@ -22,7 +22,7 @@ from treegram.cli.app import main
 from treegram.errors import ModelFileError
 from treegram.formalism import (Formalism, PluginLoadError, add_settings_options, load_model, option,
                                 settings_from_args)
-from treegram.formalisms.demo import demo_trees
+from treegram.builtin.demo import demo_trees
 from treegram.plugin_manager import formalisms, get_plugin_manager, sampler_moves
 
 DEMO = Path(treegram.__file__).parent / "data" / "demo_treebank.mrg"
@@ -93,7 +93,7 @@ def test_builtin_formalisms_declare_settings_instead_of_argparse():
 # -- the core loop: same result as the plugin's library entry point -------------------------------------------
 @pytest.mark.parametrize("sampler", ["gibbs", "blocked"])
 def test_core_loop_reproduces_the_library_run(demo_file, tmp_path, sampler):
-    from treegram.plugins.tsg.data import TSGSettings
+    from treegram.elementary.data import TSGSettings
     from treegram.plugins.tsg.train import RunOptions, train_tsg
 
     out = tmp_path / "m.tsg"
@@ -229,7 +229,7 @@ def test_a_plugin_exception_on_load_is_reported_as_that_plugins_bug(registered, 
 def test_model_files_written_before_the_namespace_still_load(tmp_path, monkeypatch):
     """Files of the flat layout ({**header, **plugin_meta}, today's main): a PCFG and an STSG embedding one."""
     import treegram.formalism as F
-    from treegram.formalisms.pcfg import PCFGModel
+    from treegram.grammar.pcfg import PCFGModel
     from treegram.plugins.stsg.compressor import STSGModel
     from treegram.plugins.stsg.grammar import FiniteSTSG
 

@@ -79,8 +79,8 @@ class TIGFormalism(Formalism):
     state_kinds = ("items",)
 
     def prepare(self, trees, options: TIGOptions) -> Prepared:
-        from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
-        from treegram.plugins.tsg.data import prepare
+        from treegram.elementary.data import prepare
+        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
         settings = options.model_settings()
         trees = list(trees)
@@ -94,8 +94,9 @@ class TIGFormalism(Formalism):
     def make_state(self, prepared: Prepared, options: TIGOptions, kind: str, run, ctx=None):
         from contextlib import nullcontext
 
+        from treegram.elementary.gibbs import gibbs_cuts
+
         from treegram.plugins.tig.sampler import BlockedTIG
-        from treegram.plugins.tig.train import tsg_initial_cuts
 
         init_sub = None
         if options.tsg_init and not run.resume:  # on resume the checkpointed state replaces the initial cuts
@@ -105,7 +106,8 @@ class TIGFormalism(Formalism):
                     if advance is not None:
                         advance(1, info=f"TSG LL {r['log_likelihood']:.1f}  types {r.get('types', '?')}")
 
-                init_sub = tsg_initial_cuts(prepared.data, prepared.settings, options.tsg_init, run.seed, callback)
+                init_sub = gibbs_cuts(prepared.data, prepared.settings.tsg_settings(), options.tsg_init, run.seed,
+                                      callback)
         return BlockedTIG(prepared.data, prepared.settings, run.seed, init_sub=init_sub)
 
     def extract_model(self, state, prepared: Prepared, options: TIGOptions, run, trace):

@@ -18,7 +18,7 @@ from treegram.cli.argtypes import nonnegative_float, nonnegative_int, open_proba
 from treegram.errors import InputError
 from treegram.formalism import Formalism, Sampling, option
 
-from treegram.plugins.tsg.data import TSGSettings
+from treegram.elementary.data import TSGSettings
 
 
 @attrs.frozen
@@ -71,8 +71,8 @@ class TSGFormalism(Formalism):
     state_kinds = ("sites", "items")
 
     def prepare(self, trees, options: TSGOptions | TSGSettings) -> Prepared:
-        from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
-        from treegram.plugins.tsg.data import prepare
+        from treegram.elementary.data import prepare
+        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
         settings = options.model_settings() if isinstance(options, TSGOptions) else options
         trees = list(trees)
@@ -84,7 +84,8 @@ class TSGFormalism(Formalism):
         return Prepared(len(trees), settings, pcfg, data)
 
     def make_state(self, prepared: Prepared, options, kind: str, run, ctx=None):
-        from treegram.plugins.tsg.state import BlockedTSG, GibbsTSG
+        from treegram.elementary.gibbs import GibbsTSG
+        from treegram.plugins.tsg.state import BlockedTSG
 
         return (GibbsTSG if kind == "sites" else BlockedTSG)(prepared.data, prepared.settings, run.seed)
 

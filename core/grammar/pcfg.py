@@ -1,7 +1,8 @@
-"""The PCFG baseline formalism: markovized, parent-annotated treebank PCFG with unknown-word signatures.
+"""Treebank PCFG estimation: markovized, parent-annotated binarization, relative-frequency rules and unknown-word
+signatures (`PCFGModel.train`), with Viterbi parsing and model I/O.
 
-It is registered through the ``treegram`` entry-point group, exactly as a third-party formalism would be, and is
-the base distribution / coarse pass that the Bayesian formalisms build on.
+This is a core library: the PCFG formalism (`treegram.builtin.pcfg`) trains and loads it, and the Bayesian
+formalisms use it as their base distribution and coarse (pruning) pass.
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ import attrs
 import numpy as np
 
 from treegram.errors import InputError, ParseFailure
-from treegram.cli.argtypes import nonnegative_int, positive_int
-from treegram.formalism import Formalism, add_treebank_options, option, read_treebank_options, save_model
-from treegram.plugin_manager import hookimpl
 
 START = "TOP"
 
@@ -78,21 +76,40 @@ class PCFGModel:
 
     def parse(self, tokens: list[str]):
         """Most probable parse (Viterbi) as a plain treebank tree; raises ParseFailure if none exists."""
-        from treegram.charts import viterbi
+        from treegram.charts.decoders import decode_mpd
+
+        return decode_mpd(self, tokens)
+
+    # `treegram.charts.decoders.ChartModel`: every core decoder works on this model
+    def chart_input(self, tokens: list[str]):
+        from treegram.charts.decoders import ChartInput
+
+        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens))
+
+    def derivation_tree(self, derivation, inp):
+        return self.category_tree(derivation.to_tree(self.cfg, inp.words), inp)
+
+    def category_tree(self, tree, inp=None):
         from treegram.trees.binarize import unbinarize
 
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        result = viterbi(self.cfg, self.lexical_input(tokens), list(tokens))
-        if result is None:
-            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-        tree = result.tree
         if tree.label == START and len(tree.children) == 1:
             tree = tree.children[0]
         return unbinarize(tree)
 
+    def generation_view(self):
+        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
+        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
+        if getattr(self, "_generation_view", None) is None:
+            from treegram.generation.cfg_view import cfg_generation_view
+
+            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.mapper.is_known,
+                                                         formalism=self.formalism)
+        return self._generation_view
+
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
+        from treegram.formalism import save_model
+
         meta, arrays = self.cfg.to_bundle()
         save_model(path, self, {
             "settings": self.settings.to_dict(), "mapper": self.mapper.to_dict(), "cfg": meta, "info": self.info,
@@ -148,39 +165,3 @@ def _unknown_tag_distribution(trees, mapper, cfg) -> tuple[np.ndarray, np.ndarra
     ids = np.array([cfg.nonterminals[t] for t in tags], dtype=np.int32)
     logp = np.array([np.log(tag_rare[t] / tag_total[t]) for t in tags], dtype=np.float64)
     return ids, logp
-
-
-@attrs.frozen
-class PCFGOptions:
-    """`treegram train pcfg` options (the settings fields are the command-line options; see treegram.formalism)."""
-
-    horizontal: int = option(2, help="horizontal markovization h (-1 = infinite)")
-    vertical: int = option(2, help="vertical markovization v (2 = parent annotation)", type=positive_int)
-    rare_threshold: int = option(2, help="words seen fewer times are replaced by unknown-word classes (default 2)",
-                                 type=nonnegative_int)
-
-
-class PCFGFormalism(Formalism):
-    name = "pcfg"
-    description = "treebank PCFG (markovized binarization, parent annotation, unknown-word classes)"
-    trains_on = "trees"
-    Settings = PCFGOptions
-
-    def train(self, trees, options: PCFGOptions, ctx) -> PCFGModel:
-        settings = PCFGSettings(horizontal=None if options.horizontal < 0 else options.horizontal,
-                                vertical=options.vertical, rare_threshold=options.rare_threshold)
-        return PCFGModel.train(trees, settings, progress=lambda xs: ctx.ui.track(xs, description="binarizing"))
-
-    def load_model(self, meta, arrays) -> PCFGModel:
-        return PCFGModel.from_bundle(meta, arrays)
-
-
-#: the shared `--treebank DIR...`, `--limit N`, `--skip-bad-trees` options and their reader (kept for plugins
-#: written against the older contract; the core adds them itself for every ``trains_on = "trees"`` formalism)
-add_treebank_arguments = add_treebank_options
-load_treebanks = read_treebank_options
-
-
-@hookimpl
-def register_formalisms(register):
-    register(PCFGFormalism())
