@@ -47,6 +47,8 @@ def _run_plugins(args: argparse.Namespace, ui: UI) -> int:
     if failed:
         ui.table("plugins skipped (errors)", ["plugin", "source", "error"],
                  [(r["name"], r["source"], r["error"]) for r in failed])
+        ui.note("skipped plugins are not used; fix or uninstall them, or choose which third-party plugins load "
+                "with TREEGRAM_LOAD_PLUGINS=name1,name2 (empty: none)")
     return 0
 
 
