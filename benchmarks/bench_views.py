@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
 
 from treegram.bayes import GibbsSampler  # noqa: E402
-from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # noqa: E402
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.generation import fit_mle  # noqa: E402
 from treegram.generation.constraints import NoSentenceError  # noqa: E402
 from treegram.generation.sampling import SampleFailure, sample_entries  # noqa: E402

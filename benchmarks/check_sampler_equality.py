@@ -62,7 +62,7 @@ def run_all(train) -> dict:
         from treegram.elementary import GibbsTSG, TSGSettings, prepare
         from treegram.grammar.pcfg import PCFGModel, PCFGSettings
     except ImportError:  # before
-        from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
         from treegram.plugins.tsg.data import TSGSettings, prepare
         from treegram.plugins.tsg.state import GibbsTSG
     from treegram.plugins.tsg.state import BlockedTSG
