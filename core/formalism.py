@@ -110,14 +110,14 @@ class Option:
 
 
 def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, type: Callable | None = None,
-           choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None, metavar: str | tuple | None = None,
-           nargs: str | int | None = None, required: bool = False) -> Any:
-    """An attrs field that is also a ``treegram train NAME`` option.
+           choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None,
+           metavar: str | tuple | None = None, nargs: str | int | None = None, required: bool = False) -> Any:
+    """An attrs field that is also a ``treegram train NAME`` option::
 
-    >>> @attrs.frozen
-    ... class Settings:
-    ...     order: int = option(2, help="Markov order of the sibling model", type=positive_int, group="model")
-    ...     lowercase: bool = option(False, help="lowercase words first")   # bool + False -> a store_true flag
+        @attrs.frozen
+        class Settings:
+            order: int = option(2, help="Markov order of the sibling model", type=positive_int, group="model")
+            lowercase: bool = option(False, help="lowercase words first")  # bool + False -> a store_true flag
 
     ``required=True`` fields have no default (they are keyword-only).  ``type`` defaults to the type of the
     default.  ``choices`` may be a callable (evaluated when the parser is built, e.g. names other plugins
