@@ -5,7 +5,8 @@ For TSG (Gibbs and blocked MH) and TIG (blocked MH) on the first N ptb-sample tr
 goes once through the plugin's library function (`train_tsg` / `train_tig`) and once through the core loop that
 `treegram train NAME` uses (`treegram.training.sample` over the formalism's prepare / make_state /
 extract_model); the log-likelihood traces and the parsing grammars' arrays must be identical, and the sweep times
-are compared (ratio core / library, same process).  Then the example plugin's latent-annotation PCFG (if
+are compared (ratio core / library, same process, after a warm-up run that compiles the numba kernels; the
+machine is shared, so ratios within +-20% are noise).  Then the example plugin's latent-annotation PCFG (if
 installed: `pip install ./examples/treegram-example-plugin`) is trained through the core loop and parses dev,
 next to the plain PCFG with the same binarization.
 
@@ -56,6 +57,9 @@ def main() -> None:
     from treegram.plugins.tsg.formalism import TSGOptions
     from treegram.plugins.tsg.train import RunOptions as TSGRun, train_tsg
 
+    # warm-up: compile (or load) every numba kernel once, so neither timed run pays for it
+    train_tsg(train[:30], TSGSettings(), TSGRun(sampler="gibbs", iterations=1, seed=1))
+    train_tsg(train[:30], TSGSettings(), TSGRun(sampler="blocked", iterations=1, seed=1))
     for move in ("gibbs", "blocked"):
         t0 = time.perf_counter()
         lib = train_tsg(train, TSGSettings(), TSGRun(sampler=move, iterations=args.iterations, seed=1))
@@ -74,6 +78,7 @@ def main() -> None:
     from treegram.plugins.tig.model import TIGSettings
     from treegram.plugins.tig.train import RunOptions as TIGRun, train_tig
 
+    train_tig(train[:30], TIGSettings(), TIGRun(iterations=1, seed=1, tsg_init=1))  # warm-up
     t0 = time.perf_counter()
     lib = train_tig(train, TIGSettings(), TIGRun(iterations=args.iterations, seed=1, tsg_init=2))
     t_lib = time.perf_counter() - t0
