@@ -109,7 +109,7 @@ def test_hash_keys_identify_rules_exactly(tiny):
         text = str(fragment_pair(tiny, s.a, int(r)))
         assert by_hash.setdefault(h, text) == text
         assert by_text.setdefault(text, h) == h
-    assert int(s.meta[0]) == len(by_text)  # live table entries = distinct rules
+    assert s.num_rules == len(by_text)  # live table entries = distinct rules
 
 
 def test_kernel_log_joint_matches_explicit_joint(tiny):
@@ -220,6 +220,40 @@ def test_rate_knob_is_monotonic(grammar):
         for rate in (0.0, 0.5, 0.9):
             comp = grammar.compress(t, t.leaves(), rate=rate)
             assert comp.rate >= rate - 1e-9
+
+
+def test_decoder_is_the_best_of_all_derivations(grammar):
+    """The tree-chart decoder against brute force: every derivation of the source tree from the grammar's rule
+    applications enumerated, scored log P + reward x target words; the decoder's score is their maximum and its
+    output is the yield of a derivation with that score."""
+    from treegram.plugins.stsg.grammar import SentenceChart
+
+    for t in [wrap_root(t) for t in demo_trees()[:6]]:
+        sc = SentenceChart(grammar, t)
+        ch = sc.chart
+
+        def derivations(node, cat):
+            out = []
+            for e in ch.applications_at(node):
+                if ch.cat[e] != cat:
+                    continue
+                parts = [[(0.0, 0, [])]]
+                for u, c in ch.tails(e):
+                    parts.append(derivations(u, c))
+                rule = sc.apps[e][0]
+                combos = [(rule.logp, rule.n_words, [e])]
+                for p in parts[1:]:
+                    combos = [(a + b, n + m, x + y) for a, n, x in combos for b, m, y in p]
+                out += combos
+            return out
+
+        root = sc.cats[t.label]
+        ders = derivations(0, root)
+        assert ders
+        for reward in (-1.0, 0.0, 0.7):
+            tree, keep, score = sc.decode(reward)
+            assert score == pytest.approx(max(lp + reward * n for lp, n, _ in ders))
+            assert int(keep.sum()) in {n for lp, n, _ in ders if lp + reward * n == pytest.approx(score)}
 
 
 def test_grammar_json_round_trip(grammar):

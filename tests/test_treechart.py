@@ -125,7 +125,7 @@ def test_stratified_max_equals_brute_force(seed):
     extra = rng.normal(size=len(chart))
     bounds = (4, 3)
     strat = chart.stratified_viterbi(incs_builder, bounds, extra)
-    incs = incs_builder[chart.order]  # chart order
+    incs = incs_builder
     for cat in range(chart.n_cats):
         ders = enumerate_derivations(chart, 0, cat)
         table = strat.root_scores(0, cat)
@@ -148,7 +148,7 @@ def test_loss_augmented_decoding_through_the_extra_hook():
     """Margin-rescaled loss-augmented decoding with a non-decomposable loss (1 - precision over the state), done
     exactly on the stratified chart, equals the brute-force argmax of score + loss."""
     chart, incs_builder, rng = random_chart(5, n_nodes=8)
-    incs = incs_builder[chart.order]
+    incs = incs_builder
     strat = chart.stratified_viterbi(incs_builder, (8, 8))
     for cat in range(chart.n_cats):
         ders = enumerate_derivations(chart, 0, cat)

@@ -218,8 +218,9 @@ class TreeChartBuilder:
     rule's frontier order.  Applications at one node keep the order they were added in (it breaks Viterbi ties).
     """
 
-    def __init__(self, n_nodes: int, n_cats: int, roots: Sequence[int] = (0,)):
-        self.n_nodes, self.n_cats = int(n_nodes), int(n_cats)
+    def __init__(self, n_nodes: int, n_cats: int | None = None, roots: Sequence[int] = (0,)):
+        self.n_nodes = int(n_nodes)
+        self.n_cats = None if n_cats is None else int(n_cats)
         self.roots = np.asarray(roots, dtype=np.int64)
         self._node: list[int] = []
         self._cat: list[int] = []
@@ -229,12 +230,11 @@ class TreeChartBuilder:
         self._tails: list[int] = []
 
     def add(self, node: int, cat: int, rule: int, score: float, tails: Sequence[tuple[int, int]] = ()) -> int:
-        """Add one application; returns its index (as added; `TreeChart.order` maps chart order to it)."""
-        nc = self.n_cats
+        """Add one application; returns its index (applications are numbered in the order they are added)."""
         for u, c in tails:
             if not node < u < self.n_nodes:
                 raise ValueError(f"frontier node {u} is not below node {node}")
-            self._tails.append(u * nc + c)
+            self._tails.append((u, c))
         self._node.append(node)
         self._cat.append(cat)
         self._rule.append(rule)
@@ -246,19 +246,17 @@ class TreeChartBuilder:
         return len(self._node)
 
     def build(self, n_rules: int | None = None) -> "TreeChart":
+        """The chart (`n_rules`: number of rule ids for per-rule counts; default max id + 1)."""
         node = np.asarray(self._node, dtype=np.int64)
-        order = np.argsort(node, kind="stable")
-        tp = np.asarray(self._tail_ptr, dtype=np.int64)
-        tails = np.asarray(self._tails, dtype=np.int64)
-        lens = (tp[1:] - tp[:-1])[order]
-        new_tp = np.zeros(len(order) + 1, dtype=np.int64)
-        np.cumsum(lens, out=new_tp[1:])
-        new_tails = (np.concatenate([tails[tp[e]:tp[e + 1]] for e in order]) if len(tails)
-                     else np.zeros(0, np.int64))
-        rule = np.asarray(self._rule, dtype=np.int64)[order]
-        return TreeChart(node[order], np.asarray(self._cat, dtype=np.int64)[order], rule,
-                         np.asarray(self._score, dtype=np.float64)[order], new_tp, new_tails, self.n_nodes,
-                         self.n_cats, self.roots, order,
+        cat = np.asarray(self._cat, dtype=np.int64)
+        pairs = np.asarray(self._tails, dtype=np.int64).reshape(-1, 2)
+        n_cats = self.n_cats
+        if n_cats is None:
+            n_cats = int(max(cat.max(initial=-1), pairs[:, 1].max(initial=-1))) + 1
+        rule = np.asarray(self._rule, dtype=np.int64)
+        return TreeChart(node, cat, rule, np.asarray(self._score, dtype=np.float64),
+                         np.asarray(self._tail_ptr, dtype=np.int64), pairs[:, 0] * n_cats + pairs[:, 1],
+                         self.n_nodes, max(n_cats, 1), self.roots,
                          int(n_rules) if n_rules is not None else (int(rule.max()) + 1 if len(rule) else 0))
 
 
@@ -286,8 +284,12 @@ class TreeViterbi:
                 out.append(c)
         return out
 
+    def best_application(self, node: int, cat: int) -> int:
+        """The application at the top of the best derivation of (node, cat), or -1 if there is none."""
+        return int(self._back[node * self.chart.n_cats + cat])
+
     def derivation(self, node: int, cat: int) -> list[int]:
-        """Applications (chart indices) of the best derivation of (node, cat), top-down, tails left to right."""
+        """Applications of the best derivation of (node, cat), top-down, tails left to right."""
         ch = self.chart
         item = node * ch.n_cats + cat
         if self._back[item] < 0:
@@ -342,7 +344,7 @@ class StratifiedViterbi:
         return self._best[ci].reshape(tuple(self.radix)).copy()
 
     def derivation(self, node: int, cat: int, state: Sequence[int]) -> list[int]:
-        """Applications (chart indices) of the best derivation of (node, cat) ending in `state`, top-down."""
+        """Applications of the best derivation of (node, cat) ending in `state`, top-down."""
         ch = self.chart
         s = self.state_index(state)
         ci = self._index[node * ch.n_cats + cat]
@@ -413,25 +415,36 @@ class StratifiedViterbi:
 
 
 class TreeChart:
-    """The rule applications of a source tree (or forest), sorted by head node, and the algorithms over them.
+    """The rule applications of a source tree (or forest) and the algorithms over them.
 
-    Arrays (one row per application, chart order = by head node, insertion order within a node): `node`, `cat`,
-    `rule`, `score`; tails in CSR form (`tail_ptr`, `tail` = frontier node * n_cats + category).  `order[i]` is the
-    builder index of chart application i.
+    Public arrays are in the order the applications were added (`TreeChartBuilder.add` returned those indices):
+    `node`, `cat`, `rule`, `score`; tails in CSR form (`tail_ptr`, `tail` = frontier node * n_cats + category).
+    Everything passed in (extra scores, increments) and returned (derivations, counts) uses these indices.
     """
 
-    def __init__(self, node, cat, rule, score, tail_ptr, tail, n_nodes, n_cats, roots, order, n_rules):
+    def __init__(self, node, cat, rule, score, tail_ptr, tail, n_nodes, n_cats, roots, n_rules):
         self.node, self.cat, self.rule, self.score = node, cat, rule, score
         self.tail_ptr, self.tail = tail_ptr, tail
-        self.n_nodes, self.n_cats, self.roots, self.order, self.n_rules = n_nodes, n_cats, roots, order, n_rules
+        self.n_nodes, self.n_cats, self.roots, self.n_rules = n_nodes, n_cats, roots, n_rules
         self.head = node * n_cats + cat
-        # groups: consecutive applications with one head node
-        if len(node):
-            starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
-            self.group_ptr = np.r_[starts, len(node)].astype(np.int64)
+        # the kernels' order: by head node (bottom-up = descending), insertion order within a node
+        perm = np.argsort(node, kind="stable")
+        self._perm = perm
+        self._head = self.head[perm]
+        self._rule = rule[perm]
+        lens = (tail_ptr[1:] - tail_ptr[:-1])[perm]
+        self._tail_ptr = np.zeros(len(perm) + 1, dtype=np.int64)
+        np.cumsum(lens, out=self._tail_ptr[1:])
+        idx = (np.concatenate([np.arange(tail_ptr[e], tail_ptr[e + 1]) for e in perm]).astype(np.int64)
+               if len(tail) else np.zeros(0, np.int64))
+        self._tail = tail[idx]
+        sn = node[perm]
+        if len(sn):
+            starts = np.flatnonzero(np.r_[True, sn[1:] != sn[:-1]])
+            self._group_ptr = np.r_[starts, len(sn)].astype(np.int64)
         else:
-            self.group_ptr = np.zeros(1, np.int64)
-        self.tree_of = np.searchsorted(roots, node, side="right") - 1
+            self._group_ptr = np.zeros(1, np.int64)
+        self._tree_of = np.searchsorted(roots, sn, side="right") - 1
 
     def __len__(self) -> int:
         return int(self.node.shape[0])
@@ -440,15 +453,18 @@ class TreeChart:
     def n_items(self) -> int:
         return self.n_nodes * self.n_cats
 
-    def applications_at(self, node: int) -> range:
-        lo = int(np.searchsorted(self.node, node, side="left"))
-        hi = int(np.searchsorted(self.node, node, side="right"))
-        return range(lo, hi)
+    def applications_at(self, node: int) -> list[int]:
+        """The applications at a source node, in the order they were added."""
+        sn = self.node[self._perm]
+        lo = int(np.searchsorted(sn, node, side="left"))
+        hi = int(np.searchsorted(sn, node, side="right"))
+        return self._perm[lo:hi].tolist()
 
     def tails(self, e: int) -> list[tuple[int, int]]:
         return [(int(t) // self.n_cats, int(t) % self.n_cats) for t in self.tail[self.tail_ptr[e]:self.tail_ptr[e + 1]]]
 
     def _base(self, extra, rule_scores) -> np.ndarray:
+        """Score of every application (added order): its own score (or its rule's) plus the extra score."""
         if callable(extra):
             extra = extra(self)
         extra = np.zeros(len(self)) if extra is None else np.asarray(extra, dtype=np.float64)
@@ -458,21 +474,23 @@ class TreeChart:
             return _app_scores(self.score, extra, self.rule, np.zeros(1), False)
         return _app_scores(self.score, extra, self.rule, np.asarray(rule_scores, dtype=np.float64), True)
 
+    def _to_added(self, back: np.ndarray) -> np.ndarray:
+        return np.where(back >= 0, self._perm[np.maximum(back, 0)], -1)
+
     # -- max ----------------------------------------------------------------------------------------------------
     def viterbi(self, extra: np.ndarray | Callable | None = None, *, rule_scores=None) -> TreeViterbi:
         """Figure 1: the best derivation of every item.  `extra`: additive score per application (the
         loss-augmentation hook); `rule_scores`: score the applications by rule (e.g. log theta) instead of their own
         score."""
-        best, back = _viterbi(self.group_ptr, self.head, self._base(extra, rule_scores), self.tail_ptr, self.tail,
-                              self.n_items)
-        return TreeViterbi(self, best, back)
+        base = self._base(extra, rule_scores)[self._perm]
+        best, back = _viterbi(self._group_ptr, self._head, base, self._tail_ptr, self._tail, self.n_items)
+        return TreeViterbi(self, best, self._to_added(back))
 
     def stratified_viterbi(self, increments, bounds: Sequence[int], extra=None, *, rule_scores=None
                            ) -> StratifiedViterbi:
-        """Max chart split by an additive state: `increments` (applications x k non-negative ints, in *builder*
-        order like the builder's indices) and `bounds` (k inclusive maxima; a derivation whose state would exceed
-        them is dropped)."""
-        inc = np.asarray(increments, dtype=np.int64).reshape(len(self), -1)[self.order]
+        """Max chart split by an additive state: `increments` (applications x k non-negative ints) and `bounds`
+        (k inclusive maxima; a derivation whose state would exceed them is dropped)."""
+        inc = np.asarray(increments, dtype=np.int64).reshape(len(self), -1)
         radix = np.asarray([int(b) + 1 for b in bounds], dtype=np.int64)
         if inc.shape[1] != len(radix):
             raise ValueError(f"increments have {inc.shape[1]} components but bounds {len(radix)}")
@@ -480,43 +498,50 @@ class TreeChart:
             raise ValueError("state increments must be non-negative")
         n_states = int(np.prod(radix))
         ok = (inc < radix).all(axis=1)
-        inc_state = np.where(ok, np.ravel_multi_index(tuple(np.minimum(inc, radix - 1).T), tuple(radix)), -1)
+        inc_state = np.where(ok, np.ravel_multi_index(tuple(np.minimum(inc, radix - 1).T), tuple(radix)),
+                             -1).astype(np.int64)
         heads = np.unique(self.head)
         item_index = np.full(self.n_items, -1, np.int64)
         item_index[heads] = np.arange(len(heads))
         base = self._base(extra, rule_scores)
-        best, back = _stratified(self.group_ptr, self.head, base, self.tail_ptr, self.tail,
-                                 inc_state.astype(np.int64), item_index, len(heads), radix, n_states)
-        return StratifiedViterbi(self, best, back, item_index, bounds, base, inc_state)
+        best, back = _stratified(self._group_ptr, self._head, base[self._perm], self._tail_ptr, self._tail,
+                                 inc_state[self._perm], item_index, len(heads), radix, n_states)
+        return StratifiedViterbi(self, best, self._to_added(back), item_index, bounds, base, inc_state)
 
     # -- sum ----------------------------------------------------------------------------------------------------
     def inside(self, goal_cats=0, extra=None, *, rule_scores=None) -> TreeInside:
         """Inside (log-sum) chart; `goal_cats`: the target category of each tree's root (one int for all)."""
         base = self._base(extra, rule_scores)
-        ins, app = _inside(self.group_ptr, self.head, base, self.tail_ptr, self.tail, self.n_items)
+        ins, app_sorted = _inside(self._group_ptr, self._head, base[self._perm], self._tail_ptr, self._tail,
+                                  self.n_items)
+        app = np.empty(len(self))
+        app[self._perm] = app_sorted
         gc = np.broadcast_to(np.asarray(goal_cats, dtype=np.int64), self.roots.shape)
         return TreeInside(self, ins, app, base, self.roots * self.n_cats + gc)
 
     def expected_counts(self, inside: TreeInside) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Outside pass: (expected count of every application, expected count of every rule, outside scores).
 
-        Each application's count is its posterior probability in its tree, exp(outside + inside - log Z)."""
+        Each application's count is its posterior probability in its tree, exp(outside + inside - log Z); the
+        per-rule counts are accumulated top-down (trees in order, nodes in pre-order)."""
         outside = np.full(self.n_items, -np.inf)
         outside[inside.goals] = 0.0
-        head_z = inside.inside[inside.goals][self.tree_of]
-        counts, rule_counts = _outside(self.head, self.tail_ptr, self.tail, inside.app, inside.inside, outside,
-                                       head_z, self.rule, max(self.n_rules, 1))
+        head_z = inside.inside[inside.goals][self._tree_of]
+        counts_sorted, rule_counts = _outside(self._head, self._tail_ptr, self._tail, inside.app[self._perm],
+                                              inside.inside, outside, head_z, self._rule, max(self.n_rules, 1))
+        counts = np.empty(len(self))
+        counts[self._perm] = counts_sorted
         return counts, rule_counts[:self.n_rules], outside
 
     def sample(self, rng: np.random.Generator, inside: TreeInside, node: int | None = None, cat: int | None = None
                ) -> list[int]:
         """An exact sample from the distribution over derivations of (node, cat) (default: tree 0's goal)
-        proportional to exp(total score): applications (chart indices), top-down."""
+        proportional to exp(total score): applications, top-down."""
         item = int(inside.goals[0]) if node is None else int(node) * self.n_cats + int(cat)
         if inside.inside[item] == -np.inf:
             raise KeyError("no derivation to sample")
         by_head: dict[int, list[int]] = {}
-        for e in range(len(self)):
+        for e in self._perm.tolist():
             by_head.setdefault(int(self.head[e]), []).append(e)
         out, todo = [], [item]
         while todo:

@@ -1,4 +1,5 @@
-"""Prediction (section 3.3): a finite STSG and Viterbi decoding over a source tree (Cohn & Lapata 2007, Figure 1).
+"""Prediction (section 3.3): a finite STSG and Viterbi decoding over a source tree (Cohn & Lapata 2007, Figure 1) on
+the core tree chart (`treegram.charts.treechart`; `SentenceChart` enumerates the rule applications).
 
 The grammar holds elementary tree pairs with log probabilities P(e | c_s/c_t).  Every source tree is parseable: for
 each node, the zero-count copy rule  X/X -> (X Y1[1] .. Yn[n]) / (X Y1[1] .. Yn[n])  and deletion rule
@@ -16,12 +17,13 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from treegram.charts.treechart import TreeChartBuilder
 from treegram.errors import InputError
 from treegram.trees import Tree
 
 from treegram.plugins.stsg.model import Fragment, frontier_index, rule_string, _frontier_label
 
-__all__ = ["Rule", "FiniteSTSG", "Compression", "fragment_to_json", "fragment_from_json"]
+__all__ = ["Rule", "FiniteSTSG", "SentenceChart", "Compression", "fragment_to_json", "fragment_from_json"]
 
 _WORD = "\x00"
 
@@ -167,51 +169,20 @@ class FiniteSTSG:
                 out.append(Rule(f, self._unseen(f.category)))
         return out
 
+    def chart(self, source: Tree) -> "SentenceChart":
+        """The tree chart of a (ROOT-wrapped) source tree: every rule application at every node, built once and
+        decoded for any per-word reward."""
+        return SentenceChart(self, source)
+
     def decode(self, source: Tree, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
         """Best derivation of a (ROOT-wrapped) source tree: (target tree, keep mask over the words, score)."""
-        positions: dict[int, int] = {}
-        for k, node in enumerate(n for n in _preorder(source) if n.is_preterminal):
-            positions[id(node)] = k
-        n_words = len(positions)
-        best: dict[int, dict] = {}
-        for node in source.postorder():
-            if not node.children:
-                best[id(node)] = {}
-                continue
-            cell: dict = {}
-            rules = self._candidates(node)
-            for r in rules:
-                binding: list = []
-                words: list = []
-                if not _match(r.source, node, binding, words, positions, top=True):
-                    continue
-                score = r.logp + reward * r.n_words
-                ok = True
-                for sub, k in binding:
-                    ct = r.frontier_ct.get(k) if k else None
-                    entry = best[id(sub)].get(ct)
-                    if entry is None:
-                        ok = False
-                        break
-                    score += entry[0]
-                if not ok:
-                    continue
-                ct = r.ct
-                if ct not in cell or score > cell[ct][0]:
-                    cell[ct] = (score, r, binding, words)
-            best[id(node)] = cell
-        root_cell = best[id(source)]
-        if not root_cell:
-            raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
-        ct = source.label if source.label in root_cell else max(root_cell, key=lambda c: root_cell[c][0])
-        keep = np.zeros(n_words, dtype=bool)
-        tree = _build(best, source, ct, keep)
-        return tree, keep, root_cell[ct][0]
+        return self.chart(source).decode(reward)
 
     def compress(self, source: Tree, tokens: list[str], *, reward: float = 0.0, rate: float | None = None,
                  iterations: int = 14) -> Compression:
+        chart = self.chart(source)
         if rate is None:
-            tree, keep, score = self.decode(source, reward)
+            tree, keep, score = chart.decode(reward)
             return Compression(tokens, keep, tree, score)
         if not 0.0 <= rate <= 1.0:
             raise InputError(f"--rate must be between 0 and 1, got {rate}")
@@ -219,15 +190,112 @@ class FiniteSTSG:
         best = None
         for _ in range(iterations):  # smallest reward whose output keeps at least `rate` of the words
             mid = (lo + hi) / 2
-            tree, keep, score = self.decode(source, mid)
+            tree, keep, score = chart.decode(mid)
             if keep.mean() >= rate - 1e-9:
                 best = (tree, keep, score)
                 hi = mid
             else:
                 lo = mid
         if best is None:
-            best = self.decode(source, hi)
+            best = chart.decode(hi)
         return Compression(tokens, best[1], best[0], best[2])
+
+
+class SentenceChart:
+    """Figure 1 of Cohn & Lapata (2007) for one source tree, on the core tree chart (`treegram.charts.treechart`).
+
+    Source nodes are numbered in pre-order; the target categories are the rules' target root labels (0 = epsilon,
+    a deleted node).  Every rule of the grammar whose source side matches at a node, followed by the node's
+    copy/delete rules when the grammar lacks them, is one application scored log P(rule); the per-word reward of
+    `decode` enters through the chart's extra-score hook (reward x target words of the rule)."""
+
+    def __init__(self, grammar: FiniteSTSG, source: Tree):
+        nodes: list[Tree] = []
+        kids: list[list] = []  # per node: child node numbers, or the word itself for word children
+        stack: list[tuple[Tree, int]] = [(source, -1)]
+        while stack:
+            node, parent = stack.pop()
+            i = len(nodes)
+            nodes.append(node)
+            kids.append([])
+            if parent >= 0:
+                kids[parent].append(i)
+            for c in reversed(node.children):
+                if isinstance(c, Tree):
+                    stack.append((c, i))
+        for i, node in enumerate(nodes):  # words in place, children in order
+            it = iter(kids[i])
+            kids[i] = [c if isinstance(c, str) else next(it) for c in node.children]
+        word_pos: dict[int, int] = {}
+        for i, node in enumerate(nodes):
+            if node.is_preterminal:
+                word_pos[i] = len(word_pos)
+        self.source, self.nodes, self.n_words = source, nodes, len(word_pos)
+        self.cats: dict[str | None, int] = {None: 0}
+        self.apps: list[tuple[Rule, list, list]] = []
+        builder = TreeChartBuilder(len(nodes), roots=[0])
+        n_target_words: list[float] = []
+        cat_id = self._cat
+        for i, node in enumerate(nodes):
+            if not node.children:
+                continue
+            for r in grammar._candidates(node):
+                binding: list = []
+                words: list = []
+                if not _match(r.source, i, nodes, kids, binding, words, word_pos):
+                    continue
+                builder.add(i, cat_id(r.ct), len(self.apps), r.logp,
+                            [(u, cat_id(r.frontier_ct.get(k) if k else None)) for u, k in binding])
+                self.apps.append((r, binding, words))
+                n_target_words.append(r.n_words)
+        self.chart = builder.build(len(self.apps))
+        self.n_target_words = np.asarray(n_target_words, dtype=np.float64)
+
+    def _cat(self, label) -> int:
+        c = self.cats.get(label)
+        if c is None:
+            c = self.cats[label] = len(self.cats)
+        return c
+
+    def decode(self, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
+        vit = self.chart.viterbi(reward * self.n_target_words)
+        root_cats = vit.cats(0)
+        if not root_cats:
+            raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
+        label = self.source.label
+        if label in self.cats and self.cats[label] in root_cats:
+            ct = self.cats[label]
+        else:
+            ct = max(root_cats, key=lambda c: vit.score(0, c))
+        keep = np.zeros(self.n_words, dtype=bool)
+        tree = self._build(vit, 0, ct, keep)
+        return tree, keep, vit.score(0, ct)
+
+    def _build(self, vit, i: int, ct: int, keep: np.ndarray) -> Tree | None:
+        rule, binding, words = self.apps[vit.best_application(i, ct)]
+        if rule.target is None:
+            return None
+        subs = {}
+        for u, k in binding:
+            if k:
+                subs[k] = self._build(vit, u, self.cats[rule.frontier_ct[k]], keep)
+        # kept words of this rule: its target words are a subsequence of its source words (same order)
+        src_words = rule.source.leaves()
+        tgt_words = rule.target.leaves() if rule.target.children else []
+        j = 0
+        for k, w in enumerate(src_words):
+            if j < len(tgt_words) and tgt_words[j] == w:
+                keep[words[k]] = True
+                j += 1
+
+        def inst(t):
+            if isinstance(t, str):
+                return t
+            if not t.children:
+                return subs[frontier_index(t.label)]
+            return Tree(t.label, tuple(inst(c) for c in t.children))
+
+        return inst(rule.target)
 
 
 def _preorder(t: Tree):
@@ -244,53 +312,25 @@ def copy_delete_rules(node: Tree) -> list[Fragment]:
     return [Fragment(src_copy, src_copy), Fragment(src_del, None)]
 
 
-def _match(frag: Tree, node: Tree, binding: list, words: list, positions: dict, top: bool = False) -> bool:
+def _match(frag: Tree, i: int, nodes: list, kids: list, binding: list, words: list, word_pos: dict) -> bool:
+    """Match a rule's source side at source node i: frontier nodes go to `binding` as (node number, variable
+    index; 0 = deleted) in frontier order, matched words to `words` as word positions."""
+    node = nodes[i]
     if frag.label != node.label or len(frag.children) != len(node.children):
         return False
-    for fc, nc in zip(frag.children, node.children):
+    for fc, nc in zip(frag.children, kids[i]):
         if isinstance(fc, str):
             if not isinstance(nc, str) or nc != fc:
                 return False
-            words.append(positions[id(node)])
+            words.append(word_pos[i])
         elif not fc.children:  # frontier
-            if isinstance(nc, str) or _frontier_label(fc.label) != nc.label:
+            if isinstance(nc, str) or _frontier_label(fc.label) != nodes[nc].label:
                 return False
             binding.append((nc, frontier_index(fc.label) or 0))
         else:
-            if isinstance(nc, str) or not _match(fc, nc, binding, words, positions):
+            if isinstance(nc, str) or not _match(fc, nc, nodes, kids, binding, words, word_pos):
                 return False
     return True
-
-
-def _build(best: dict, node: Tree, ct, keep: np.ndarray) -> Tree | None:
-    score, rule, binding, words = best[id(node)][ct]
-    if rule.target is None:
-        return None
-    subs = {}
-    for sub, k in binding:
-        if k:
-            subs[k] = _build(best, sub, rule.frontier_ct[k], keep)
-    # kept words of this rule: its target words are a subsequence of its source words (same order)
-    src_words = [w for w in _frag_words(rule.source)]
-    tgt_words = rule.target.leaves() if rule.target.children else []
-    j = 0
-    for k, w in enumerate(src_words):
-        if j < len(tgt_words) and tgt_words[j] == w:
-            keep[words[k]] = True
-            j += 1
-
-    def inst(t):
-        if isinstance(t, str):
-            return t
-        if not t.children:
-            return subs[frontier_index(t.label)]
-        return Tree(t.label, tuple(inst(c) for c in t.children))
-
-    return inst(rule.target)
-
-
-def _frag_words(t: Tree) -> list[str]:
-    return [c for c in t.leaves()]
 
 
 __all__ += ["copy_delete_rules", "rule_string"]
