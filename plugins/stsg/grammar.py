@@ -258,6 +258,7 @@ class SentenceChart:
         return c
 
     def decode(self, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
+        """The best compression for a per-word reward: (target tree, keep mask, score)."""
         vit = self.chart.viterbi(reward * self.n_target_words)
         root_cats = vit.cats(0)
         if not root_cats:
@@ -267,35 +268,57 @@ class SentenceChart:
             ct = self.cats[label]
         else:
             ct = max(root_cats, key=lambda c: vit.score(0, c))
-        keep = np.zeros(self.n_words, dtype=bool)
-        tree = self._build(vit, 0, ct, keep)
+        tree, keep = self.output(vit.derivation(0, ct))
         return tree, keep, vit.score(0, ct)
 
-    def _build(self, vit, i: int, ct: int, keep: np.ndarray) -> Tree | None:
-        rule, binding, words = self.apps[vit.best_application(i, ct)]
-        if rule.target is None:
-            return None
-        subs = {}
-        for u, k in binding:
-            if k:
-                subs[k] = self._build(vit, u, self.cats[rule.frontier_ct[k]], keep)
-        # kept words of this rule: its target words are a subsequence of its source words (same order)
-        src_words = rule.source.leaves()
-        tgt_words = rule.target.leaves() if rule.target.children else []
-        j = 0
-        for k, w in enumerate(src_words):
+    def kept_positions(self, e: int) -> list[int]:
+        """Source word positions application e keeps: its target words are a subsequence of its source words."""
+        rule, _binding, words = self.apps[e]
+        if rule.target is None or not rule.target.children:
+            return []
+        tgt_words = rule.target.leaves()
+        out, j = [], 0
+        for k, w in enumerate(rule.source.leaves()):
             if j < len(tgt_words) and tgt_words[j] == w:
-                keep[words[k]] = True
+                out.append(words[k])
                 j += 1
+        return out
 
-        def inst(t):
-            if isinstance(t, str):
-                return t
-            if not t.children:
-                return subs[frontier_index(t.label)]
-            return Tree(t.label, tuple(inst(c) for c in t.children))
+    def word_increments(self, gold_keep) -> np.ndarray:
+        """Per application, (kept words the gold compression keeps, kept words it deletes): the (true positive,
+        false positive) increments of a loss-augmented chart (`TreeChart.stratified_viterbi`, bounds = the number
+        of words)."""
+        gold = np.asarray(gold_keep, dtype=bool)
+        out = np.zeros((len(self.apps), 2), dtype=np.int64)
+        for e in range(len(self.apps)):
+            for k in self.kept_positions(e):
+                out[e, 0 if gold[k] else 1] += 1
+        return out
 
-        return inst(rule.target)
+    def output(self, derivation: list[int]) -> tuple[Tree | None, np.ndarray]:
+        """(target tree, keep mask) of a derivation given as applications top-down, tails left to right (as the
+        chart's `derivation` methods return them)."""
+        keep = np.zeros(self.n_words, dtype=bool)
+        it = iter(derivation)
+
+        def build() -> Tree | None:
+            e = next(it)
+            rule, binding, _words = self.apps[e]
+            subs = {k: build() for _u, k in binding}  # every tail, deleted ones included, in frontier order
+            if rule.target is None:
+                return None
+            keep[self.kept_positions(e)] = True
+
+            def inst(t):
+                if isinstance(t, str):
+                    return t
+                if not t.children:
+                    return subs[frontier_index(t.label)]
+                return Tree(t.label, tuple(inst(c) for c in t.children))
+
+            return inst(rule.target)
+
+        return build(), keep
 
 
 def _preorder(t: Tree):
