@@ -164,46 +164,58 @@ def _state_add(a, b, radix, n_states):
 
 @numba.njit(cache=True)
 def _stratified(group_ptr, head, base, tail_ptr, tail, inc_state, item_index, n_compact, radix, n_states):
-    """Max chart over (item, state): best[compact item, state] and the winning application per cell."""
+    """Max chart over (item, state): best[compact item, state] and the winning application per cell.  Only the
+    states a cell actually reaches are combined (a node covering w words reaches O(w^2) (tp, fp) states)."""
     best = np.full((n_compact, n_states), -np.inf)
     back = np.full((n_compact, n_states), -1, np.int64)
     cur = np.empty(n_states)
     nxt = np.empty(n_states)
+    alive1 = np.empty(n_states, np.int64)
+    alive2 = np.empty(n_states, np.int64)
     for g in range(group_ptr.shape[0] - 2, -1, -1):
         for e in range(group_ptr[g], group_ptr[g + 1]):
-            cur[:] = -np.inf
             if inc_state[e] < 0:
                 continue
+            cur[:] = -np.inf
             cur[inc_state[e]] = base[e]
-            alive = True
+            n1 = 1
+            alive1[0] = inc_state[e]
+            ok = True
             for t in range(tail_ptr[e], tail_ptr[e + 1]):
                 ti = item_index[tail[t]]
-                nxt[:] = -np.inf
-                any_ = False
-                if ti >= 0:
-                    for s1 in range(n_states):
-                        if cur[s1] == -np.inf:
-                            continue
-                        for s2 in range(n_states):
-                            if back[ti, s2] < 0:
-                                continue
-                            s = _state_add(s1, s2, radix, n_states)
-                            if s < 0:
-                                continue
-                            v = cur[s1] + best[ti, s2]
-                            if v > nxt[s] or nxt[s] == -np.inf:
-                                nxt[s] = v
-                                any_ = True
-                if not any_:
-                    alive = False
+                if ti < 0:
+                    ok = False
                     break
-                cur[:] = nxt
-            if not alive:
+                n2 = 0
+                for s2 in range(n_states):
+                    if back[ti, s2] >= 0:
+                        alive2[n2] = s2
+                        n2 += 1
+                nxt[:] = -np.inf
+                for a in range(n1):  # ascending states of cur, then of the tail: ties keep the first
+                    s1 = alive1[a]
+                    for b in range(n2):
+                        s2 = alive2[b]
+                        s = _state_add(s1, s2, radix, n_states)
+                        if s < 0:
+                            continue
+                        v = cur[s1] + best[ti, s2]
+                        if v > nxt[s] or nxt[s] == -np.inf:
+                            nxt[s] = v
+                n1 = 0
+                for s in range(n_states):
+                    cur[s] = nxt[s]
+                    if nxt[s] != -np.inf:
+                        alive1[n1] = s
+                        n1 += 1
+                if n1 == 0:
+                    ok = False
+                    break
+            if not ok:
                 continue
             hi = item_index[head[e]]
-            for s in range(n_states):
-                if cur[s] == -np.inf:
-                    continue
+            for a in range(n1):
+                s = alive1[a]
                 if back[hi, s] < 0 or cur[s] > best[hi, s]:
                     best[hi, s] = cur[s]
                     back[hi, s] = e
