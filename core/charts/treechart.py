@@ -374,56 +374,42 @@ class StratifiedViterbi:
         return out
 
     def _split(self, e: int, tails: list[int], s: int, target: float) -> list[int]:
-        """Tail states that reproduce the cell's score exactly (same additions in the same order as the chart)."""
-        n_states = int(np.prod(self.radix))
-
-        def rec(k: int, acc_state: int, acc: float) -> list[int] | None:
-            if k == len(tails):
-                return [] if acc_state == s and acc == target else None
-            ti = self._index[tails[k]]
-            for s2 in range(n_states):
-                if self._back[ti, s2] < 0:
-                    continue
-                ns = int(_state_add(acc_state, s2, self.radix, n_states))
-                if ns < 0:
-                    continue
-                rest = rec(k + 1, ns, acc + float(self._best[ti, s2]))
-                if rest is not None:
-                    return [s2] + rest
-            return None
-
-        # the chart keeps, per partial state, only the best partial sum; replay that to stay float-identical
+        """Tail states of application e that give state s with the cell's score: the chart's combination replayed
+        (same additions, same order, same tie rule), so the score matches exactly."""
         if not tails:
             return []
-        out = self._replay(e, tails, s, target)
-        if out is None:
-            out = rec(0, int(self._inc[e]), float(self._base[e]))
-        if out is None:
-            raise RuntimeError("stratified back-trace failed (internal error)")
-        return out
+        radix = [int(r) for r in self.radix]
 
-    def _replay(self, e: int, tails: list[int], s: int, target: float) -> list[int] | None:
-        n_states = int(np.prod(self.radix))
-        cur = {int(self._inc[e]): (float(self._base[e]), [])}
+        def add(a: int, b: int) -> int:  # `_state_add` in Python (no dispatch cost per pair)
+            out, mul = 0, 1
+            for r in reversed(radix):
+                x = (a // mul) % r + (b // mul) % r
+                if x >= r:
+                    return -1
+                out += x * mul
+                mul *= r
+            return out
+
+        cur: dict[int, tuple[float, list[int]]] = {int(self._inc[e]): (float(self._base[e]), [])}
         for t in tails:
             ti = self._index[t]
+            alive = np.flatnonzero(self._back[ti] >= 0).tolist()
+            row = self._best[ti]
             nxt: dict[int, tuple[float, list[int]]] = {}
-            for s1 in range(n_states):
-                if s1 not in cur:
-                    continue
+            for s1 in sorted(cur):
                 v1, path = cur[s1]
-                for s2 in range(n_states):
-                    if self._back[ti, s2] < 0:
-                        continue
-                    ns = int(_state_add(s1, s2, self.radix, n_states))
+                for s2 in alive:
+                    ns = add(s1, s2)
                     if ns < 0:
                         continue
-                    v = v1 + float(self._best[ti, s2])
+                    v = v1 + float(row[s2])
                     if ns not in nxt or v > nxt[ns][0]:
                         nxt[ns] = (v, path + [s2])
             cur = nxt
         got = cur.get(s)
-        return got[1] if got is not None and got[0] == target else None
+        if got is None or got[0] != target:
+            raise RuntimeError("stratified back-trace failed (internal error)")
+        return got[1]
 
 
 class TreeChart:
