@@ -102,6 +102,7 @@ class FiniteSTSG:
         self.default_unseen = float(default_unseen)
         self.by_prod: dict[tuple, list[Rule]] = defaultdict(list)
         self.texts: set[str] = set()
+        self._cand_cache: dict[tuple, list[Rule]] = {}  # candidate rules per source production (see _candidates)
         for r in self.rules:
             self.by_prod[r.prod].append(r)
             self.texts.add(r.text)
@@ -162,11 +163,17 @@ class FiniteSTSG:
         return self.unseen_logp.get(category, self.default_unseen)
 
     def _candidates(self, node: Tree) -> list[Rule]:
+        """The rules whose source side starts with the node's production, then its copy/delete rules if the
+        grammar lacks them (memoised per production: they depend on nothing else)."""
         prod = (node.label, tuple(_child_key(c) for c in node.children))
+        cached = self._cand_cache.get(prod)
+        if cached is not None:
+            return cached
         out = list(self.by_prod.get(prod, ()))
         for f in copy_delete_rules(node):
             if str(f) not in self.texts:
                 out.append(Rule(f, self._unseen(f.category)))
+        self._cand_cache[prod] = out
         return out
 
     def chart(self, source: Tree) -> "SentenceChart":
