@@ -265,11 +265,9 @@ class TreeChartBuilder:
         n_cats = self.n_cats
         if n_cats is None:
             n_cats = int(max(cat.max(initial=-1), pairs[:, 1].max(initial=-1))) + 1
-        rule = np.asarray(self._rule, dtype=np.int64)
-        return TreeChart(node, cat, rule, np.asarray(self._score, dtype=np.float64),
-                         np.asarray(self._tail_ptr, dtype=np.int64), pairs[:, 0] * n_cats + pairs[:, 1],
-                         self.n_nodes, max(n_cats, 1), self.roots,
-                         int(n_rules) if n_rules is not None else (int(rule.max()) + 1 if len(rule) else 0))
+        return TreeChart.from_arrays(node, cat, self._rule, self._score, self._tail_ptr, pairs[:, 0], pairs[:, 1],
+                                     n_nodes=self.n_nodes, n_cats=max(n_cats, 1), roots=self.roots, n_rules=n_rules,
+                                     check=False)
 
 
 class TreeViterbi:
@@ -430,12 +428,15 @@ class TreeChart:
         self._perm = perm
         self._head = self.head[perm]
         self._rule = rule[perm]
-        lens = (tail_ptr[1:] - tail_ptr[:-1])[perm]
-        self._tail_ptr = np.zeros(len(perm) + 1, dtype=np.int64)
-        np.cumsum(lens, out=self._tail_ptr[1:])
-        idx = (np.concatenate([np.arange(tail_ptr[e], tail_ptr[e + 1]) for e in perm]).astype(np.int64)
-               if len(tail) else np.zeros(0, np.int64))
-        self._tail = tail[idx]
+        if len(node) < 2 or bool(np.all(node[1:] >= node[:-1])):  # added in node order already
+            self._perm = np.arange(len(node), dtype=np.int64)
+            self._tail_ptr, self._tail = tail_ptr, tail
+        else:
+            lens = (tail_ptr[1:] - tail_ptr[:-1])[perm]
+            self._tail_ptr = np.zeros(len(perm) + 1, dtype=np.int64)
+            np.cumsum(lens, out=self._tail_ptr[1:])
+            idx = np.repeat(tail_ptr[:-1][perm] - self._tail_ptr[:-1], lens) + np.arange(int(self._tail_ptr[-1]))
+            self._tail = tail[idx]
         sn = node[perm]
         if len(sn):
             starts = np.flatnonzero(np.r_[True, sn[1:] != sn[:-1]])
@@ -443,6 +444,27 @@ class TreeChart:
         else:
             self._group_ptr = np.zeros(1, np.int64)
         self._tree_of = np.searchsorted(roots, sn, side="right") - 1
+
+    @classmethod
+    def from_arrays(cls, node, cat, rule, score, tail_ptr, tail_node, tail_cat, *, n_nodes: int, n_cats: int,
+                    roots: Sequence[int] = (0,), n_rules: int | None = None, check: bool = True) -> "TreeChart":
+        """A chart from flat arrays (what `TreeChartBuilder` collects): application e is at `node[e]`, derives
+        `cat[e]` with rule `rule[e]` and local score `score[e]`; its tails are `tail_node` / `tail_cat` from
+        `tail_ptr[e]` to `tail_ptr[e + 1]`."""
+        i64 = lambda x: np.asarray(x, dtype=np.int64)  # noqa: E731
+        node, cat, rule, tail_ptr, tail_node, tail_cat = map(i64, (node, cat, rule, tail_ptr, tail_node, tail_cat))
+        score = np.asarray(score, dtype=np.float64)
+        if check:
+            heads = np.repeat(node, tail_ptr[1:] - tail_ptr[:-1])
+            bad = np.flatnonzero((tail_node <= heads) | (tail_node >= n_nodes))
+            if len(bad):
+                raise ValueError(f"frontier node {tail_node[bad[0]]} is not below node {heads[bad[0]]}")
+            if len(cat) and (cat.max() >= n_cats or (len(tail_cat) and tail_cat.max() >= n_cats)):
+                raise ValueError(f"a category id is >= n_cats = {n_cats}")
+        if n_rules is None:
+            n_rules = int(rule.max()) + 1 if len(rule) else 0
+        return cls(node, cat, rule, score, tail_ptr, tail_node * n_cats + tail_cat, int(n_nodes), int(n_cats),
+                   i64(roots), int(n_rules))
 
     def __len__(self) -> int:
         return int(self.node.shape[0])

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from treegram.charts.treechart import TreeChartBuilder
+from treegram.charts.treechart import TreeChart
 from treegram.errors import InputError
 from treegram.trees import Tree
 
@@ -36,7 +36,7 @@ def _child_key(c) -> str:
 
 class Rule:
     __slots__ = ("source", "target", "cs", "ct", "logp", "count", "prod", "text", "frontier_ct", "target_words",
-                 "n_words")
+                 "n_words", "pattern")
 
     def __init__(self, frag: Fragment, logp: float, count: float = 0.0):
         self.source, self.target = frag.source, frag.target
@@ -45,6 +45,7 @@ class Rule:
         self.count = float(count)
         self.prod = (self.cs, tuple(_child_key(c) for c in self.source.children))
         self.text = str(frag)
+        self.pattern = _pattern(self.source)
         # target category of each frontier index (index 0 = epsilon -> None)
         self.frontier_ct: dict[int, str] = {}
         words = 0
@@ -103,6 +104,8 @@ class FiniteSTSG:
         self.by_prod: dict[tuple, list[Rule]] = defaultdict(list)
         self.texts: set[str] = set()
         self._cand_cache: dict[tuple, list[Rule]] = {}  # candidate rules per source production (see _candidates)
+        self._cat_ids: dict[str | None, int] = {None: 0}  # target categories of the tree charts (0 = epsilon)
+        self._rule_cat_cache: dict[int, tuple] = {}
         for r in self.rules:
             self.by_prod[r.prod].append(r)
             self.texts.add(r.text)
@@ -162,10 +165,11 @@ class FiniteSTSG:
     def _unseen(self, category: str) -> float:
         return self.unseen_logp.get(category, self.default_unseen)
 
-    def _candidates(self, node: Tree) -> list[Rule]:
+    def _candidates(self, node: Tree, prod: tuple | None = None) -> list[Rule]:
         """The rules whose source side starts with the node's production, then its copy/delete rules if the
         grammar lacks them (memoised per production: they depend on nothing else)."""
-        prod = (node.label, tuple(_child_key(c) for c in node.children))
+        if prod is None:
+            prod = (node.label, tuple(_child_key(c) for c in node.children))
         cached = self._cand_cache.get(prod)
         if cached is not None:
             return cached
@@ -175,6 +179,22 @@ class FiniteSTSG:
                 out.append(Rule(f, self._unseen(f.category)))
         self._cand_cache[prod] = out
         return out
+
+    def _rule_cats(self, r: Rule) -> tuple[int, list[int]]:
+        """Chart category ids of a rule's target root and of its frontier nodes in frontier (pattern) order."""
+        got = self._rule_cat_cache.get(id(r))
+        if got is None or got[0] is not r:
+            ids = self._cat_ids
+
+            def cid(label):
+                c = ids.get(label)
+                if c is None:
+                    c = ids[label] = len(ids)
+                return c
+
+            got = (r, cid(r.ct), [cid(r.frontier_ct.get(k) if k else None) for k in _frontier_indices(r.pattern)])
+            self._rule_cat_cache[id(r)] = got
+        return got[1], got[2]
 
     def chart(self, source: Tree) -> "SentenceChart":
         """The tree chart of a (ROOT-wrapped) source tree: every rule application at every node, built once and
@@ -238,31 +258,36 @@ class SentenceChart:
             if node.is_preterminal:
                 word_pos[i] = len(word_pos)
         self.source, self.nodes, self.n_words = source, nodes, len(word_pos)
-        self.cats: dict[str | None, int] = {None: 0}
+        self.cats = cats = grammar._cat_ids  # target category ids (grammar-wide, append-only; 0 = epsilon)
         self.apps: list[tuple[Rule, list, list]] = []
-        builder = TreeChartBuilder(len(nodes), roots=[0])
+        head_node: list[int] = []
+        head_cat: list[int] = []
+        scores: list[float] = []
         n_target_words: list[float] = []
-        cat_id = self._cat
+        tail_ptr = [0]
+        tail_node: list[int] = []
+        tail_cat: list[int] = []
+        prods = [(node.label, tuple(_child_key(c) for c in node.children)) for node in nodes]
         for i, node in enumerate(nodes):
             if not node.children:
                 continue
-            for r in grammar._candidates(node):
+            for r in grammar._candidates(node, prods[i]):
                 binding: list = []
                 words: list = []
-                if not _match(r.source, i, nodes, kids, binding, words, word_pos):
+                if not _match(r.pattern, i, prods, kids, binding, words, word_pos):
                     continue
-                builder.add(i, cat_id(r.ct), len(self.apps), r.logp,
-                            [(u, cat_id(r.frontier_ct.get(k) if k else None)) for u, k in binding])
+                hc, tcs = grammar._rule_cats(r)
+                head_node.append(i)
+                head_cat.append(hc)
+                scores.append(r.logp)
+                tail_node.extend([u for u, _k in binding])
+                tail_cat.extend(tcs)
+                tail_ptr.append(len(tail_node))
                 self.apps.append((r, binding, words))
                 n_target_words.append(r.n_words)
-        self.chart = builder.build(len(self.apps))
+        self.chart = TreeChart.from_arrays(head_node, head_cat, range(len(self.apps)), scores, tail_ptr, tail_node,
+                                           tail_cat, n_nodes=len(nodes), n_cats=len(cats))
         self.n_target_words = np.asarray(n_target_words, dtype=np.float64)
-
-    def _cat(self, label) -> int:
-        c = self.cats.get(label)
-        if c is None:
-            c = self.cats[label] = len(self.cats)
-        return c
 
     def decode(self, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
         """The best compression for a per-word reward: (target tree, keep mask, score)."""
@@ -342,24 +367,48 @@ def copy_delete_rules(node: Tree) -> list[Fragment]:
     return [Fragment(src_copy, src_copy), Fragment(src_del, None)]
 
 
-def _match(frag: Tree, i: int, nodes: list, kids: list, binding: list, words: list, word_pos: dict) -> bool:
-    """Match a rule's source side at source node i: frontier nodes go to `binding` as (node number, variable
-    index; 0 = deleted) in frontier order, matched words to `words` as word positions."""
-    node = nodes[i]
-    if frag.label != node.label or len(frag.children) != len(node.children):
-        return False
-    for fc, nc in zip(frag.children, kids[i]):
-        if isinstance(fc, str):
-            if not isinstance(nc, str) or nc != fc:
-                return False
-            words.append(word_pos[i])
-        elif not fc.children:  # frontier
-            if isinstance(nc, str) or _frontier_label(fc.label) != nodes[nc].label:
-                return False
-            binding.append((nc, frontier_index(fc.label) or 0))
+def _pattern(t: Tree) -> tuple:
+    """A rule's source side for matching: (production key, children) with each child (0, word, 0) for a word,
+    (1, label, variable index; 0 = deleted) for a frontier node, (2, pattern, 0) for an internal node.  The
+    production key (label, child keys) is compared with the source node's in one go."""
+    kids = []
+    for c in t.children:
+        if isinstance(c, str):
+            kids.append((0, c, 0))
+        elif not c.children:
+            kids.append((1, _frontier_label(c.label), frontier_index(c.label) or 0))
         else:
-            if isinstance(nc, str) or not _match(fc, nc, nodes, kids, binding, words, word_pos):
-                return False
+            kids.append((2, _pattern(c), 0))
+    return ((t.label, tuple(_child_key(c) for c in t.children)), tuple(kids))
+
+
+def _frontier_indices(pattern: tuple) -> list[int]:
+    """Variable indices (0 = deleted) of a pattern's frontier nodes, in the order `_match` binds them."""
+    out = []
+    for kind, x, k in pattern[1]:
+        if kind == 1:
+            out.append(k)
+        elif kind == 2:
+            out += _frontier_indices(x)
+    return out
+
+
+def _match(pattern: tuple, i: int, prods: list, kids: list, binding: list, words: list, word_pos: dict) -> bool:
+    """Match a rule's source side (its `pattern`) at source node i (`prods`: each node's production key): frontier
+    nodes go to `binding` as (node number, variable index; 0 = deleted) in frontier order, matched words to
+    `words` as word positions."""
+    prod, children = pattern
+    if prod != prods[i]:
+        return False
+    ks = kids[i]
+    for j in range(len(children)):
+        kind, x, k = children[j]
+        if kind == 1:
+            binding.append((ks[j], k))
+        elif kind == 0:
+            words.append(word_pos[i])
+        elif not _match(x, ks[j], prods, kids, binding, words, word_pos):
+            return False
     return True
 
 
