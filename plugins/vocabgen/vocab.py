@@ -147,11 +147,60 @@ def _lemminflect():
     return lemminflect
 
 
+INFLECTION_TABLE = "inflections-lemminflect-0.2.3.tsv.gz"
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[tuple[str, str], frozenset[str]]:
+    """lemminflect's forms precomputed for every profile headword and safety-list lemma (package data written by
+    `write_inflection_table`), so a CEFR vocabulary loads without lemminflect's 3-second start-up."""
+    import gzip
+    from importlib.resources import files
+
+    try:
+        raw = (files("treegram.plugins.vocabgen") / "data" / INFLECTION_TABLE).read_bytes()
+    except (FileNotFoundError, OSError):
+        return {}
+    out = {}
+    for line in gzip.decompress(raw).decode("utf-8").splitlines():
+        lemma, upos, forms = line.split("\t")
+        out[(lemma, upos)] = frozenset(forms.split())
+    return out
+
+
+def write_inflection_table(path: str | Path) -> int:
+    """Write the precomputed table for every (headword word, POS) of the embedded profiles and the safety list."""
+    import gzip
+
+    from treegram.io import atomic_write_bytes
+    from treegram.plugins.vocabgen.safety import UNSAFE_PHRASES, UNSAFE_WORDS
+
+    keys = set()
+    for hw, pos, _lv in cefrj_entries():
+        u = _UPOS.get(pos)
+        for alt in hw.replace("’", "'").split("/"):
+            for tok in alt.strip().lower().split():
+                if u and tok.replace("'", "").isalpha():
+                    keys.add((tok, u))
+                if tok.isalpha():
+                    keys.update({(tok, "NOUN"), (tok, "VERB")})  # word_forms of words outside their POS
+    for w in set(UNSAFE_WORDS) | {t for ph in UNSAFE_PHRASES for t in ph}:
+        keys.update({(w, "NOUN"), (w, "VERB"), (w, "ADJ")})
+    lines = [f"{lemma}\t{upos}\t{' '.join(sorted(_lemminflect_forms(lemma, upos)))}\n" for lemma, upos in sorted(keys)]
+    atomic_write_bytes(path, gzip.compress("".join(lines).encode("utf-8"), mtime=0))
+    return len(lines)
+
+
 @lru_cache(maxsize=None)
 def _forms(lemma: str, upos: str) -> frozenset[str]:
     """The lemma and its inflections for one part of speech: lemminflect's first (most common) spelling of each
     inflected tag, so variant spellings ("busses") and other parts of speech ("bussed") stay out (auxiliaries keep
-    every form: was/were)."""
+    every form: was/were).  Read from the precomputed table when it has the pair."""
+    got = _table().get((lemma, upos))
+    return got if got is not None else _lemminflect_forms(lemma, upos)
+
+
+def _lemminflect_forms(lemma: str, upos: str) -> frozenset[str]:
     out = {lemma}
     table = _lemminflect().getAllInflections(lemma, upos=upos)
     if not table and upos in ("NOUN", "VERB", "ADJ", "ADV"):
@@ -270,6 +319,26 @@ def level_of(word: str) -> str | None:
         if w in cefr_vocabulary(LEVELS[lim - 1]).words:
             return LEVELS[lim - 1]
     return None
+
+
+@lru_cache(maxsize=4096)
+def word_forms(word: str, level: str | None = None) -> frozenset[str]:
+    """The forms a practised word may take on a sheet: the inflections of the parts of speech the profile lists it
+    under at or below `level` (all of them when none is that easy, or level is None): "book" at A1 gives book,
+    books (noun, A1), at A2 also booked, booking (verb, A2); a word outside the profile: noun and verb forms."""
+    w = word.strip().lower()
+    out = {w}
+    entries = [(pos, lv) for hw, pos, lv in cefrj_entries() if w in (a.strip().lower() for a in hw.split("/"))]
+    if level is not None and level.strip().upper() in LEVELS:
+        easy = [(pos, lv) for pos, lv in entries if lv <= _level(level)]
+        entries = easy or entries
+    found = bool(entries)
+    for pos, _lv in entries:
+        if w.isalpha():
+            out |= inflections(w, pos)
+    if not found and w.isalpha():
+        out |= inflections(w, None)
+    return frozenset(out)
 
 
 @lru_cache(maxsize=8)
