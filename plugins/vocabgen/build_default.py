@@ -152,7 +152,7 @@ def main(argv=None) -> int:
                                             "e8d2b94), CC BY-SA 4.0"})
     save_bundle(args.out / "default-corpus.npz", meta, arrays)
     print(f"corpus items: {len(keep)} distinct safe sentences (<= 12 tokens) within cefr:{CORPUS_LEVEL} + names; "
-          f"hashes of {len(parsed)} training sentences", flush=True)
+          f"+ hashes of the other training sentences", flush=True)
 
     # -- scorer -----------------------------------------------------------------------------------------------
     sents = [p.words for p in deps]
