@@ -1,7 +1,7 @@
 """Exercise-sheet acceptance figures (issue 12): word inclusion for corpus search / generation / the hybrid over
 the CEFR-J A1 headwords, plausibility of corpus / generated / reranked items, sheet speed and model load time.
 
-    python benchmarks/bench_sheets.py [--samples 1000] [--words 0] [--compare none=PATH,wordnet=PATH]
+    python benchmarks/bench_sheets.py [--samples 1000] [--stride 1] [--compare none=PATH,wordnet=PATH]
         [--judge-out FILE] [--judged FILE] [--no-write]
 
 * Word inclusion (paper Figure 5 layout): for every single-word CEFR-J A1 headword w (vocabulary cefr:A1 + the
@@ -12,7 +12,7 @@ the CEFR-J A1 headwords, plausibility of corpus / generated / reranked items, sh
 * `--compare`: the same figures plus the mean SLOR and the share of new sentences at or above the threshold for
   other model files (e.g. unsmoothed vs WordNet-smoothed builds of build_default.py), to choose the smoother.
 * Plausibility: `--judge-out FILE` writes a blind set (corpus items, raw generated sentences, sheet-selected
-  generated sentences, shuffled, no labels) plus FILE.key.json; `--judged FILE` reads judgments (one line per
+  generated sentences, shuffled, no labels) plus FILE.key.json; `--judged FILE --judge-key KEY` reads judgments (one line per
   sentence: `N<TAB>p|i<TAB>f|u` = plausible/implausible, classroom-fit/unfit) and reports the rates per source.
 * Speed: model + corpus + scorer load time (cold, in a fresh process) and a 4-word x 10-item sheet (warm).
 """
@@ -136,9 +136,8 @@ def judge_set(model, corpus, scorer, threshold, out: Path, n_each: int, seed: in
     log(f"wrote {len(items)} sentences to {out} (key: {out}.key.json): {counts}")
 
 
-def judged_table(judged: Path):
-    key = json.loads(Path(str(judged).replace(".judged", "") + ".key.json").read_text(encoding="utf-8")) \
-        if not Path(str(judged) + ".key.json").exists() else json.loads(Path(str(judged) + ".key.json").read_text())
+def judged_table(judged: Path, key_path: Path):
+    key = json.loads(key_path.read_text(encoding="utf-8"))
     marks = {}
     for line in judged.read_text(encoding="utf-8").splitlines():
         parts = line.split("\t")
@@ -183,11 +182,12 @@ def speed(samples_sheet=10):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=1000)
-    ap.add_argument("--words", type=int, default=0, help="only the first N headwords (0 = all)")
+    ap.add_argument("--stride", type=int, default=1, help="every K-th headword only (1 = all)")
     ap.add_argument("--compare", default="", help="name=model.npz,... other models for the smoother choice")
     ap.add_argument("--judge-out", type=Path, default=None)
     ap.add_argument("--judge-n", type=int, default=110)
-    ap.add_argument("--judged", type=Path, default=None)
+    ap.add_argument("--judged", type=Path, default=None, help="judgments (N<TAB>p|i<TAB>f|u per line)")
+    ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     corpus = default_corpus()
@@ -197,8 +197,7 @@ def main() -> None:
         judge_set(model, corpus, scorer, threshold, args.judge_out, args.judge_n, seed=12)
         return
     words = headwords("A1")
-    if args.words:
-        words = words[:args.words]
+    words = words[::args.stride]
     body = [f"Vocabulary cefr:A1 (embedded CEFR-J 1.5, {len(cefr_vocabulary('A1').words)} forms + names); "
             f"{len(words)} single-word A1 headwords; {args.samples} samples per word; corpus = the embedded "
             f"excerpt ({len(corpus)} graded-enja sentences); SLOR threshold {threshold:.3f}.", ""]
@@ -229,7 +228,7 @@ def main() -> None:
     if args.judged:
         body.append("**Plausibility** (blind judged set: see benchmarks/README.md for how it was judged)")
         body.append("")
-        body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"], judged_table(args.judged)))
+        body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"], judged_table(args.judged, args.judge_key)))
         body.append("")
     load, t_gen, t_sheet, n_items, problems = speed()
     body.append("**Speed**")

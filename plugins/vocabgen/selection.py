@@ -6,12 +6,13 @@ returns.  For every word:
 
 1. **corpus items** — real graded sentences of the embedded excerpt containing a form of the word (`word_forms`)
    whose every other word is in the vocabulary, shown exactly, with provenance and the Japanese reference;
-2. **generated items** — `candidates x per_word` distinct sentences drawn by generating up from the word
+2. **generated items** — `candidates x per_word` (12 x) distinct sentences drawn by generating up from the word
    (SPINEDEP + P_V).  A draw that copies a training sentence *is* a corpus item (the excerpt's copy, with its
    provenance and translation, or — when the excerpt does not hold it — dropped, because it is neither new nor
    showable with its source).  The new ones are scored by SLOR under the corpus trigram model (ranking.py);
    those below the threshold (the 10th percentile of held-out real sentences) are dropped, the rest ranked;
-3. the sheet takes about half corpus, half generated items (`corpus_share`), filling a shortfall of one kind
+3. the sheet takes about two thirds corpus items and one third generated items (`corpus_share`: in the blind
+   judged set, corpus items were far more often plausible than even the reranked generated ones), filling a shortfall of one kind
    with the other, and skips every item that is unsafe (safety.py), not within the vocabulary (+ the practised
    word's forms; re-checked on every item), or a near-duplicate of an item already on the sheet (`near_duplicate`);
 4. each word's items are shuffled with the seed; `sheet_order` shuffles the whole sheet (so position never gives
@@ -47,8 +48,8 @@ class SheetSource:
     corpus: object | None = None          # corpus.CorpusIndex
     scorer: object | None = None          # ranking.NgramScorer
     threshold: float | None = None        # SLOR below this is dropped
-    candidates: int = 8                   # generated draws per requested item
-    corpus_share: float = 0.5             # wanted share of corpus items per word
+    candidates: int = 12                  # generated draws per requested item
+    corpus_share: float = 2 / 3           # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
 
     @property
     def vocab(self) -> Vocabulary:
