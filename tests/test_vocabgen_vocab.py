@@ -74,3 +74,14 @@ def test_bad_vocabulary_files(tmp_path):
         parse_vocab_spec(str(ctl))
     with pytest.raises(InputError):
         parse_vocab_spec("cefr:D1")
+
+
+def test_precomputed_inflection_table_matches_lemminflect():
+    pytest.importorskip("lemminflect")
+    from treegram.plugins.vocabgen import vocab as V
+
+    table = V._table()
+    assert len(table) > 10000
+    keys = sorted(table)[::500] + [("bus", "NOUN"), ("hole", "NOUN"), ("be", "AUX"), ("go", "VERB")]
+    for key in keys:
+        assert table[key] == V._lemminflect_forms(*key), key
