@@ -206,7 +206,9 @@ def test_cli_exercises(model_file, capsys, tmp_path):
     (["generate", "--vocab", VOCAB, "--include", "big"], "no sentence of the model contains"),
     (["generate", "--vocab", "words:xyz"], "no sentence of the model uses only words"),
     (["generate", "--vocab", "words:"], "empty"),
-    (["generate", "--vocab", VOCAB, "-n", "0"], "at least one"),
+    (["generate", "--vocab", VOCAB, "--include", "."], "is not a word"),
+    (["generate", "--vocab", VOCAB, "--include", "?!"], "is not a word"),
+    (["exercises", "--vocab", VOCAB, "--words", "cat,.,dog"], "is not a word"),
     (["generate", "--vocab", "cefr:Q3"], "unknown CEFR level"),
     (["generate", "--vocab", "nowhere.txt"], "no such vocabulary file"),
     (["exercises", "--vocab", VOCAB, "--words", "zebra,big"], "no sentence for any of the words"),
@@ -215,6 +217,30 @@ def test_cli_exercises(model_file, capsys, tmp_path):
 def test_cli_errors(model_file, capsys, argv, message):
     assert main(argv[:1] + ["--model", str(model_file)] + argv[1:]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_counts_use_the_shared_argtypes(model_file, capsys):
+    for argv in (["generate", "--vocab", VOCAB, "-n", "0"], ["exercises", "--vocab", VOCAB, "--words", "cat",
+                                                             "--per-word", "-3"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv[:1] + ["--model", str(model_file)] + argv[1:])
+        assert exc.value.code == 2 and "must be at least 1" in capsys.readouterr().err
+
+
+def test_cli_large_requests_are_capped_with_a_message(model_file, capsys, monkeypatch):
+    from treegram.plugins.vocabgen import cli as vcli
+
+    monkeypatch.setattr(vcli, "MAX_UNIQUE", 50)
+    monkeypatch.setattr(vcli, "UNIQUE_PATIENCE", 300)
+    assert main(["generate", "--model", str(model_file), "--vocab", VOCAB, "-n", "100000", "--unique"]) == 0
+    err = capsys.readouterr().err
+    assert "capped at 50" in err and "only" in err and "different sentences" in err
+    assert main(["generate", "--model", str(model_file), "--vocab", VOCAB, "-n", "2000"]) == 0
+    err = capsys.readouterr().err
+    assert "sentences are different" in err and "--unique" in err
+    assert main(["exercises", "--model", str(model_file), "--vocab", VOCAB, "--words", "cat", "--per-word",
+                 "100000"]) == 0
+    assert "capped at 50" in capsys.readouterr().err
 
 
 def test_cli_missing_model(capsys, tmp_path):
