@@ -484,7 +484,8 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
     parsed = analyse(tuple(s.tokens)) if (kind == "choice" or hints) else None
     tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(s.tokens) else None
     prompt = _blanked(s.tokens, idx)
-    hint = lemma_of(form, word, tag) if hints else None
+    # the hint is the lemma of the form in this sentence (saw/VBD -> see); an inflected match names its word
+    hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if hints else None
     if hint:
         prompt = prompt.replace(BLANK, f"{BLANK} ({hint})", 1)
     if kind == "cloze":
