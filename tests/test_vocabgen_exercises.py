@@ -64,6 +64,18 @@ def test_choice_distractors_share_part_of_speech_and_form():
     assert all(c in VOCAB for c in item.choices)
 
 
+def test_choice_distractors_prefer_the_same_cefr_level(monkeypatch):
+    from treegram.plugins.vocabgen import vocab as vocab_module
+
+    rows = [("go", "verb", 1), ("come", "verb", 1), ("eat", "verb", 1), ("swim", "verb", 1), ("run", "verb", 2),
+            ("walk", "verb", 2), ("sit", "verb", 2), ("dog", "noun", 1)]
+    monkeypatch.setattr(vocab_module, "cefrj_entries", lambda: tuple(rows), raising=False)
+    a1 = Vocabulary("cefr:A1", VOCAB.words)
+    for seed in range(3):
+        item = ex.make_item(GROUPS["go"][0], "go", "choice", np.random.default_rng(seed), a1)
+        assert set(item.choices) == {"went", "came", "ate", "swam"}
+
+
 def test_reorder_tiles_are_constituents_and_keep_clitics_and_hyphens():
     tiles, end, parsed = ex.tiles_for(tuple("she did n't go to the heart - to - heart talk .".split()))
     assert end == "." and "didn't go" in tiles and any("heart-to-heart" in t for t in tiles)

@@ -20,6 +20,7 @@ Items are shuffled with the caller's numpy Generator (never grouped by word) and
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -275,9 +276,9 @@ def _function_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def _same_class(words: frozenset[str], upos: str, tag: str) -> tuple[str, ...]:
-    """Words of the vocabulary that are lemmas of part of speech `upos`, inflected like `tag` (lemminflect),
-    whose inflected form is itself in the vocabulary; sorted for determinism."""
+def _same_class(words: frozenset[str], upos: str, tag: str) -> tuple[tuple[str, str], ...]:
+    """(lemma, form) for words of the vocabulary that are lemmas of part of speech `upos` (their main one in
+    WordNet), inflected like `tag` (lemminflect), whose form is itself in the vocabulary; sorted."""
     try:
         from lemminflect import getInflection
     except ImportError:  # pragma: no cover
@@ -290,8 +291,25 @@ def _same_class(words: frozenset[str], upos: str, tag: str) -> tuple[str, ...]:
             continue
         forms = getInflection(w, tag=tag) if tag else (w,)
         if forms and forms[0] in words:
-            out.add(forms[0])
+            out.add((w, forms[0]))
     return tuple(sorted(out))
+
+
+_CEFRJ_POS = {"NOUN": "noun", "VERB": "verb", "ADJ": "adjective", "ADV": "adverb"}
+
+
+def _same_level(vocab, upos: str) -> frozenset[str] | None:
+    """Headwords of the vocabulary's own CEFR level listed with part of speech `upos` (CEFR-J profile), when the
+    vocabulary is `cefr:LEVEL` and the profile is available; else None (no level information)."""
+    m = re.fullmatch(r"cefr:([ABC][12])", getattr(vocab, "name", "") or "", re.I)
+    if not m or upos not in _CEFRJ_POS:
+        return None
+    try:
+        from treegram.plugins.vocabgen.vocab import LEVELS, cefrj_entries
+    except ImportError:
+        return None
+    level = LEVELS.index(m[1].upper()) + 1
+    return frozenset(hw.lower() for hw, pos, lv in cefrj_entries() if lv == level and pos == _CEFRJ_POS[upos])
 
 
 def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1,
@@ -310,9 +328,13 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
             return []
         if upos == "AUX":
             upos, tag = "VERB", tag if tag != "MD" else None
-        pool = list(_same_class(frozenset(vocab.words), upos, tag if tag and tag[:1] in "NVJR" else ""))
+        pairs = _same_class(frozenset(vocab.words), upos, tag if tag and tag[:1] in "NVJR" else "")
         base = set(_lemmas(a).get(upos, ())) | {a}
-        pool = [p for p in pool if not (set(_lemmas(p).get(upos, ())) & base)]
+        pairs = [(lem, f) for lem, f in pairs if lem not in base and f not in banned]
+        level = _same_level(vocab, upos)
+        if level is not None and sum(lem in level for lem, _ in pairs) >= k:
+            pairs = [(lem, f) for lem, f in pairs if lem in level]  # the same CEFR level, as the answer's sheet
+        pool = [f for _, f in pairs]
     pool = [p for p in pool if p not in banned]
     if not pool:
         return []
