@@ -53,6 +53,32 @@ def test_serve_binds_loopback_only():
             check_host(host)
 
 
+def test_words_picked_from_a_pasted_text():
+    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB))
+    gen, vocab = bench.generator(VOCAB)
+    text = "The dogs saw a cat. The dog likes the park; the park is big. Zebras were not there."
+    # content words the vocabulary and the model know, by frequency (dogs + dog), then first occurrence
+    assert bench.pick_words(text, vocab, gen) == ["dog", "park", "saw", "cat", "big"]
+    sid, entry = bench.build({"vocab": VOCAB, "words": "", "text": text, "kind": "cloze", "count": "1"})
+    assert {i.word for i in entry["sheet"].items} <= {"dog", "park", "saw", "cat", "big"}
+    assert {"dog", "park"} <= {i.word for i in entry["sheet"].items}
+    with pytest.raises(InputError, match="no word of the pasted text"):
+        bench.build({"vocab": VOCAB, "text": "Zebras, giraffes!", "kind": "cloze", "count": "1"})
+
+
+def test_serve_cli_errors(tmp_path, capsys):
+    from treegram.cli.app import main
+
+    model = tmp_path / "m.model"
+    VocabgenModel.train(CORPUS * 2).save(model)
+    assert main(["serve", "--model", str(model), "--host", "0.0.0.0"]) == 2
+    assert "loopback" in capsys.readouterr().err
+    assert main(["serve", "--model", str(model), "--vocab", "cefr:Q1"]) == 2
+    assert "unknown CEFR level" in capsys.readouterr().err
+    assert main(["serve", "--model", str(tmp_path / "none.model")]) == 2
+    assert "model file not found" in capsys.readouterr().err
+
+
 def _png_info(data: bytes) -> tuple[int, int, int]:
     """(width, height, number of distinct byte values in the decompressed image data) of a PNG."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

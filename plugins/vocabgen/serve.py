@@ -303,6 +303,18 @@ def make_server(bench: Workbench, host: str = "127.0.0.1", port: int = 0):
     return _make(check_host(host), port, create_app(bench), threaded=True)
 
 
+def warm_up() -> None:
+    """Load the spaCy pipeline, lemminflect's tables and the WordNet sense counts once (about 5 s cold)."""
+    from treegram.plugins.vocabgen.exercises import analyse, wordnet_senses
+
+    try:
+        analyse(("we", "went", "home", "."))
+        lemma_of("went")
+        wordnet_senses()
+    except Exception:  # noqa: BLE001 - warming up is an optimisation; the request reports any real problem
+        pass
+
+
 def run_server(args, ui) -> int:
     from treegram.plugins.vocabgen.cli import load_vocabgen
 
@@ -318,6 +330,7 @@ def run_server(args, ui) -> int:
     except OSError as exc:
         raise InputError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
                          hint="choose another --port (0 = any free port)") from None
+    threading.Thread(target=warm_up, daemon=True).start()  # the parser and lemma tables load while the page opens
     host = f"[{args.host}]" if ":" in args.host else args.host
     ui.note(f"treegram serve: open http://{host}:{server.port}/  (Ctrl-C stops)")
     try:
