@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 
 import numpy as np
 import pytest
+from attrs import evolve as attrs_evolve
 
 from treegram.cli.app import main
 from treegram.corpora import DepSentence
@@ -48,6 +49,14 @@ def test_cloze_masks_the_inflected_form_with_a_lemma_hint():
     assert item.answer == "dogs" and item.prompt == "The _____ ran in the garden." and item.hint is None
     sheet = ex.make_sheet(GROUPS, "cloze", np.random.default_rng(0), VOCAB)
     assert sheet.word_box() == sorted({"went", "goes", "on", "dog", "dogs"}, key=str.lower)
+
+
+def test_cloze_blanks_every_occurrence_and_keeps_proper_nouns():
+    s = Sentence(tuple("tom saw the dog and the dog saw tom .".split()), "Tom saw the dog and the dog saw Tom.", "dog")
+    item = ex.make_item(s, "dog", "cloze", np.random.default_rng(0), VOCAB)
+    assert item.prompt == "Tom saw the _____ and the _____ saw Tom." and item.answer == "dog"
+    xml = fm.render(ex.Sheet("t", "v", ("dog",), (attrs_evolve(item, number=1),)), "moodle-xml").decode()
+    assert xml.count("{1:SHORTANSWER:=dog}") == 2
 
 
 def test_choice_distractors_share_part_of_speech_and_form():

@@ -223,12 +223,27 @@ def target_index(tokens: tuple[str, ...], word: str) -> int | None:
 
 
 def _blanked(tokens: tuple[str, ...], index: int) -> str:
+    """The sentence with the token at `index` blanked, and every other occurrence of the same form too (a second
+    "dog" left visible would give the answer away)."""
     from treegram.plugins.vocabgen.spinedep import surface
 
-    toks = list(tokens)
-    toks[index] = BLANK
-    text = surface(toks)
-    return text.replace(BLANK.capitalize(), BLANK)
+    form = tokens[index].lower()
+    return surface([BLANK if t.lower() == form else t for t in tokens])
+
+
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def cased_tokens(s: Sentence) -> tuple[str, ...]:
+    """The sentence's tokens with the capitals its display text shows (proper nouns: "tom" -> "Tom"); the model's
+    tokens are lowercase."""
+    words = _WORDS.findall(s.text)
+    caps = {w for w in words[1:] if w[:1].isupper()}
+    out = []
+    for t in s.tokens:
+        c = t[:1].upper() + t[1:]
+        out.append(c if c in caps and c != t else t)
+    return tuple(out)
 
 
 # -- distractors ------------------------------------------------------------------------------------------------
@@ -488,7 +503,7 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
         return Item(kind, prompt=s.text, answer=s.translation or NO_TRANSLATION, **common)
     if kind == "reorder":
         for max_tile in (MAX_TILE, 2, 1):  # short sentences are cut finer so that there is something to order
-            tiles, end, _ = tiles_for(s.tokens, max_tile)
+            tiles, end, _ = tiles_for(cased_tokens(s), max_tile)
             if len(tiles) >= 3:
                 break
         if len(tiles) < 2:
@@ -498,18 +513,19 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
             order = np.roll(order, 1)
         shown = tuple(tiles[i] for i in order)
         return Item(kind, prompt=" / ".join(shown), answer=s.text, tiles=shown, end=end, **common)
-    idx = target_index(s.tokens, word)
+    tokens = cased_tokens(s)
+    idx = target_index(tokens, word)
     if idx is None:
         return None
-    form = s.tokens[idx]
+    form = tokens[idx]
     answer = "I" if form == "i" else form
-    parsed = analyse(tuple(s.tokens)) if (kind == "choice" or hints) else None
-    tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(s.tokens) else None
-    prompt = _blanked(s.tokens, idx)
+    parsed = analyse(tokens) if (kind == "choice" or hints) else None
+    tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(tokens) else None
+    prompt = _blanked(tokens, idx)
     # the hint is the lemma of the form in this sentence (saw/VBD -> see); an inflected match names its word
     hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if hints else None
     if hint:
-        prompt = prompt.replace(BLANK, f"{BLANK} ({hint})", 1)
+        prompt = prompt.replace(BLANK, f"{BLANK} ({hint})")
     if kind == "cloze":
         return Item(kind, prompt=prompt, answer=answer, hint=hint, **common)
     if vocab is None:

@@ -163,7 +163,7 @@ def to_gift(sheet: Sheet) -> str:
     out = [f"// {sheet.title} (treegram)", f"$CATEGORY: $course$/treegram/{g(sheet.title)}", ""]
     for i in sorted(sheet.items, key=lambda x: x.number):
         name = f"::{g(f'{i.number:02d} {i.kind} {i.word} {i.uid}')}::"
-        if i.kind in ("cloze", "choice"):
+        if i.kind in ("cloze", "choice"):  # GIFT has one answer slot: a repeated blank stays "_____"
             before, after = _split_blank(i.prompt)
             if i.kind == "cloze":
                 ans = "{=" + g(i.answer) + "}"
@@ -209,9 +209,9 @@ def to_moodle_xml(sheet: Sheet) -> str:
 
     e = html.escape
     for i in sorted(sheet.items, key=lambda x: x.number):
-        if i.kind == "cloze":
-            before, after = _split_blank(i.prompt)
-            add("cloze", i, f"<p>{e(before)}{{1:SHORTANSWER:={_cloze_escape(i.answer)}}}{e(after)}</p>")
+        if i.kind == "cloze":  # one embedded answer per blank (a form that occurs twice is blanked twice)
+            slot = f"{{1:SHORTANSWER:={_cloze_escape(i.answer)}}}"
+            add("cloze", i, "<p>" + slot.join(e(part) for part in i.prompt.split(BLANK)) + "</p>")
         elif i.kind == "choice":
             q = add("multichoice", i, f"<p>{e(INSTRUCTIONS['choice'])}</p><p>{e(i.prompt)}</p>")
             ET.SubElement(q, "single").text = "true"
