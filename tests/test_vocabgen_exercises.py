@@ -287,6 +287,11 @@ def test_cli_from_corrections(tmp_path, capsys):
         if i["word"] in ("saw", "sat"):
             assert i.get("hint") in ("see", "sit") and "_____ (" in i["prompt"]
     assert "Replace preposition" in sheet["title"]
+    numbers = [i["number"] for i in sheet["items"]]
+    assert numbers == list(range(1, len(numbers) + 1))
+    kinds_in_order = [i["kind"] for i in sheet["items"]]
+    assert kinds_in_order == sorted(kinds_in_order, key=ex.KINDS.index)       # one section per kind, numbered through
+    assert len({(i["kind"], i["sentence"]) for i in sheet["items"]}) == len(numbers)  # no sentence twice
     err = capsys.readouterr().err
     assert "practising Replace preposition (RT)" in err
 

@@ -548,19 +548,26 @@ def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rn
     """
     items: list[Item] = []
     problems: list[str] = []
+    used: set[tuple[str, str]] = set()
     for word, sentences in groups.items():
         k = kind[word] if isinstance(kind, dict) else kind
         h = hints.get(word, False) if isinstance(hints, dict) else hints
         f = (focus or {}).get(word, "")
         for s in sentences:
+            if (normalise_kind(k), s.text) in used:  # chosen for another word too: one item per sentence and kind
+                continue
+            used.add((normalise_kind(k), s.text))
             item = make_item(s, word, k, rng, vocab, hints=h, focus=f)
             if item is None:
                 problems.append(f"{word}: no {k} item from {s.text!r}"
                                 + (" (too few options in the vocabulary)" if normalise_kind(k) == "choice" else ""))
             else:
                 items.append(item)
-    order = rng.permutation(len(items)) if items else []
-    return [attrs.evolve(items[int(i)], number=n) for n, i in enumerate(order, start=1)], problems
+    order = [int(i) for i in rng.permutation(len(items))] if items else []
+    # a sheet with several kinds prints one section per kind: number through the sections in print order,
+    # each section keeping the shuffled order
+    order.sort(key=lambda i: KINDS.index(items[i].kind))
+    return [attrs.evolve(items[i], number=n) for n, i in enumerate(order, start=1)], problems
 
 
 def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=False, focus=None,

@@ -160,7 +160,9 @@ def _split_blank(prompt: str) -> tuple[str, str]:
 
 def to_gift(sheet: Sheet) -> str:
     g = gift_escape
-    out = [f"// {sheet.title} (treegram)", f"$CATEGORY: $course$/treegram/{g(sheet.title)}", ""]
+    category = "".join(ch if ch.isalnum() or ch in " ()-_," else " " for ch in sheet.title).strip()
+    out = [f"// {' '.join(sheet.title.split())} (treegram)", f"$CATEGORY: $course$/treegram/{' '.join(category.split())}",
+           ""]
     for i in sorted(sheet.items, key=lambda x: x.number):
         name = f"::{g(f'{i.number:02d} {i.kind} {i.word} {i.uid}')}::"
         if i.kind in ("cloze", "choice"):  # GIFT has one answer slot: a repeated blank stays "_____"
