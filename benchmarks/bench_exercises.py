@@ -12,6 +12,7 @@ benchmarks/RESULTS.md.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -59,7 +60,10 @@ def main() -> None:
     t_cold = time.perf_counter() - t0
     rows = []
     sheets = {}
+    from treegram.plugins.vocabgen.exercises import analyse
+
     for kind in KINDS:
+        analyse.cache_clear()  # every kind parses its sentences again (warm pipeline, no cached parses)
         t0 = time.perf_counter()
         sheet = make_sheet(groups, kind, np.random.default_rng(args.seed + 1), vocab, hints=(kind == "cloze"))
         dt = time.perf_counter() - t0
@@ -67,6 +71,7 @@ def main() -> None:
         rows.append([kind, len(sheet.items), round(1000 * dt, 1), round(1000 * dt / max(1, len(sheet.items)), 2)])
     frows = []
     for fmt in FORMATS:
+        render(sheets["choice"], fmt)  # first use imports the library (fpdf2, genanki)
         t0 = time.perf_counter()
         data = render(sheets["choice"], fmt)
         dt = time.perf_counter() - t0
@@ -75,7 +80,8 @@ def main() -> None:
     body = "\n".join([
         f"`python benchmarks/bench_exercises.py --vocab {args.vocab} --words {args.words} --per-word {args.per_word}"
         f" --seed {args.seed}`" + (f" --model {args.model}" if args.model else " (default model)"),
-        "", machine_line(), "",
+        "", machine_line() + f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores during the run "
+        "(shared machine)", "",
         f"Model load {t_load:.2f} s; constrained generator for {vocab.name} {t_gen:.2f} s; select_sentences "
         f"({len(words)} words x {args.per_word}): {n_sent} sentences in {t_select:.2f} s"
         + (f" ({len(problems)} word(s) short)" if problems else "") + f"; first item build (loads spaCy, "

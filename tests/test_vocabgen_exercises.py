@@ -190,6 +190,7 @@ def test_pdf_with_and_without_a_cjk_font(sheets, monkeypatch):
     assert pdf.startswith(b"%PDF") and b"/Count 2" in pdf   # sheet page + key page
     if fm.cjk_font_path() is not None:
         assert b"FontFile" in pdf                          # the subset CJK font is embedded
+    assert b"FontFile" not in fm.render(sheets["cloze"], "pdf")  # Latin-only sheets use the core font
     monkeypatch.setattr(fm, "cjk_font_path", lambda: None)
     pdf = fm.render(sheets["translate"], "pdf")
     assert pdf.startswith(b"%PDF") and b"Helvetica" in pdf

@@ -5,8 +5,8 @@ XML, an Anki deck (.apkg) or JSON.
 * ``pdf``: PyPI `fpdf2`.  Latin text uses the PDF core font Helvetica (no font file needed); characters outside
   its Latin-1 set are transliterated (accents dropped, curly quotes straightened).  Text in another script (the
   graded corpus's Japanese reference translations) needs a font with those glyphs: when the optional package
-  `noto-cjk-sans-jp-regular` (extra ``treegram[pdf-cjk]``, Noto Sans CJK JP, SIL OFL) is installed, the PDF
-  embeds a subset of it for every text; otherwise such a translation is replaced by a note pointing to the HTML
+  `noto-cjk-sans-jp-regular` (extra ``treegram[pdf-cjk]``, Noto Sans CJK JP, SIL OFL) is installed, a sheet
+  with such text embeds a subset of it for all its text; otherwise such a translation is replaced by a note pointing to the HTML
   or Markdown sheet, never by question marks.
 * ``gift``: Moodle GIFT: cloze = missing word short answer, choice = missing word multiple choice, reorder =
   short answer (the whole sentence), translate = essay with the reference translation as feedback.  GIFT's
@@ -327,7 +327,9 @@ def to_pdf(sheet: Sheet) -> bytes:
     pdf.set_auto_page_break(True, margin=18)
     pdf.set_title(latin1(sheet.title) or "treegram exercises")
     pdf.set_creator("treegram")
-    font = cjk_font_path()
+    texts = [sheet.title, *sheet.words] + [t for i in sheet.items for t in (i.question(), _key_line(i), *i.choices)]
+    # the CJK font only when some text needs it (loading and subsetting it takes seconds)
+    font = cjk_font_path() if any(latin1(t) is None for t in texts) else None
     if font is not None:
         pdf.add_font("body", "", str(font))
         family, bold = "body", ""
