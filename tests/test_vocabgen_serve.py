@@ -58,9 +58,9 @@ def test_words_picked_from_a_pasted_text():
     gen, vocab = bench.generator(VOCAB)
     text = "The dogs saw a cat. The dog likes the park; the park is big. Zebras were not there."
     # content words the vocabulary and the model know, by frequency (dogs + dog), then first occurrence
-    assert bench.pick_words(text, vocab, gen) == ["dog", "park", "saw", "cat", "big"]
+    assert bench.pick_words(text, vocab, gen) == ["dog", "park", "saw", "cat", "likes"]
     sid, entry = bench.build({"vocab": VOCAB, "words": "", "text": text, "kind": "cloze", "count": "1"})
-    assert {i.word for i in entry["sheet"].items} <= {"dog", "park", "saw", "cat", "big"}
+    assert {i.word for i in entry["sheet"].items} <= {"dog", "park", "saw", "cat", "likes"}
     assert {"dog", "park"} <= {i.word for i in entry["sheet"].items}
     with pytest.raises(InputError, match="no word of the pasted text"):
         bench.build({"vocab": VOCAB, "text": "Zebras, giraffes!", "kind": "cloze", "count": "1"})

@@ -36,6 +36,7 @@ KIND_ALIASES = {"mc": "choice", "multiple-choice": "choice"}
 BLANK = "_____"
 MAX_TILE = 3
 N_CHOICES = 4
+COMMON_POOL = 40
 
 INSTRUCTIONS = {
     "cloze": "Fill in each blank with the missing word.",
@@ -349,7 +350,11 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
         level = _same_level(vocab, upos)
         if level is not None and sum(lem in level for lem, _ in pairs) >= k:
             pairs = [(lem, f) for lem, f in pairs if lem in level]  # the same CEFR level, as the answer's sheet
-        pool = [f for _, f in pairs]
+        # common words make fair distractors: keep the COMMON_POOL lemmas with the most WordNet senses
+        # (polysemy follows frequency), so "night" rather than "menses"
+        senses = wordnet_senses()
+        pairs.sort(key=lambda p: (-sum(senses.get(p[0], {}).values()), p[0]))
+        pool = [f for _, f in pairs[:max(COMMON_POOL, 4 * k)]]
     pool = [p for p in pool if p not in banned]
     if not pool:
         return []

@@ -73,12 +73,22 @@ class Workbench:
         """Content words of a pasted text that the vocabulary and the model know, most frequent first."""
         from treegram.plugins.vocabgen.exercises import _function_words
 
+        from treegram.plugins.vocabgen.exercises import _nlp
+
         counts: Counter[str] = Counter()
         first: dict[str, int] = {}
         known = gen.base.word_index
-        for k, tok in enumerate(_TOKEN.findall(text)):
-            w = lemma_of(tok.lower())
-            if len(w) < 3 or w in _function_words() or w not in vocab or w not in known:
+        nlp = _nlp()
+        if nlp is not None:  # tagged, so that "lives" is the verb live, not the noun life
+            tagged = [(t.text, t.tag_) for t in nlp(text[:20000]) if _TOKEN.fullmatch(t.text)]
+        else:
+            tagged = [(t, None) for t in _TOKEN.findall(text)]
+        for k, (tok, tag) in enumerate(tagged):
+            form = tok.lower()
+            # the lemma where the vocabulary and the model know it, else the form as written
+            w = next((c for c in (lemma_of(form, None, tag), form)
+                      if len(c) >= 3 and c not in _function_words() and c in vocab and c in known), None)
+            if w is None:
                 continue
             counts[w] += 1
             first.setdefault(w, k)
