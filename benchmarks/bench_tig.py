@@ -30,7 +30,7 @@ from treegram.evaluation.significance import (  # noqa: E402
     approximate_randomization, paired_parseval_counts, parseval_f1,
 )
 from treegram.formalism import flat_fallback  # noqa: E402
-from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # noqa: E402
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.plugins.tig.model import TIGSettings  # noqa: E402

@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 from treegram.errors import ParseFailure  # noqa: E402
 from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
 from treegram.formalism import flat_fallback  # noqa: E402
-from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # noqa: E402
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.io import atomic_write_text  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 

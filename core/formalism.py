@@ -40,6 +40,10 @@ class Model(Protocol):
     # Optional, looked up with getattr by `treegram grammar MODEL [--top K] [--aux] [--wrapping] [--json]`:
     #   render_grammar(ui, args)  draw the model's elementary structures in the terminal (after the summary table);
     #   grammar_json(args) -> dict  what `--json` prints, honouring the same options (default: describe(top=K)).
+    #   generation_view() -> (GenerationModel, GenerationSystem)  the model as a Context/Outcome/Imply generation
+    #       system (PCFG, TSG, TIG: `treegram.generation.cfg_view`), so `treegram generate --model` works on it;
+    #   chart_input / derivation_tree / category_tree  parsing through the core charts, which gives the model
+    #       every registered decoder (`treegram.charts.decoders.ChartModel`, `treegram parse --decoder`).
 
 
 class Formalism:

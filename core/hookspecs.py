@@ -29,6 +29,20 @@ def register_formalisms(register):
 
 
 @hookspec
+def register_decoders(register):
+    """Contribute decoders: ways to turn a sentence's chart into one output tree, which every formalism whose
+    parsing goes through the core charts then gets (`treegram parse --decoder NAME`).
+
+    Call ``register(decoder)`` with a :class:`treegram.charts.decoders.Decoder`: a name, a one-line help text,
+    ``decode(model, tokens, samples=N) -> Tree`` (raise ``ParseFailure`` when there is no parse) and whether
+    ``--samples`` means anything to it.  ``model`` implements :class:`treegram.charts.decoders.ChartModel`
+    (``chart_input`` gives the CFG, lexical input and pruning; ``derivation_tree`` is the formalism's
+    back-transform of a CFG derivation; ``category_tree`` finishes a tree over the CFG's categories).  The core
+    registers ``mpd`` (Viterbi), ``mpp`` (sampled most probable parse), ``maxrule`` and ``maxrule-sum``.
+    """
+
+
+@hookspec
 def register_commands(register):
     """Contribute top-level CLI commands.
 

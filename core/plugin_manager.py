@@ -27,12 +27,13 @@ def get_plugin_manager() -> pluggy.PluginManager:
         if _manager is None:
             pm = pluggy.PluginManager("treegram")
             pm.add_hookspecs(hookspecs)
+            from treegram.charts import decoders as core_decoders
             from treegram.cli import commands as core_commands
             from treegram.corpora import registry as core_readers
             from treegram.evaluation import metrics as core_metrics
             from treegram.generation import registry as core_systems
 
-            for plugin in (core_commands, core_readers, core_metrics, core_systems):
+            for plugin in (core_commands, core_readers, core_metrics, core_systems, core_decoders):
                 pm.register(plugin, name=plugin.__name__)
             pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
             _manager = pm
@@ -93,6 +94,10 @@ def metrics() -> dict[str, Contribution]:
     return _collect("register_metrics", lambda name, metric: (name, metric))
 
 
+def decoders() -> dict[str, Contribution]:
+    return _collect("register_decoders", lambda d: (d.name, d))
+
+
 def get_formalism(name: str):
     found = formalisms()
     if name not in found:
@@ -107,7 +112,7 @@ def plugin_table() -> list[dict[str, Any]]:
     pm = get_plugin_manager()
     dists = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
     contributions: dict[str, list[str]] = {}
-    for collect in (formalisms, commands, corpus_readers, generation_systems, smoothers, metrics):
+    for collect in (formalisms, commands, corpus_readers, generation_systems, smoothers, metrics, decoders):
         for c in collect().values():
             contributions.setdefault(c.plugin, []).append(f"{c.kind[:-1] if c.kind.endswith('s') else c.kind}:{c.name}")
     rows = []

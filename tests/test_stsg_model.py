@@ -11,7 +11,7 @@ import pytest
 
 from treegram.bayes import AnnealingSchedule, CheckpointConfig, GibbsSampler
 from treegram.formalism import flat_fallback
-from treegram.formalisms.demo import demo_trees
+from treegram.builtin.demo import demo_trees
 from treegram.trees import Tree, parse_brackets
 
 from treegram.plugins.stsg import kernels as K

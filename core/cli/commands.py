@@ -94,6 +94,10 @@ def _configure_parse(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="-", help="one bracketed tree per line (- = stdout)")
     p.add_argument("--max-length", type=int, default=100,
                    help="longer sentences are not parsed; they get a flat fallback tree (default 100)")
+    p.add_argument("--decoder", default=None,
+                   help="mpd (Viterbi, the default), mpp (sampled most probable parse), maxrule, maxrule-sum, or a "
+                        "plugin's decoder (`treegram plugins` lists them); default: the model's own")
+    p.add_argument("--samples", type=int, default=None, help="derivations sampled per sentence by mpp (default 100)")
     add_json_flag(p)
 
 
@@ -104,6 +108,11 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
     if not hasattr(model, "parse"):
         raise TreegramError(f"{args.model}: a {model.formalism} model cannot parse sentences",
                             hint="use a parsing model (pcfg, tsg, tig, ostag)")
+    parse = model.parse
+    if args.decoder is not None or args.samples is not None:
+        from treegram.charts.decoders import decoder_parse
+
+        parse = decoder_parse(model, args.decoder or "mpd", args.samples)
     with _open_in(args.input) as fh:
         lines = [line.rstrip("\n") for line in fh]
     results = []
@@ -120,7 +129,7 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
         else:
             t0 = time.perf_counter()
             try:
-                tree = model.parse(tokens)
+                tree = parse(tokens)
             except ParseFailure:
                 status, tree = "failed", flat_fallback(tokens)
             parse_seconds += time.perf_counter() - t0
@@ -234,7 +243,7 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace, ui: UI) -> int:
-    from treegram.formalisms.demo import run_demo
+    from treegram.builtin.demo import run_demo
 
     return run_demo(args, ui)
 

@@ -10,7 +10,7 @@ from treegram.errors import InputError
 
 def train_bayesian_from_args(args: argparse.Namespace, ui):
     """`treegram train ostag --bayesian ...`: blocked MH, then the parsing model of the final sample."""
-    from treegram.formalisms.pcfg import load_treebanks
+    from treegram.corpora.treebank import load_treebanks
 
     from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
     from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any, Callable
 
 import attrs
@@ -32,26 +31,17 @@ import numpy as np
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.driver import rng_from_json, rng_to_json
 from treegram.bayes.hyper import resample_beta, slice_sample_logit
-from treegram.bayes.types import TypeTableState, log_rising_sum
+from treegram.elementary.data import KIND_BINARY, KIND_LEX, TSGData, TSGSettings
+from treegram.elementary.gibbs import gibbs_cuts
+from treegram.elementary.run import RunOptions
+from treegram.elementary.tables import key_to_tree
+from treegram.elementary.types import TypeTableState, log_rising_sum
 from treegram.errors import InputError, ModelFileError, TreegramError
 from treegram.trees import Tree
 
 from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSettings, Hyper, Invalid, TreeTables,
-                                                adjunction_log, decode, key_direction, key_size, key_to_tree)
-from treegram.plugins.ostag.bayes_proposal import Counts, TreeProposal
-from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, TSGData
-
-
-class _Terms:
-    """The `DPCounts` surface `resample_concentrations` needs: alpha row + grouped (n_c, counts, log P0)."""
-
-    def __init__(self, alpha, groups):
-        self.alpha = alpha
-        self.num_categories = len(alpha)
-        self._groups = groups
-
-    def grouped_terms(self):
-        return self._groups
+                                                adjunction_log, decode, key_direction, key_size)
+from treegram.plugins.ostag.bayes_proposal import TreeProposal, ostag_counts
 
 
 class OSTAGState(TypeTableState):
@@ -84,7 +74,7 @@ class OSTAGState(TypeTableState):
     # -- counts -------------------------------------------------------------------------------------------------
     def rebuild(self) -> None:
         nl = self.data.num_labels
-        self.counts = Counts(nl)
+        self.counts = ostag_counts(nl)
         self.types: dict[tuple, Any] = {}
         self.adj_yes = np.zeros(nl, np.int64)
         self.adj_no = np.zeros(nl, np.int64)
@@ -271,33 +261,21 @@ class BlockedOSTAG(OSTAGState):
 # -- training ---------------------------------------------------------------------------------------------------------
 
 @attrs.frozen
-class BayesRunOptions:
-    """How to run the sampler (not part of the model definition)."""
+class BayesRunOptions(RunOptions):
+    """How to run the Bayesian OSTAG sampler: the shared elementary-tree run options plus the adjunction prior."""
 
-    iterations: int = 10
-    seed: int = 0
-    tsg_init: int = 0  # > 0: start from the cuts of this many TSG collapsed-Gibbs sweeps (0: random cuts)
-    checkpoint: Path | None = None
-    checkpoint_every: int = 1
-    resume: bool = False
-    anneal_start: float = 1.0
-    anneal_end: float = 1.0
     adj_prior: float = 1.0  # pseudo-counts pulling each Goodman index's adjunction probability towards mu[c]
     prune_threshold: float = 1e-4
 
     def __attrs_post_init__(self):
-        if self.iterations < 0:
-            raise InputError("--iterations must be >= 0")
-        if self.tsg_init < 0:
-            raise InputError("--tsg-init must be >= 0")
+        super().__attrs_post_init__()
         if self.adj_prior < 0:
             raise InputError("--adj-prior must be >= 0")
 
 
 def prepare_data(trees: list[Tree], settings: BayesOSTAGSettings, pcfg=None):
     """(coarse PCFG, TSGData) for training trees prepared exactly as the OSTAG EM route prepares them."""
-    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
-
+    from treegram.grammar.pcfg import PCFGModel, PCFGSettings
     from treegram.plugins.ostag.extract import prepare_tree
 
     if pcfg is None:
@@ -312,43 +290,28 @@ def prepare_data(trees: list[Tree], settings: BayesOSTAGSettings, pcfg=None):
 def tsg_initial_cuts(data: TSGData, settings: BayesOSTAGSettings, sweeps: int, seed: int) -> np.ndarray:
     """Substitution cuts of a Bayesian TSG (the tsg plugin's collapsed Gibbs sampler, `sweeps` sweeps) on the same
     prepared trees: a better starting point for the blocked sampler than random cuts, as in the TIG plugin."""
-    from treegram.bayes import GibbsSampler
-    from treegram.plugins.tsg.data import TSGSettings
-    from treegram.plugins.tsg.state import GibbsTSG
-
-    tsg = GibbsTSG(data, TSGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
-                                     rare_threshold=settings.rare_threshold), seed)
-    GibbsSampler(tsg, seed=seed).run(sweeps)
-    return tsg.flags.astype(np.int8)
+    return gibbs_cuts(data, TSGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
+                                        rare_threshold=settings.rare_threshold), sweeps, seed)
 
 
 def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
                    run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
                    note: Callable[[str], Any] | None = None, pcfg=None):
     """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
-    from treegram.bayes import AnnealingSchedule, BlockedMH, CheckpointConfig
+    from treegram.bayes import BlockedMH
 
     trees = list(trees)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     t0 = time.perf_counter()
     pcfg, data = prepare_data(trees, settings, pcfg)
-    ck = CheckpointConfig(run.checkpoint, every=run.checkpoint_every) if run.checkpoint else None
     init_sub = None
     if run.tsg_init and not run.resume:
         init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed)
     state = BlockedOSTAG(data, settings, run.seed, init_sub=init_sub)
-    if run.resume:
-        if ck is None or not Path(ck.path).exists():
-            raise InputError(f"no checkpoint to resume at {run.checkpoint}",
-                             hint="run without --resume first (with --checkpoint PATH)")
-        driver = BlockedMH.resume(ck.path, state, checkpoint=ck, callback=callback)
-        if note is not None:
-            note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
-    else:
-        kind = "constant" if run.anneal_start == run.anneal_end else "linear"
-        schedule = AnnealingSchedule(run.anneal_start, run.anneal_end, max(1, run.iterations), kind)
-        driver = BlockedMH(state, seed=run.seed, schedule=schedule, checkpoint=ck, callback=callback)
+    driver = run.make_driver(BlockedMH, state, callback)
+    if run.resume and note is not None:
+        note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next tree and stops
     info = {"training_trees": len(trees), "labels": data.num_labels, "sampler": "blocked-mh",
             "iterations": len(trace), "seed": run.seed}
@@ -404,11 +367,11 @@ def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarr
     labels, words = state.data.labels, state.data.words
     idx = goodman_node_ids(grammar)
     glab, gword = grammar.labels.get, grammar.words.get
-    memo: dict[int, int] = {}
+    memo: dict[tuple, int] = {}  # keyed by the node itself: id() keys went stale when decoded keys were freed
 
     def node_id(enode) -> int:
         """Grammar node of a type-key node (off-spine: no foot below); -1 if absent."""
-        hit = memo.get(id(enode))
+        hit = memo.get(enode)
         if hit is not None:
             return hit
         refs = []
@@ -425,7 +388,7 @@ def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarr
         while len(refs) < 2:
             refs.append((REF_NONE, -1))
         n = idx.get((glab(labels[enode[0]]),) + refs[0] + refs[1], -1)
-        memo[id(enode)] = n
+        memo[enode] = n
         return n
 
     adj = np.zeros(grammar.num_ctx)

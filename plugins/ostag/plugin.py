@@ -16,7 +16,7 @@ class OSTAGFormalism(Formalism):
     trains_on = "trees"
 
     def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        from treegram.formalisms.pcfg import add_treebank_arguments
+        from treegram.corpora.treebank import add_treebank_arguments
 
         add_treebank_arguments(parser)
         src = parser.add_argument_group("elementary trees")
@@ -72,7 +72,7 @@ class OSTAGFormalism(Formalism):
                        help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
 
     def train_from_args(self, args: argparse.Namespace, ui):
-        from treegram.formalisms.pcfg import load_treebanks
+        from treegram.corpora.treebank import load_treebanks
 
         from treegram.plugins.ostag.model import OSTAGSettings, train_ostag
 

@@ -17,7 +17,7 @@ class TIGFormalism(Formalism):
     trains_on = "trees"
 
     def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        from treegram.formalisms.pcfg import add_treebank_arguments
+        from treegram.corpora.treebank import add_treebank_arguments
 
         add_treebank_arguments(parser)
         m = parser.add_argument_group("model")
@@ -51,7 +51,7 @@ class TIGFormalism(Formalism):
                        help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)")
 
     def train_from_args(self, args: argparse.Namespace, ui):
-        from treegram.formalisms.pcfg import load_treebanks
+        from treegram.corpora.treebank import load_treebanks
         from treegram.plugins.tig.train import RunOptions, train_tig
 
         settings = TIGSettings(variant=args.variant, horizontal=None if args.horizontal < 0 else args.horizontal,

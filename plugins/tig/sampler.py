@@ -20,23 +20,12 @@ import numpy as np
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.driver import rng_from_json, rng_to_json
 from treegram.bayes.hyper import slice_sample_logit
-from treegram.bayes.types import TypeTableState, log_rising_sum
+from treegram.elementary.data import TSGData
+from treegram.elementary.types import TypeTableState, log_rising_sum
 from treegram.errors import ModelFileError, TreegramError
 
-from treegram.plugins.tig.anchored import Counts, TreeGrammar
-from treegram.plugins.tig.model import (LEFT, RIGHT, Hyper, Invalid, TIGSettings, Tables, decode,
-                                        phi_log)
-from treegram.plugins.tsg.data import TSGData
-
-
-class _Terms:
-    def __init__(self, alpha, groups):
-        self.alpha = alpha
-        self.num_categories = len(alpha)
-        self._groups = groups
-
-    def grouped_terms(self):
-        return self._groups
+from treegram.plugins.tig.anchored import TreeGrammar, tig_counts
+from treegram.plugins.tig.model import LEFT, RIGHT, Hyper, Invalid, TIGSettings, TIGTables, decode, phi_log
 
 
 class TIGState(TypeTableState):
@@ -47,7 +36,7 @@ class TIGState(TypeTableState):
         self.data = data
         self.settings = settings
         self.seed = int(seed)
-        self.T = Tables(data)
+        self.T = TIGTables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
         self.hyper_rng = np.random.default_rng([self.seed, 2])
@@ -69,7 +58,7 @@ class TIGState(TypeTableState):
     # -- counts ---------------------------------------------------------------------------------------------
     def rebuild(self) -> None:
         nl = self.data.num_labels
-        self.counts = Counts(nl)
+        self.counts = tig_counts(nl)
         self.types: dict[tuple, Any] = {}  # (dp, key) -> an Occurrence (P0 pieces)
         self.phi_yes = np.zeros((3, nl), np.int64)
         self.phi_no = np.zeros((3, nl), np.int64)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from treegram.formalism import Formalism
 
-from treegram.plugins.tsg.data import TSGSettings
+from treegram.elementary.data import TSGSettings
 
 
 class TSGFormalism(Formalism):
@@ -16,7 +16,7 @@ class TSGFormalism(Formalism):
     trains_on = "trees"
 
     def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        from treegram.formalisms.pcfg import add_treebank_arguments
+        from treegram.corpora.treebank import add_treebank_arguments
 
         add_treebank_arguments(parser)
         g = parser.add_argument_group("sampling")
@@ -51,7 +51,7 @@ class TSGFormalism(Formalism):
                        help="parse by the most frequent of N sampled derivations' trees instead of Viterbi")
 
     def train_from_args(self, args: argparse.Namespace, ui):
-        from treegram.formalisms.pcfg import load_treebanks
+        from treegram.corpora.treebank import load_treebanks
         from treegram.plugins.tsg.train import RunOptions, train_tsg
 
         settings = TSGSettings(horizontal=None if args.horizontal < 0 else args.horizontal, vertical=args.vertical,

@@ -15,8 +15,9 @@ from treegram.errors import InputError, ModelFileError
 
 def _add_model_vocab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None,
-                   help="vocabgen model from `treegram train vocabgen` (default: the embedded WordNet-example "
-                        "model, built on first use and cached)")
+                   help="vocabgen model from `treegram train vocabgen`, or any model with a generation view "
+                        "(pcfg, tsg, tig) (default: the embedded WordNet-example model, built on first use and "
+                        "cached)")
     p.add_argument("--vocab", required=True, metavar="SPEC",
                    help="cefr:A1..cefr:C2 (cefrpy), words:a,b,c, a word-list file or directory, or a CEFR-J csv")
     p.add_argument("--level", default=None, help="CEFR level for a CEFR-J csv vocabulary (A1..C2)")
@@ -39,10 +40,16 @@ def load_vocabgen(path: Path | None, ui):
         raise InputError(f"{path}: model file not found", hint="train one with `treegram train vocabgen`, "
                                                                "or leave out --model for the default")
     model = load_model(path)
-    if not isinstance(model, VocabgenModel):
-        raise ModelFileError(f"{path}: a {model.formalism} model, not a vocabgen model",
-                             hint="train one with `treegram train vocabgen`")
-    return model
+    if isinstance(model, VocabgenModel):
+        return model
+    view = getattr(model, "generation_view", None)  # PCFG / TSG / TIG: the parsing grammar as a generation system
+    if view is None:
+        raise ModelFileError(f"{path}: a {model.formalism} model has no generation view",
+                             hint="use a vocabgen, pcfg, tsg or tig model (`treegram train vocabgen` trains one)")
+    from types import SimpleNamespace
+
+    generation, system = view()
+    return SimpleNamespace(generation=generation, system=system, formalism=model.formalism)
 
 
 def _generator(args, ui):

@@ -10,6 +10,9 @@ resampling needs.
 A subclass provides `self.counts` (`.count`: {(dp, key): n}, `.total`: array [dp, label], `.add(dp, label, key,
 by) -> new count`), `self.types` ({(dp, key): occurrence}) and `self.hyper` (`.alpha`: array [dp, label]);
 occurrences have `dp`, `key`, `label` and `log_p0(hyper)`.
+
+The predictive and the joint's terms are `treegram.bayes.dp`'s (`log_predictive`, `log_rising`, `log_normaliser`),
+the same functions the TSG kernels and `DPCounts` use.
 """
 
 from __future__ import annotations
@@ -19,14 +22,15 @@ import math
 import numba
 import numpy as np
 
+from treegram.bayes.dp import log_normaliser, log_predictive, log_rising
+
 
 @numba.njit(cache=True)
 def log_rising_sum(n, x):  # pragma: no cover - numba
     """sum_e [log Gamma(n_e + y_e) - log Gamma(y_e)] with y_e = exp(x_e) = alpha P0(e), without underflow."""
     s = 0.0
     for i in range(n.shape[0]):
-        y = math.exp(x[i])
-        s += math.lgamma(n[i] + y) - math.lgamma(1.0 + y) + x[i]
+        s += log_rising(x[i], np.int64(n[i]))
     return s
 
 
@@ -67,8 +71,7 @@ class TypeTableState:
             kt = (o.dp, o.label)
             n_e = self.counts.count.get(k, 0) + local.get(k, 0)
             n = int(self.counts.total[o.dp, o.label]) + local_tot.get(kt, 0)
-            a = h.alpha[o.dp, o.label]
-            lp += math.log(n_e + a * math.exp(o.log_p0(h))) - math.log(n + a)
+            lp += log_predictive(n_e, n, float(h.alpha[o.dp, o.label]), o.log_p0(h))
             if sequential:
                 local[k] = local.get(k, 0) + 1
                 local_tot[kt] = local_tot.get(kt, 0) + 1
@@ -98,7 +101,7 @@ class TypeTableState:
             for lab, (n_c, n, lp0) in fam.items():
                 a = h.alpha[dp, lab]
                 total += log_rising_sum(n.astype(np.float64), math.log(a) + lp0)
-                total -= math.lgamma(n_c + a) - math.lgamma(a)
+                total += log_normaliser(float(a), n_c)
         return total
 
     def _resample_concentrations(self, rng, iterations: int, groups=None) -> None:

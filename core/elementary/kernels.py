@@ -29,6 +29,8 @@ import math
 import numba
 import numpy as np
 
+from treegram.bayes.dp import log_normaliser, log_predictive, log_rising
+
 SEED = np.uint64(0x9E3779B97F4A7C15)
 FINAL = np.uint64(0xD6E8FEB86659FD93)
 _C1 = np.uint64(0xFF51AFD7ED558CCD)
@@ -178,47 +180,23 @@ def table_add(keys, cnt, logb, cat, rep, size, total, k, lp, c, r, by):
 
 
 @numba.njit(cache=True)
-def logaddexp(x, y):
-    if x == -np.inf:
-        return y
-    if y == -np.inf:
-        return x
-    if x > y:
-        return x + math.log1p(math.exp(y - x))
-    return y + math.log1p(math.exp(x - y))
-
-
-@numba.njit(cache=True)
 def log_pred(keys, cnt, total, alpha, k, lp, c, extra, extra_c):
-    """log (n_e + extra + alpha_c P0(e)) / (n_c + extra_c + alpha_c)."""
+    """The DP predictive (`treegram.bayes.dp.log_predictive`) of key k with `extra` / `extra_c` occurrences of
+    the key / its category added to the table's counts."""
     s = slot_of(keys, k)
     n = extra
     if keys[s] != _ZERO:
         n += cnt[s]
-    a = alpha[c]
-    pseudo = math.log(a) + lp
-    num = logaddexp(math.log(n), pseudo) if n > 0 else pseudo
-    return num - math.log(total[c] + extra_c + a)
-
-
-@numba.njit(cache=True)
-def log_rising(log_a, n):
-    """log Gamma(n + a) - log Gamma(a) for a = exp(log_a), n >= 1 (exact even when a underflows)."""
-    a = math.exp(log_a)
-    if n <= 16:
-        out = log_a
-        for i in range(1, n):
-            out += math.log(i + a)
-        return out
-    return log_a + math.lgamma(n + a) - math.lgamma(1.0 + a)
+    return log_predictive(n, total[c] + extra_c, alpha[c], lp)
 
 
 @numba.njit(cache=True)
 def log_joint(keys, cnt, logb, cat, total, alpha):
+    """The exact collapsed joint of the table (`treegram.bayes.dp`'s terms)."""
     out = 0.0
     for c in range(alpha.shape[0]):
         if total[c] > 0:
-            out += math.lgamma(alpha[c]) - math.lgamma(alpha[c] + total[c])
+            out += log_normaliser(alpha[c], total[c])
     for s in range(keys.shape[0]):
         if keys[s] != _ZERO and cnt[s] > 0:
             out += log_rising(math.log(alpha[cat[s]]) + logb[s], cnt[s])
