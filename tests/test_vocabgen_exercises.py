@@ -85,6 +85,18 @@ def test_choice_distractors_prefer_the_same_cefr_level(monkeypatch):
         assert set(item.choices) == {"went", "came", "ate", "swam"}
 
 
+def test_article_choices_and_part_of_speech_filter():
+    item = ex.make_item(S("she has a big dog .", "a"), "a", "choice", np.random.default_rng(0), VOCAB)
+    assert sorted(item.choices) == sorted(["a", "the", ex.NO_WORD])     # "an" is not in this vocabulary
+    rng = np.random.default_rng(0)
+    noun_use = S("we do not want the likes of you .", "likes")
+    verb_use = S("she likes the big dog .", "likes")
+    if ex.analyse(tuple(noun_use.tokens)) is not None:                  # needs the spaCy tagger
+        assert ex.make_item(noun_use, "likes", "cloze", rng, VOCAB, hints=True, pos="V") is None
+    item = ex.make_item(verb_use, "likes", "cloze", rng, VOCAB, hints=True, pos="V")
+    assert item.prompt == "She _____ (like) the big dog." and item.answer == "likes"
+
+
 def test_reorder_tiles_are_constituents_and_keep_clitics_and_hyphens():
     tiles, end, parsed = ex.tiles_for(tuple("she did n't go to the heart - to - heart talk .".split()))
     assert end == "." and "didn't go" in tiles and any("heart-to-heart" in t for t in tiles)

@@ -126,6 +126,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     kind: str | dict = normalise_kind(args.kind)
     hints: bool | dict = args.hints
     focus = None
+    pos: dict = {}
     notes: list[str] = []
     if args.from_corrections is not None:
         from treegram.plugins.vocabgen.from_corrections import plan, read_report
@@ -136,11 +137,13 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         if not practices:
             raise InputError(f"{args.from_corrections}: no error type in the report can be practised",
                              hint="; ".join(notes)[:300] or "the report has no corrections")
-        kind, hints, focus, words = {}, {}, {}, []
+        kind, hints, focus, pos, words = {}, {}, {}, {}, []
         for pr in practices:
             for w in pr.words:
                 if w not in kind:
                     kind[w], hints[w], focus[w] = pr.kind, pr.hints, pr.label
+                    if pr.pos:
+                        pos[w] = pr.pos
                     words.append(w)
             ui.note(f"practising {pr.label}: {pr.count} correction(s); words {', '.join(pr.words)}; {pr.kind}")
     else:
@@ -151,7 +154,11 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
             raise InputError("--words is empty", hint="e.g. --words dog,school,book")
         gen, vocab = _generator(args, ui)
     rng = np.random.default_rng(args.seed)
-    groups, problems = select_sentences(gen, words, args.per_word, rng)
+    # with a part of speech to practise, some sentences use the word otherwise ("the likes of you"): draw spares
+    spare = 2 if focus else 1
+    groups, problems = select_sentences(gen, words, args.per_word * spare, rng)
+    if focus:
+        problems = [p for p in problems if "different sentence(s) exist" not in p]
     for p in notes + problems:
         ui.note(f"[yellow]note:[/] {p}")
     if not groups:
@@ -159,7 +166,8 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     title = None
     if focus:
         title = "Practice: " + "; ".join(dict.fromkeys(focus[w] for w in groups if w in focus))
-    sheet = make_sheet(groups, kind, rng, vocab, hints=hints, focus=focus, title=title, notes=notes + problems)
+    sheet = make_sheet(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos if focus else None,
+                       per_word=args.per_word, title=title, notes=notes + problems)
     for p in sheet.notes[len(notes) + len(problems):]:
         ui.note(f"[yellow]note:[/] {p}")
     path = write_output(render(sheet, args.format), args.out, args.format)

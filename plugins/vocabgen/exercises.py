@@ -52,6 +52,8 @@ PREPOSITIONS = ("in", "on", "at", "to", "for", "with", "from", "by", "of", "abou
                 "before", "over", "near")
 DETERMINERS = ("a", "an", "the", "this", "that", "these", "those", "some", "any", "my", "your", "his", "her",
                "our", "their", "no", "every")
+ARTICLES = ("a", "an", "the")
+NO_WORD = "(no word)"
 CLITICS = frozenset({"n't", "'s", "'m", "'re", "'ll", "'ve", "'d", "’s", "n’t", "'"})
 _FINAL = frozenset({".", "!", "?", "...", "…"})
 # dependents that stay in their head's tile when the head's phrase is cut
@@ -336,8 +338,10 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
     banned = {a} | {e.lower() for e in exclude}
     if a in PREPOSITIONS and (tag in (None, "IN", "TO", "RP")):
         pool = [p for p in PREPOSITIONS if p in vocab]
+    elif a in ARTICLES and (tag in (None, "DT")):
+        pool = [d for d in ARTICLES if d in vocab] + [NO_WORD]  # the article errors learners make: a/an/the/none
     elif a in DETERMINERS and (tag in (None, "DT", "PRP$", "PDT", "WDT")):
-        pool = [d for d in DETERMINERS if d in vocab]
+        pool = [d for d in DETERMINERS if d in vocab and d not in ARTICLES]
     else:
         upos = _UPOS.get((tag or "")[:1]) or next(iter(_lemmas(a)), None)
         if upos is None:
@@ -498,9 +502,17 @@ def tiles_for(tokens: tuple[str, ...], max_tile: int = MAX_TILE) -> tuple[list[s
 
 
 # -- items -------------------------------------------------------------------------------------------------------
-def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool = False, focus: str = ""
-              ) -> Item | None:
-    """One item of `kind` for sentence `s` practising `word` (None when the word is not found in it)."""
+#: a part of speech (the last letter of a CLC error code) -> the PTB tags of a token that practises it
+POS_TAGS = {"V": ("VB", "MD"), "N": ("NN",), "J": ("JJ",), "Y": ("RB", "WRB"), "T": ("IN", "TO", "RP"),
+            "D": ("DT", "PRP$", "WDT", "PDT", "WP$"), "A": ("PRP", "WP", "EX"), "C": ("CC", "IN"),
+            "Q": ("DT", "JJ", "CD", "RB", "PDT")}
+
+
+def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool = False, focus: str = "",
+              pos: str | None = None) -> Item | None:
+    """One item of `kind` for sentence `s` practising `word` (None when the word is not found in it, or, with
+    `pos` (a key of POS_TAGS), when the parse does not use it as that part of speech: "the likes of you" does
+    not practise the verb)."""
     kind = normalise_kind(kind)
     common = {"word": word, "sentence": s.text, "source": s.source, "provenance": s.provenance,
               "translation": s.translation, "focus": focus}
@@ -524,8 +536,10 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
         return None
     form = tokens[idx]
     answer = "I" if form == "i" else form
-    parsed = analyse(tokens) if (kind == "choice" or hints) else None
+    parsed = analyse(tokens) if (kind == "choice" or hints or pos) else None
     tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(tokens) else None
+    if pos and tag and not tag.startswith(POS_TAGS.get(pos, ("",))):
+        return None
     prompt = _blanked(tokens, idx)
     # the hint is the lemma of the form in this sentence (saw/VBD -> see); an inflected match names its word
     hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if hints else None
@@ -545,11 +559,13 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
 
 
 def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rng, vocab=None, *,
-               hints: bool | dict[str, bool] = False, focus: dict[str, str] | None = None
-               ) -> tuple[list[Item], list[str]]:
-    """Items for every chosen sentence, shuffled with `rng` and numbered; returns (items, problems).
+               hints: bool | dict[str, bool] = False, focus: dict[str, str] | None = None,
+               pos: dict[str, str] | None = None, per_word: int | None = None) -> tuple[list[Item], list[str]]:
+    """Items for every chosen sentence (at most `per_word` per word), shuffled with `rng` and numbered;
+    returns (items, problems).
 
-    `kind`, `hints` and `focus` may be given per word (a dict) for sheets that practise several error types.
+    `kind`, `hints` and `focus` may be given per word (a dict) for sheets that practise several error types;
+    `pos` maps a word to the part of speech it must have in the sentence (see make_item).
     """
     items: list[Item] = []
     problems: list[str] = []
@@ -558,16 +574,24 @@ def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rn
         k = kind[word] if isinstance(kind, dict) else kind
         h = hints.get(word, False) if isinstance(hints, dict) else hints
         f = (focus or {}).get(word, "")
+        p = (pos or {}).get(word)
+        made = 0
         for s in sentences:
+            if per_word is not None and made >= per_word:
+                break
             if (normalise_kind(k), s.text) in used:  # chosen for another word too: one item per sentence and kind
                 continue
             used.add((normalise_kind(k), s.text))
-            item = make_item(s, word, k, rng, vocab, hints=h, focus=f)
+            item = make_item(s, word, k, rng, vocab, hints=h, focus=f, pos=p)
             if item is None:
-                problems.append(f"{word}: no {k} item from {s.text!r}"
-                                + (" (too few options in the vocabulary)" if normalise_kind(k) == "choice" else ""))
+                if p is None:
+                    problems.append(f"{word}: no {k} item from {s.text!r}" + (
+                        " (too few options in the vocabulary)" if normalise_kind(k) == "choice" else ""))
             else:
                 items.append(item)
+                made += 1
+        if p is not None and per_word is not None and made < per_word:
+            problems.append(f"{word}: {made} of {per_word} sentence(s) use it as the part of speech practised")
     order = [int(i) for i in rng.permutation(len(items))] if items else []
     # a sheet with several kinds prints one section per kind: number through the sections in print order,
     # each section keeping the shuffled order
@@ -575,9 +599,9 @@ def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rn
     return [attrs.evolve(items[i], number=n) for n, i in enumerate(order, start=1)], problems
 
 
-def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=False, focus=None,
-               title: str | None = None, notes: Iterable[str] = ()) -> Sheet:
-    items, problems = make_items(groups, kind, rng, vocab, hints=hints, focus=focus)
+def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=False, focus=None, pos=None,
+               per_word: int | None = None, title: str | None = None, notes: Iterable[str] = ()) -> Sheet:
+    items, problems = make_items(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos, per_word=per_word)
     if not items:
         raise InputError("no exercise could be built from the chosen sentences", hint="; ".join(problems)[:300])
     kinds = sorted({i.kind for i in items}, key=KINDS.index)

@@ -26,7 +26,8 @@ word order (W, WO)                     reorder
 spelling (S, SA, SX)                   cloze without hint (word box)
 =====================================  ======================================================================
 
-Target words are the corrections' ``right`` words (the ``wrong`` word for U* codes, where nothing is right),
+Target words are the corrections' ``right`` words (all of a type's corrections in ``corrections`` when the report
+lists them, else its summary ``examples``) (the ``wrong`` word for U* codes, where nothing is right),
 most frequent first, kept only when they are single words in the sheet's vocabulary; sentences come from
 `selection.select_sentences`.
 """
@@ -60,6 +61,16 @@ class Practice:
     label: str
     count: int
     words: tuple[str, ...]
+
+    @property
+    def pos(self) -> str | None:
+        """The part of speech the target words must have in a sentence (last letter of the code), or None."""
+        c = self.code
+        if c == "TV":
+            return "V"
+        if c[-1:] in POS_NAMES and len(c) >= 2 and self.kind != "reorder":
+            return c[-1]
+        return None
 
 
 def plan_for(code: str) -> tuple[str | None, bool]:
@@ -117,6 +128,11 @@ def plan(report: dict, vocab, *, top: int = 3, words_per_type: int = 4) -> tuple
     """The `top` most frequent error types that an exercise can train, each with its target words."""
     notes: list[str] = []
     rows = sorted(report["class_summary"], key=lambda r: (-_count(r), r["code"]))
+    # every correction of a type (the summary keeps only a few examples per type)
+    by_code: dict[str, list[dict]] = {}
+    for c in report.get("corrections") or []:
+        if isinstance(c, dict) and isinstance(c.get("code"), str):
+            by_code.setdefault(c["code"].strip().upper(), []).append(c)
     out: list[Practice] = []
     for r in rows:
         if len(out) >= top:
@@ -128,7 +144,7 @@ def plan(report: dict, vocab, *, top: int = 3, words_per_type: int = 4) -> tuple
             notes.append(f"{label}: no exercise kind practises this error type; skipped")
             continue
         counts: Counter[str] = Counter()
-        for ex in r.get("examples") or []:
+        for ex in by_code.get(code) or r.get("examples") or []:
             if not isinstance(ex, dict):
                 continue
             text = ex.get("right") or ""
