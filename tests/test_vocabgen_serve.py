@@ -28,6 +28,8 @@ CHROMEDRIVER = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path(
 VOCAB = "words:the,dog,cat,bit,likes,me,she,big,dogs,a,saw,park,in"
 SCREENSHOT = Path(__file__).resolve().parents[1] / "benchmarks" / "out" / "serve.png"
 SIZE = (1280, 900)
+# the server is on loopback: never route the test's requests through a proxy from the environment
+OPEN = urllib.request.build_opener(urllib.request.ProxyHandler({})).open
 
 
 def dep(text: str, tags: str, heads: str) -> DepSentence:
@@ -125,6 +127,7 @@ def test_serve_in_a_real_browser(server):
     opts.binary_location = CHROMIUM
     for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                "--no-proxy-server",
                 f"--window-size={SIZE[0]},{SIZE[1]}"):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
@@ -173,7 +176,7 @@ def test_serve_in_a_real_browser(server):
         assert set(links) == {"md", "html", "pdf", "gift", "moodle-xml", "anki", "json"}
         magic = {"pdf": b"%PDF", "anki": b"PK", "json": b"{", "html": b"<!DOCTYPE", "moodle-xml": b"<?xml"}
         for fmt, href in links.items():
-            with urllib.request.urlopen(href, timeout=30) as resp:
+            with OPEN(href, timeout=30) as resp:
                 data = resp.read()
                 assert resp.status == 200 and "attachment" in resp.headers["Content-Disposition"]
             assert data.startswith(magic.get(fmt, b"")) and len(data) > 50, fmt
@@ -194,12 +197,12 @@ def test_serve_http_errors(server):
     """Bad form values come back as 400 pages with the message; an unknown sheet is a 404 page."""
     data = b"vocab=cefr%3AQ9&words=cat&kind=cloze&count=3&seed=0"
     with pytest.raises(urllib.error.HTTPError) as exc:
-        urllib.request.urlopen(urllib.request.Request(server + "/sheet", data=data), timeout=30)
+        OPEN(urllib.request.Request(server + "/sheet", data=data), timeout=30)
     assert exc.value.code == 400 and b"unknown vocabulary" in exc.value.read()
     data = f"vocab={VOCAB}&words=cat&kind=cloze&count=999&seed=0".encode()
     with pytest.raises(urllib.error.HTTPError) as exc:
-        urllib.request.urlopen(urllib.request.Request(server + "/sheet", data=data), timeout=30)
+        OPEN(urllib.request.Request(server + "/sheet", data=data), timeout=30)
     assert exc.value.code == 400 and b"out of range" in exc.value.read()
     with pytest.raises(urllib.error.HTTPError) as exc:
-        urllib.request.urlopen(server + "/sheet/s999/download/pdf", timeout=30)
+        OPEN(server + "/sheet/s999/download/pdf", timeout=30)
     assert exc.value.code == 404
