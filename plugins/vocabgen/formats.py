@@ -99,7 +99,7 @@ body{font-family:"Helvetica Neue",Arial,"Noto Sans","Noto Sans CJK JP",sans-seri
 line-height:1.7;color:#111;padding:0 1em}
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.4em}
 .meta{color:#555;font-size:.9em} .instructions{font-weight:bold}
-ol.items li{margin:.55em 0} .choices{display:block;margin-left:1em} .choices span{margin-right:1.6em}
+ol.items li{margin:.55em 0;break-inside:avoid;page-break-inside:avoid} .choices{display:block;margin-left:1em} .choices span{margin-right:1.6em}
 .tile{display:inline-block;border:1px solid #444;border-radius:4px;padding:0 .45em;margin:.1em .25em .1em 0}
 .wordbox{border:1px solid #444;padding:.4em .8em;display:inline-block}
 .source{color:#666;font-size:.85em}
