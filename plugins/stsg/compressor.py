@@ -177,7 +177,7 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
             trace = sampler.run(iterations)
         grammar = FiniteSTSG.from_counts(model.fragments(), corpus.sources, pseudo=1.0)
         info.update({"iterations": iterations, "final_log_likelihood": round(trace[-1]["log_likelihood"], 2),
-                     "map_rules": int(model.meta[0]),
+                     "map_rules": model.num_rules,
                      "trace": [{"sweep": r["sweep"], "temperature": round(r["temperature"], 4),
                                 "log_likelihood": round(r["log_likelihood"], 2), "rules": r.get("rules"),
                                 "seconds": round(r["seconds"], 4)} for r in trace]})
