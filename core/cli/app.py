@@ -9,6 +9,7 @@ import sys
 from treegram import __version__
 from treegram.cli.ui import UI
 from treegram.errors import TreegramError
+from treegram.io import OUTPUT_DESTS, check_args_distinct
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         ui = UI(json_mode=bool(getattr(args, "json", False)), quiet=args.quiet)
+        # Before any work: no output may be the same file as an input (or as another output).
+        check_args_distinct(args, getattr(args, "_outputs", OUTPUT_DESTS))
         return int(args._run(args, ui) or 0)
     except TreegramError as exc:
         ui.error(str(exc), exc.hint)

@@ -29,6 +29,9 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
+from treegram.cli.argtypes import seed_entropy
+from treegram.schema import Arr, Dict, check_file
+
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.driver import rng_from_json, rng_to_json
 from treegram.bayes.hyper import resample_beta, slice_sample_logit
@@ -64,8 +67,8 @@ class OSTAGState(TypeTableState):
         self.T = TreeTables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
-        rng = np.random.default_rng([self.seed, 1])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
+        rng = np.random.default_rng([seed_entropy(self.seed), 1])
         n = data.num_rows
         sub = np.zeros(n, np.int8)
         random_cuts = (rng.random(len(data.sites)) < settings.init_site_prob).astype(np.int8)
@@ -226,6 +229,10 @@ class OSTAGState(TypeTableState):
         if state.get("data") != self.data.signature():
             raise ModelFileError("the checkpoint was written for different training data or preparation settings",
                                  hint="resume with the same --treebank, --limit and markovization options")
+        n = self.data.num_rows
+        check_file("checkpoint", state, Dict({"sub": Arr("iub", shape=(n,), values=(0, 1)),
+                                              "afoot": Arr("iu", shape=(n,), min=-1, max=n - 1)}),
+                   "model", what="checkpoint")
         self.sub = np.asarray(state["sub"], np.int8).copy()
         self.afoot = np.asarray(state["afoot"], np.int32).copy()
         self.hyper.copy_from({k: state[f"hyper_{k}"] for k in Hyper.NAMES})

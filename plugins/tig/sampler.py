@@ -17,6 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from treegram.cli.argtypes import seed_entropy
+from treegram.schema import Arr, Dict, check_file
+
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.driver import rng_from_json, rng_to_json
 from treegram.bayes.hyper import slice_sample_logit
@@ -50,10 +53,10 @@ class TIGState(TypeTableState):
         self.T = Tables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
         n = data.num_rows
         if init_sub is None:
-            rng = np.random.default_rng([self.seed, 1])
+            rng = np.random.default_rng([seed_entropy(self.seed), 1])
             sub = np.zeros(n, np.int8)
             sub[data.sites] = (rng.random(len(data.sites)) < init_site_prob).astype(np.int8)
         else:
@@ -203,6 +206,11 @@ class TIGState(TypeTableState):
         if state.get("data") != self.data.signature():
             raise ModelFileError("the checkpoint was written for different training data or preparation settings",
                                  hint="resume with the same --treebank, --limit and markovization options")
+        n = self.data.num_rows
+        check_file("checkpoint", state, Dict({"sub": Arr("iub", shape=(n,), values=(0, 1)),
+                                              "adir": Arr("iub", shape=(n,), min=0, max=2),
+                                              "afoot": Arr("iu", shape=(n,), min=-1, max=n - 1)}),
+                   "model", what="checkpoint")
         self.sub = np.asarray(state["sub"], np.int8).copy()
         self.adir = np.asarray(state["adir"], np.int8).copy()
         self.afoot = np.asarray(state["afoot"], np.int32).copy()

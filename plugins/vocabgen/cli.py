@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from treegram.cli import argtypes
 from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError, ModelFileError
 
@@ -21,7 +22,7 @@ def _add_model_vocab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", default=None, help="CEFR level for a CEFR-J csv vocabulary (A1..C2)")
     p.add_argument("--goodness", choices=["acyclic", "fixpoint", "one"], default="acyclic",
                    help="how G(c) is estimated for P_V (default: the paper's acyclic approximation)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same sentences)")
+    p.add_argument("--seed", type=argtypes.seed, default=0, help="random seed, any integer (same seed, same sentences)")
 
 
 def load_vocabgen(path: Path | None, ui):
@@ -53,29 +54,84 @@ def _generator(args, ui):
     return ConstrainedGenerator(model.generation, model.system, vocab, method=args.goodness), vocab
 
 
-# -- treegram generate -------------------------------------------------------------------------------------
+# -- treegram generate -------------------------------------------------------------------------------------------
 def _configure_generate(p: argparse.ArgumentParser) -> None:
     _add_model_vocab(p)
     p.add_argument("--include", default=None, metavar="WORD", help="every sentence must contain this word")
-    p.add_argument("-n", type=int, default=10, help="number of sentences (default 10)")
+    p.add_argument("-n", type=argtypes.positive_int, default=10, help="number of sentences (default 10)")
     p.add_argument("--unique", action="store_true", help="no sentence twice")
+    p.add_argument("--out", default="-", help="file to write, one sentence per line as generated (default: stdout)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: keep the sentences already in --out (same --seed) and add "
+                        "the rest")
     add_json_flag(p)
 
 
+def stream_sentences(gen, n: int, rng, *, word: str | None = None, unique: bool = False, stats: dict | None = None):
+    """Yield the sentences `gen.sample(n, rng, word=word, unique=unique)` returns, in the same order, as they are
+    drawn: small batches first (the first sentence appears at once), the same overall attempt budget, and a
+    `unique` filter applied in the same place, so the stream equals the single call."""
+    stats = {} if stats is None else stats
+    stats.update(attempts=0, failed=0, rejected_by_check=0, duplicates=0)
+    budget = 20 * n + 100
+    seen: set[str] = set()
+    made, batch = 0, 1
+    while made < n and stats["attempts"] < budget:
+        want = min(batch, n - made)
+        sents, st = gen.sample(want, rng, word=word, unique=False, max_attempts=budget - stats["attempts"])
+        for k in ("attempts", "failed", "rejected_by_check"):
+            stats[k] += st.get(k, 0)
+        for sent in sents:
+            if unique:
+                if sent.text in seen:
+                    stats["duplicates"] += 1
+                    continue
+                seen.add(sent.text)
+            made += 1
+            yield sent
+        if not sents:
+            break
+        batch = min(batch * 2, 256)
+
+
 def _run_generate(args: argparse.Namespace, ui) -> int:
-    if args.n < 1:
-        raise InputError(f"-n {args.n}: ask for at least one sentence", hint="e.g. -n 10")
+    import json
+
+    from treegram.cli.argtypes import seed_entropy
+    from treegram.io import open_output
+
+    if args.resume and args.out == "-":
+        raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
     gen, vocab = _generator(args, ui)
-    sents, stats = gen.sample(args.n, np.random.default_rng(args.seed), word=args.include, unique=args.unique)
-    if not sents:
+    stats: dict = {}
+    made = 0
+    stream = stream_sentences(gen, args.n, np.random.default_rng(seed_entropy(args.seed)), word=args.include,
+                              unique=args.unique, stats=stats)
+    plain = args.out != "-" or not ui.out.is_terminal
+    with open_output(args.out, resume=args.resume, flush_every=1 if args.n <= 1000 else 64) as sink:
+        skip = sink.done
+        if args.json:
+            sys.stdout.write("[")
+        for sent in stream:
+            made += 1
+            if made <= skip:
+                continue  # already in --out: the same seed draws the same sentences again
+            if args.json:
+                sys.stdout.write(("" if made == skip + 1 else ",") + "\n  " + json.dumps(sent.to_json(),
+                                                                                       ensure_ascii=False))
+                if args.out != "-":
+                    sink.write_line(sent.text)
+            elif plain:
+                sink.write_line(sent.text)
+            else:
+                ui.out.print(sent.text, highlight=False, markup=False)
+        if args.json:
+            sys.stdout.write("\n]\n")
+            sys.stdout.flush()
+    if not made:
         raise InputError(f"no sentence found in {stats['attempts']} attempts", hint="try another seed or word")
-    if args.json:
-        ui.emit_json([s.to_json() for s in sents])
-    else:
-        for s in sents:
-            ui.out.print(s.text, highlight=False, markup=False)
-    if len(sents) < args.n:
-        ui.note(f"only {len(sents)} different sentences found in {stats['attempts']} draws")
+    if made < args.n:
+        ui.note(f"only {made} different sentences found in {stats['attempts']} draws")
     return 0
 
 
@@ -83,7 +139,7 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
 def _configure_exercises(p: argparse.ArgumentParser) -> None:
     _add_model_vocab(p)
     p.add_argument("--words", required=True, help="comma-separated words to practise")
-    p.add_argument("--per-word", type=int, default=3, help="sentences per word (default 3)")
+    p.add_argument("--per-word", type=argtypes.positive_int, default=3, help="sentences per word (default 3)")
     p.add_argument("--kind", choices=["cloze", "translate", "reorder"], default="cloze")
     p.add_argument("--format", choices=["md", "html", "json"], default="md")
     p.add_argument("--out", default="-", help="file to write (default: stdout)")
@@ -99,7 +155,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     if args.per_word < 1:
         raise InputError(f"--per-word {args.per_word}: must be at least 1", hint="e.g. --per-word 3")
     gen, vocab = _generator(args, ui)
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(argtypes.seed_entropy(args.seed))
     groups, problems = select_sentences(gen, words, args.per_word, rng)
     for p in problems:
         ui.note(f"[yellow]note:[/] {p}")
@@ -107,12 +163,10 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
     items = make_items(groups, args.kind, rng)
     text = render(items, kind=args.kind, fmt=args.format, vocab_name=vocab.name, words=list(groups))
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        from treegram.io import atomic_write_text
+    from treegram.io import write_output
 
-        atomic_write_text(args.out, text)
+    write_output(args.out, text)  # atomic for a file, streamed for -, a FIFO or a device
+    if args.out != "-":
         ui.note(f"wrote {len(items)} exercises to {args.out}")
     return 0
 
