@@ -77,6 +77,7 @@ def _decode_error(source: str, data: bytes, exc: UnicodeDecodeError, encoding: s
     line = base_line + data.count(b"\n", 0, exc.start)
     byte = base_offset + exc.start
     bad = data[exc.start:exc.start + 4].hex(" ")
+    encoding = encoding.upper() if encoding.startswith("utf") else encoding
     return InputError(f"{source}:{line}: not valid {encoding} text (byte offset {byte}: {bad}, {exc.reason})",
                       hint="convert the file to UTF-8, or name its encoding with --encoding (e.g. latin-1)")
 

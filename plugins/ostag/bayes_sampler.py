@@ -329,13 +329,19 @@ def tsg_initial_cuts(data: TSGData, settings: BayesOSTAGSettings, sweeps: int, s
     return tsg.flags.astype(np.int8)
 
 
+#: Training trees with more nodes are left out (with a note): the per-tree proposal is superlinear in its size.
+MAX_TRAIN_NODES = 2000
+
+
 def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
                    run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
                    note: Callable[[str], Any] | None = None, pcfg=None):
     """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
     from treegram.bayes import AnnealingSchedule, BlockedMH, CheckpointConfig
 
-    trees = list(trees)
+    from treegram.trees.tree import drop_oversized
+
+    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="Bayesian OSTAG", note=note)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     t0 = time.perf_counter()

@@ -102,7 +102,10 @@ class OSTAGFormalism(Formalism):
                                  max_depth=args.max_depth, min_count=args.min_count,
                                  em_iterations=args.em_iterations, adj_init=args.adj_init,
                                  prune_threshold=args.prune_threshold, add_cfg_rules=not args.no_cfg_rules)
-        trees = load_treebanks(args, ui)
+        from treegram.trees.tree import drop_oversized
+
+        # EM keeps a span chart per training tree (quadratic in its length): huge trees are left out with a note
+        trees = drop_oversized(load_treebanks(args, ui), 2000, what="OSTAG EM", note=ui.note)
         rows = []
         with ui.task("EM", total=args.em_iterations) as advance:
             def callback(rec):

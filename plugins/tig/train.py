@@ -222,6 +222,10 @@ def tsg_initial_cuts(data, settings: TIGSettings, iterations: int, seed: int, ca
     return state.flags.astype(np.int8)
 
 
+#: Training trees with more nodes are left out (with a note): the per-tree proposal chart is cubic in its length.
+MAX_TRAIN_NODES = 2000
+
+
 def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = RunOptions(), *,
               callback: Callable[[dict], Any] | None = None, init_callback: Callable[[dict], Any] | None = None,
               note=None, init_sub: np.ndarray | None = None, task=None) -> TIGModel:
@@ -234,8 +238,9 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
     from treegram.plugins.tig.sampler import BlockedTIG
     from treegram.plugins.tsg.data import prepare
+    from treegram.trees.tree import drop_oversized
 
-    trees = list(trees)
+    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="TIG", note=note)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
