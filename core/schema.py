@@ -26,7 +26,7 @@ import numpy as np
 
 from treegram.errors import ModelFileError
 
-__all__ = ["Any", "AnyOf", "Arr", "Bool", "Dict", "Float", "Int", "List", "Null", "Opt", "SchemaError", "Str",
+__all__ = ["COMMON_OPTIONAL", "SCALAR", "SETTINGS", "Any", "AnyOf", "Arr", "Bool", "Dict", "Float", "Int", "List", "Null", "Opt", "SchemaError", "Str",
            "Tuple", "check_file", "validate"]
 
 
@@ -276,3 +276,11 @@ def check_file(path, value: _Any, spec: Spec, where: str = "meta", *, what: str 
     except SchemaError as exc:
         raise ModelFileError(f"{path}: corrupt {what} file ({exc})",
                              hint="re-create it (the file was damaged or edited by hand)") from None
+
+
+#: Flat settings objects (attrs classes saved with `asdict`): scalar values only.
+SCALAR = AnyOf((Null(), Bool(), Int(), Float(finite=False), Str()))
+SETTINGS = Dict(values=AnyOf((SCALAR, List(SCALAR))))
+#: Fields most saved models share: free-form `info`, the sampler `trace`, the parsing-grammar pruning threshold.
+COMMON_OPTIONAL = {"info": Opt(Dict()), "trace": Opt(List(Dict())), "prune_threshold": Float(min=0, max=1),
+                   "mpp_samples": Int(min=0)}

@@ -12,10 +12,18 @@ from treegram.errors import TreegramError
 from treegram.io import OUTPUT_DESTS, check_args_distinct
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one red line (what was wrong, and where to look), exit 2 -- not a usage block."""
+
+    def error(self, message: str):  # type: ignore[override]
+        UI().error(f"{self.prog}: {message}", f"see `{self.prog} -h`")
+        raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from treegram.plugin_manager import commands
 
-    parser = argparse.ArgumentParser(prog="treegram", description="Bayesian tree grammars: parse, compress, generate.")
+    parser = _Parser(prog="treegram", description="Bayesian tree grammars: parse, compress, generate.")
     parser.add_argument("--version", action="version", version=f"treegram {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -93,6 +93,14 @@ def seed(text: str) -> int:
     return value
 
 
+def horizontal(text: str) -> int:
+    """Horizontal markovization: 0 or more, or -1 for infinite."""
+    value = _int(text)
+    if value < -1:
+        raise argparse.ArgumentTypeError(f"{value} must be -1 (infinite) or 0 or more")
+    return value
+
+
 def encoding(text: str) -> str:
     """A text encoding Python knows (utf-8, latin-1, cp1252, utf-16, ...)."""
     import codecs
@@ -125,5 +133,5 @@ def seed_entropy(value: int) -> int:
     return value if value >= 0 else _SEED_LIMIT + (-value)
 
 
-__all__ = ["encoding", "finite_float", "line_range", "nonnegative_float", "nonnegative_int", "open_probability", "positive_float", "positive_int",
+__all__ = ["encoding", "finite_float", "horizontal", "line_range", "nonnegative_float", "nonnegative_int", "open_probability", "positive_float", "positive_int",
            "probability", "seed", "seed_entropy"]

@@ -17,8 +17,19 @@ import numpy as np
 from treegram.errors import InputError, ParseFailure
 from treegram.formalism import Formalism, save_model
 from treegram.plugin_manager import hookimpl
+from treegram.cli import argtypes
+from treegram.schema import Arr, Bool, Dict, Int, Opt, Str, validate
 
 START = "TOP"
+
+
+#: What a saved PCFG's metadata must look like (TSG, TIG and OSTAG models embed one under "pcfg").
+PCFG_SETTINGS = Dict({"horizontal": Opt(Int(min=0)), "vertical": Int(min=1), "rare_threshold": Int(min=0)},
+                     optional={"mark_unary": Bool()}, extra=False)
+PCFG_META = Dict({"settings": PCFG_SETTINGS, "cfg": Dict(),
+                  "mapper": Dict({"kind": Str(), "min_count": Int(min=0), "counts": Dict(values=Int(min=0))})},
+                 optional={"info": Opt(Dict())})
+PCFG_ARRAYS = Dict({"unk_tags": Arr("iu", min=0), "unk_logp": Arr("f")})
 
 
 @attrs.frozen
@@ -103,6 +114,8 @@ class PCFGModel:
         from treegram.grammar.cfg import WeightedCFG
         from treegram.trees.signatures import RareWordMapper
 
+        validate(meta, PCFG_META, "meta")
+        validate(arrays, PCFG_ARRAYS, "arrays")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         return cls(cfg, RareWordMapper.from_dict(meta["mapper"]), PCFGSettings(**meta["settings"]),
                    arrays["unk_tags"], arrays["unk_logp"], meta.get("info"))
@@ -157,9 +170,9 @@ class PCFGFormalism(Formalism):
 
     def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
         add_treebank_arguments(parser)
-        parser.add_argument("--horizontal", type=int, default=2, help="horizontal markovization h (-1 = infinite)")
-        parser.add_argument("--vertical", type=int, default=2, help="vertical markovization v (2 = parent annotation)")
-        parser.add_argument("--rare-threshold", type=int, default=2,
+        parser.add_argument("--horizontal", type=argtypes.horizontal, default=2, help="horizontal markovization h (-1 = infinite)")
+        parser.add_argument("--vertical", type=argtypes.positive_int, default=2, help="vertical markovization v (2 = parent annotation)")
+        parser.add_argument("--rare-threshold", type=argtypes.nonnegative_int, default=2,
                             help="words seen fewer times are replaced by unknown-word classes (default 2)")
 
     def train_from_args(self, args: argparse.Namespace, ui) -> PCFGModel:
@@ -176,7 +189,7 @@ def add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
     """The shared `--treebank DIR...` and `--limit N` options of tree-trained formalisms."""
     parser.add_argument("--treebank", nargs="+", required=True, type=Path,
                         help="treebank files or directories (*.mrg, *.ptb, *.tree)")
-    parser.add_argument("--limit", type=int, default=None, help="use only the first N trees")
+    parser.add_argument("--limit", type=argtypes.positive_int, default=None, help="use only the first N trees")
     parser.add_argument("--skip-bad-trees", action="store_true",
                         help="skip malformed trees (reported) instead of stopping")
 

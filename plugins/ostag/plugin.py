@@ -8,6 +8,7 @@ from pathlib import Path
 from treegram.errors import InputError
 from treegram.formalism import Formalism
 from treegram.plugin_manager import hookimpl
+from treegram.cli import argtypes
 
 
 class OSTAGFormalism(Formalism):
@@ -27,32 +28,32 @@ class OSTAGFormalism(Formalism):
         src.add_argument("--no-cfg-rules", action="store_true",
                          help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees (they give "
                               "coverage for sentences the TSG fragments cannot derive)")
-        src.add_argument("--max-depth", type=int, default=2, help="built-in source: fragment depth (default 2)")
-        src.add_argument("--min-count", type=int, default=2,
+        src.add_argument("--max-depth", type=argtypes.positive_int, default=2, help="built-in source: fragment depth (default 2)")
+        src.add_argument("--min-count", type=argtypes.positive_int, default=2,
                          help="built-in source: keep fragments deeper than 1 seen at least this often (default 2)")
         src.add_argument("--bayesian", action="store_true",
                          help="Bayesian OSTAG induction: DP initial and auxiliary trees (wrapping allowed) with "
                               "geometric stacked off-spine adjunction, blocked Metropolis-Hastings over whole trees "
                               "(options in the 'bayesian' group)")
         bay = parser.add_argument_group("bayesian")
-        bay.add_argument("--iterations", type=int, default=10, help="--bayesian: blocked MH sweeps (default 10)")
-        bay.add_argument("--tsg-init", type=int, default=30, metavar="N",
+        bay.add_argument("--iterations", type=argtypes.nonnegative_int, default=10, help="--bayesian: blocked MH sweeps (default 10)")
+        bay.add_argument("--tsg-init", type=argtypes.nonnegative_int, default=30, metavar="N",
                          help="--bayesian: start from the cuts of N TSG collapsed-Gibbs sweeps (0 = random cuts; "
                               "default 30)")
-        bay.add_argument("--alpha", type=float, default=1.0, help="--bayesian: initial DP concentration (1.0)")
-        bay.add_argument("--beta", type=float, default=0.5, help="--bayesian: initial frontier probability (0.5)")
-        bay.add_argument("--foot", type=float, default=0.5,
+        bay.add_argument("--alpha", type=argtypes.positive_float, default=1.0, help="--bayesian: initial DP concentration (1.0)")
+        bay.add_argument("--beta", type=argtypes.open_probability, default=0.5, help="--bayesian: initial frontier probability (0.5)")
+        bay.add_argument("--foot", type=argtypes.open_probability, default=0.5,
                          help="--bayesian: initial foot probability on auxiliary spines (0.5)")
-        bay.add_argument("--mu", type=float, default=0.05, help="--bayesian: initial adjunction probability (0.05)")
+        bay.add_argument("--mu", type=argtypes.open_probability, default=0.05, help="--bayesian: initial adjunction probability (0.05)")
         bay.add_argument("--fixed-hyper", action="store_true", help="--bayesian: keep alpha, beta, foot, mu fixed")
-        bay.add_argument("--anneal-start", type=float, default=1.0, help="--bayesian: first sweep's temperature")
-        bay.add_argument("--anneal-end", type=float, default=1.0, help="--bayesian: last sweep's temperature")
-        bay.add_argument("--adj-prior", type=float, default=1.0,
+        bay.add_argument("--anneal-start", type=argtypes.nonnegative_float, default=1.0, help="--bayesian: first sweep's temperature")
+        bay.add_argument("--anneal-end", type=argtypes.nonnegative_float, default=1.0, help="--bayesian: last sweep's temperature")
+        bay.add_argument("--adj-prior", type=argtypes.nonnegative_float, default=1.0,
                          help="--bayesian: pseudo-counts pulling each Goodman index's adjunction probability "
                               "towards the sampled per-label mu (default 1)")
         bay.add_argument("--checkpoint", type=Path, default=None,
                          help="--bayesian: checkpoint file (default OUT.ckpt); Ctrl-C leaves one, --resume continues")
-        bay.add_argument("--checkpoint-every", type=int, default=1)
+        bay.add_argument("--checkpoint-every", type=argtypes.nonnegative_int, default=1)
         bay.add_argument("--resume", action="store_true", help="--bayesian: continue the run in the checkpoint")
         m = parser.add_argument_group("model")
         m.add_argument("--model", choices=("ostag1", "ostag2", "ostag3", "tsg"), default="ostag3",
@@ -60,15 +61,15 @@ class OSTAGFormalism(Formalism):
                             "tsg = no auxiliary trees (the TSG' baseline) (default ostag3)")
         m.add_argument("--no-expand", action="store_true",
                        help="do not add the TSG rules left behind by the auxiliary-tree extraction")
-        m.add_argument("--spine-levels", type=int, default=0,
+        m.add_argument("--spine-levels", type=argtypes.nonnegative_int, default=0,
                        help="allow k nested levels of adjunction on spines below the root (section 4.2; "
                             "grammar size grows fast; default 0 = OSTAG)")
-        m.add_argument("--em-iterations", type=int, default=5, help="EM iterations (default 5)")
-        m.add_argument("--adj-init", type=float, default=0.1, help="initial adjunction probability (default 0.1)")
-        m.add_argument("--horizontal", type=int, default=0, help="built-in source: horizontal markovization (0)")
-        m.add_argument("--vertical", type=int, default=1, help="built-in source: vertical markovization (1)")
-        m.add_argument("--rare-threshold", type=int, default=2)
-        m.add_argument("--prune-threshold", type=float, default=1e-4,
+        m.add_argument("--em-iterations", type=argtypes.nonnegative_int, default=5, help="EM iterations (default 5)")
+        m.add_argument("--adj-init", type=argtypes.open_probability, default=0.1, help="initial adjunction probability (default 0.1)")
+        m.add_argument("--horizontal", type=argtypes.horizontal, default=0, help="built-in source: horizontal markovization (0)")
+        m.add_argument("--vertical", type=argtypes.positive_int, default=1, help="built-in source: vertical markovization (1)")
+        m.add_argument("--rare-threshold", type=argtypes.nonnegative_int, default=2)
+        m.add_argument("--prune-threshold", type=argtypes.probability, default=1e-4,
                        help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
 
     def train_from_args(self, args: argparse.Namespace, ui):
@@ -128,7 +129,7 @@ class OSTAGFormalism(Formalism):
 # -- treegram ostag-grammar MODEL [--aux] [--wrapping]: an alias of `treegram grammar` for OSTAG models -------------
 def _configure_grammar(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="an OSTAG model file")
-    p.add_argument("--top", type=int, default=15, help="how many trees to list (default 15)")
+    p.add_argument("--top", type=argtypes.nonnegative_int, default=15, help="how many trees to list (default 15)")
     p.add_argument("--aux", action="store_true", help="list the most probable auxiliary trees")
     p.add_argument("--wrapping", action="store_true", help="list only wrapping auxiliary trees")
     p.add_argument("--draw", action="store_true", help="(kept for compatibility: the trees are always drawn)")

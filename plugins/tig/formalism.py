@@ -8,6 +8,7 @@ from pathlib import Path
 from treegram.formalism import Formalism
 
 from treegram.plugins.tig.model import TIGSettings
+from treegram.cli import argtypes
 
 
 class TIGFormalism(Formalism):
@@ -24,30 +25,30 @@ class TIGFormalism(Formalism):
         m.add_argument("--variant", choices=("tig", "tig0"), default="tig",
                        help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
                             "tig0: feet below the root, one insertion per node (Shindo et al. 2011)")
-        m.add_argument("--horizontal", type=int, default=1, help="horizontal markovization h (-1 = infinite; default 1)")
-        m.add_argument("--vertical", type=int, default=2, help="vertical markovization v (default 2)")
-        m.add_argument("--rare-threshold", type=int, default=2,
+        m.add_argument("--horizontal", type=argtypes.horizontal, default=1, help="horizontal markovization h (-1 = infinite; default 1)")
+        m.add_argument("--vertical", type=argtypes.positive_int, default=2, help="vertical markovization v (default 2)")
+        m.add_argument("--rare-threshold", type=argtypes.nonnegative_int, default=2,
                        help="words seen fewer times become unknown-word classes (default 2)")
-        m.add_argument("--alpha", type=float, default=1.0, help="initial DP concentration (all DPs)")
-        m.add_argument("--beta", type=float, default=0.5, help="initial stop probability per label")
-        m.add_argument("--phi", type=float, default=0.05, help="initial insertion probability per label and side")
-        m.add_argument("--foot", type=float, default=0.5,
+        m.add_argument("--alpha", type=argtypes.positive_float, default=1.0, help="initial DP concentration (all DPs)")
+        m.add_argument("--beta", type=argtypes.open_probability, default=0.5, help="initial stop probability per label")
+        m.add_argument("--phi", type=argtypes.open_probability, default=0.05, help="initial insertion probability per label and side")
+        m.add_argument("--foot", type=argtypes.open_probability, default=0.5,
                        help="initial probability that an auxiliary tree's spine ends (foot) at the next level")
         m.add_argument("--fixed-hyper", action="store_true", help="keep alpha, beta, foot and phi fixed")
         g = parser.add_argument_group("sampling")
-        g.add_argument("--iterations", type=int, default=10, help="blocked MH sweeps over the treebank (default 10)")
-        g.add_argument("--tsg-init", type=int, default=0, metavar="N",
+        g.add_argument("--iterations", type=argtypes.nonnegative_int, default=10, help="blocked MH sweeps over the treebank (default 10)")
+        g.add_argument("--tsg-init", type=argtypes.nonnegative_int, default=0, metavar="N",
                        help="start from the cuts of N TSG collapsed-Gibbs sweeps (default 0: random cuts)")
-        g.add_argument("--anneal-start", type=float, default=1.0, help="temperature of the first sweep (default 1)")
-        g.add_argument("--anneal-end", type=float, default=1.0, help="temperature of the last sweep (default 1)")
+        g.add_argument("--anneal-start", type=argtypes.nonnegative_float, default=1.0, help="temperature of the first sweep (default 1)")
+        g.add_argument("--anneal-end", type=argtypes.nonnegative_float, default=1.0, help="temperature of the last sweep (default 1)")
         g.add_argument("--checkpoint", type=Path, default=None,
                        help="checkpoint file (default: OUT.ckpt); written every --checkpoint-every sweeps and on "
                             "Ctrl-C or kill")
-        g.add_argument("--checkpoint-every", type=int, default=1)
+        g.add_argument("--checkpoint-every", type=argtypes.nonnegative_int, default=1)
         g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
         p = parser.add_argument_group("parsing grammar")
-        p.add_argument("--min-count", type=int, default=1, help="keep elementary trees seen at least this often")
-        p.add_argument("--prune-threshold", type=float, default=1e-5,
+        p.add_argument("--min-count", type=argtypes.positive_int, default=1, help="keep elementary trees seen at least this often")
+        p.add_argument("--prune-threshold", type=argtypes.probability, default=1e-5,
                        help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)")
 
     def train_from_args(self, args: argparse.Namespace, ui):

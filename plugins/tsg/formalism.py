@@ -8,6 +8,7 @@ from pathlib import Path
 from treegram.formalism import Formalism
 
 from treegram.plugins.tsg.data import TSGSettings
+from treegram.cli import argtypes
 
 
 class TSGFormalism(Formalism):
@@ -20,34 +21,34 @@ class TSGFormalism(Formalism):
 
         add_treebank_arguments(parser)
         g = parser.add_argument_group("sampling")
-        g.add_argument("--iterations", type=int, default=100, help="sampler sweeps over the treebank (default 100)")
+        g.add_argument("--iterations", type=argtypes.nonnegative_int, default=100, help="sampler sweeps over the treebank (default 100)")
         g.add_argument("--sampler", choices=("gibbs", "blocked"), default="gibbs",
                        help="gibbs: collapsed node-flip Gibbs; blocked: whole-tree Metropolis-Hastings through a "
                             "CFG transform (default gibbs)")
         g.add_argument("--site-order", choices=("random", "fixed"), default="random")
-        g.add_argument("--anneal-start", type=float, default=1.0, help="temperature of the first sweep (default 1)")
-        g.add_argument("--anneal-end", type=float, default=1.0,
+        g.add_argument("--anneal-start", type=argtypes.nonnegative_float, default=1.0, help="temperature of the first sweep (default 1)")
+        g.add_argument("--anneal-end", type=argtypes.nonnegative_float, default=1.0,
                        help="temperature of the last sweep; linear schedule in between (default 1)")
         g.add_argument("--checkpoint", type=Path, default=None,
                        help="checkpoint file (default: OUT.ckpt); written every --checkpoint-every sweeps and on "
                             "Ctrl-C or kill")
-        g.add_argument("--checkpoint-every", type=int, default=1)
+        g.add_argument("--checkpoint-every", type=argtypes.nonnegative_int, default=1)
         g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
         m = parser.add_argument_group("model")
-        m.add_argument("--horizontal", type=int, default=1, help="horizontal markovization h (-1 = infinite; default 1)")
-        m.add_argument("--vertical", type=int, default=2, help="vertical markovization v (default 2: parent labels)")
-        m.add_argument("--rare-threshold", type=int, default=2,
+        m.add_argument("--horizontal", type=argtypes.horizontal, default=1, help="horizontal markovization h (-1 = infinite; default 1)")
+        m.add_argument("--vertical", type=argtypes.positive_int, default=2, help="vertical markovization v (default 2: parent labels)")
+        m.add_argument("--rare-threshold", type=argtypes.nonnegative_int, default=2,
                        help="words seen fewer times become unknown-word classes (default 2)")
-        m.add_argument("--alpha", type=float, default=1.0, help="initial DP concentration per category")
-        m.add_argument("--beta", type=float, default=0.5, help="initial stop probability per category")
+        m.add_argument("--alpha", type=argtypes.positive_float, default=1.0, help="initial DP concentration per category")
+        m.add_argument("--beta", type=argtypes.open_probability, default=0.5, help="initial stop probability per category")
         m.add_argument("--fixed-hyper", action="store_true", help="keep alpha and beta fixed (no slice sampling)")
         m.add_argument("--init", choices=("random", "minimal", "maximal"), default="random",
                        help="initial derivations: random cuts, every node a site (PCFG), or whole trees")
         p = parser.add_argument_group("parsing grammar")
-        p.add_argument("--min-count", type=int, default=1, help="keep elementary trees seen at least this often")
-        p.add_argument("--prune-threshold", type=float, default=1e-5,
+        p.add_argument("--min-count", type=argtypes.positive_int, default=1, help="keep elementary trees seen at least this often")
+        p.add_argument("--prune-threshold", type=argtypes.probability, default=1e-5,
                        help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)")
-        p.add_argument("--mpp-samples", type=int, default=0,
+        p.add_argument("--mpp-samples", type=argtypes.nonnegative_int, default=0,
                        help="parse by the most frequent of N sampled derivations' trees instead of Viterbi")
 
     def train_from_args(self, args: argparse.Namespace, ui):
