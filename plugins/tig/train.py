@@ -176,7 +176,8 @@ class TIGModel:
                                  hint="retrain with `treegram train tig`")
         from treegram.schema import COMMON_OPTIONAL, SETTINGS, Arr, Dict, List, validate
 
-        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS, "fragments": List(Dict())},
+        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
+                             "fragments": Dict(values=List(Dict()))},
                             optional=COMMON_OPTIONAL), "meta")
         validate({k: arrays[f"sym.{k}"] for k in META_KEYS}, Dict(values=Arr("iub", shape=("symbols",))), "sym")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
