@@ -212,6 +212,13 @@ class OSTAGModel:
 
         if meta.get("ostag_version", 0) > MODEL_VERSION:
             raise ValueError(f"OSTAG model version {meta.get('ostag_version')} is newer than this plugin")
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Dict, Float, List, Str, validate
+
+        validate(meta, Dict({"settings": SETTINGS, "pcfg": Dict(), "start": Str(nonempty=True),
+                             "initial": List(Str(nonempty=True), length="initial"),
+                             "initial_count": List(Float(min=0), length="initial"),
+                             "auxiliary": List(Str(nonempty=True), length="auxiliary"),
+                             "aux_count": List(Float(min=0), length="auxiliary")}, optional=COMMON_OPTIONAL), "meta")
         settings = OSTAGSettings(**meta["settings"])
         parse = lambda s: parse_brackets(s, source="model")[0]  # noqa: E731
         g = OSTAG(zip(map(parse, meta["initial"]), meta["initial_count"]),
