@@ -144,6 +144,11 @@ def test_rule_typer_codes_common_corrections():
     assert rule_code(["should", "I"], ["I", "should"], ["MD", "PRP"], ["PRP", "MD"]) == "W"
     assert rule_code([], [","], [], [","]) == "MP"
     assert rule_code(["house"], ["home"], ["NN"], ["NN"]) == "RN"
+    assert rule_code(["go"], ["goes"], ["VBP"], ["VBZ"]) == "AGV" and rule_code(["is"], ["are"], ["VBZ"], ["VBP"]) == "AGV"
+    assert rule_code(["is"], ["was"], ["VBZ"], ["VBD"]) == "TV"
+    assert rule_code(["practicing"], ["practising"], ["VBG"], ["VBG"]) == "S"
+    assert rule_code(["not"], [], ["RB"], []) == "UY"
+    assert rule_code(["not", "to"], ["don't"], ["RB", "TO"], ["VBP"]) == "X"
 
 
 # -- command line ----------------------------------------------------------------------------------------------

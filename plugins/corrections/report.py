@@ -114,7 +114,7 @@ def _rich_sentence(s: dict):
 
     t = Text()
     for kind, a, b, code in s["segments"]:
-        if t.plain and not t.plain.endswith(" "):
+        if t.plain and not t.plain.endswith(" ") and not (kind == "same" and _NO_SPACE_BEFORE.match(a)):
             t.append(" ")
         if kind == "same":
             t.append(a)
@@ -163,7 +163,9 @@ def render_html(report: dict, *, title: str = "Corrections report") -> str:
                 continue
             parts = []
             for kind, a, b, code in sent["segments"]:
-                if kind == "same":
+                if kind == "same" and parts and _NO_SPACE_BEFORE.match(a):
+                    parts[-1] += e(a)
+                elif kind == "same":
                     parts.append(e(a))
                 else:
                     parts.append((f"<del>{e(a)}</del>" if a else "") + (" " if a and b else "")
