@@ -1,6 +1,6 @@
 """Learner corrections (issue 15; Swanson & Yamangil 2012) on the public CLC FCE corpus.
 
-    .venv/bin/python benchmarks/bench_corrections.py [--folds 5] [--max-iter 300] [--C 1.0]
+    .venv/bin/python benchmarks/bench_corrections.py [--folds 5] [--max-iter 100] [--C 1.0]
         [--ablation cv|dev] [--essay-out PATH] [--quick]
 
 * five-fold cross-validation on fce-train (folds by essay: essay k goes to fold k mod 5), 15-class and 75-code
@@ -47,7 +47,7 @@ def pct(x: float) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--max-iter", type=int, default=300)
+    ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--ablation", choices=["cv", "dev"], default="cv")
     ap.add_argument("--essay-out", type=Path, default=Path("/tmp/fce-essay-report.json"))
