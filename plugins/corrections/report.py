@@ -146,7 +146,7 @@ def render_html(report: dict, *, title: str = "Corrections report") -> str:
            "<h2>The class</h2><table><tr><th>code</th><th>type</th><th>count</th><th>students</th><th>example</th></tr>"]
     for c in report["class_summary"]:
         ex = c["examples"][0] if c["examples"] else None
-        exs = f"<del>{e(ex['wrong'])}</del> <ins>{e(ex['right'])}</ins>" if ex else ""
+        exs = f"<del>{e(ex['wrong']) or '∅'}</del> <ins>{e(ex['right']) or '∅'}</ins>" if ex else ""
         out.append(f"<tr><td>{e(c['code'])}</td><td>{e(c['description'])}</td><td class='num'>{c['count']}</td>"
                    f"<td class='num'>{c['students']}</td><td>{exs}</td></tr>")
     out.append("</table><h2>Students</h2><table><tr><th>student</th><th>sentences</th><th>corrections</th>"
