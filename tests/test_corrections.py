@@ -204,6 +204,21 @@ def test_corrections_whole_text_alignment_and_terminal_output(tmp_path, capsys):
     assert "went" in out and "corrections in the class" in out and "a:" in out
 
 
+def test_corrections_directories_one_file_per_student(tmp_path, capsys):
+    (tmp_path / "o").mkdir(); (tmp_path / "c").mkdir()
+    (tmp_path / "o" / "kim.txt").write_text("He go to school every day.\n", encoding="utf-8")
+    (tmp_path / "c" / "kim.txt").write_text("He goes to school every day.\n", encoding="utf-8")
+    (tmp_path / "o" / "lee.txt").write_text("It is fine.\n", encoding="utf-8")
+    (tmp_path / "c" / "lee.txt").write_text("It is fine.\n", encoding="utf-8")
+    assert main(["-q", "corrections", str(tmp_path / "o"), str(tmp_path / "c"), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert [(s["student"], s["corrections"], s["by_code"]) for s in rep["students"]] == [
+        ("kim", 1, {"AGV": 1}), ("lee", 0, {})]
+    (tmp_path / "c" / "lee.txt").rename(tmp_path / "c" / "lea.txt")
+    assert main(["corrections", str(tmp_path / "o"), str(tmp_path / "c")]) == 2
+    assert "lea.txt" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("case", ["missing", "empty", "lines", "latin1", "students", "unrelated"])
 def test_corrections_bad_input_is_one_clear_error(tmp_path, capsys, case):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
