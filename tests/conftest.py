@@ -13,3 +13,21 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"needs the shared corpora at {SHARED_DATA} (absent on this machine)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def demo_model_files(tmp_path_factory) -> dict[str, Path]:
+    """Small PCFG, TSG and TIG models of the built-in demo treebank, trained once per session (decoders, views)."""
+    from treegram.cli.app import main
+    from treegram.builtin.demo import demo_trees
+
+    d = tmp_path_factory.mktemp("demo_models")
+    tb = d / "demo.mrg"
+    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    out = {}
+    for name, extra in (("pcfg", []), ("tsg", ["--iterations", "3"]),
+                        ("tig", ["--iterations", "1", "--tsg-init", "2", "--phi", "0.3"])):
+        path = d / f"demo.{name}"
+        assert main(["-q", "train", name, "--treebank", str(tb), "--seed", "3", "--out", str(path), *extra]) == 0
+        out[name] = path
+    return out

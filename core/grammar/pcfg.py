@@ -76,18 +76,35 @@ class PCFGModel:
 
     def parse(self, tokens: list[str]):
         """Most probable parse (Viterbi) as a plain treebank tree; raises ParseFailure if none exists."""
-        from treegram.charts import viterbi
+        from treegram.charts.decoders import decode_mpd
+
+        return decode_mpd(self, tokens)
+
+    # `treegram.charts.decoders.ChartModel`: every core decoder works on this model
+    def chart_input(self, tokens: list[str]):
+        from treegram.charts.decoders import ChartInput
+
+        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens))
+
+    def derivation_tree(self, derivation, inp):
+        return self.category_tree(derivation.to_tree(self.cfg, inp.words), inp)
+
+    def category_tree(self, tree, inp=None):
         from treegram.trees.binarize import unbinarize
 
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        result = viterbi(self.cfg, self.lexical_input(tokens), list(tokens))
-        if result is None:
-            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-        tree = result.tree
         if tree.label == START and len(tree.children) == 1:
             tree = tree.children[0]
         return unbinarize(tree)
+
+    def generation_view(self):
+        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
+        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
+        if getattr(self, "_generation_view", None) is None:
+            from treegram.generation.cfg_view import cfg_generation_view
+
+            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.mapper.is_known,
+                                                         formalism=self.formalism)
+        return self._generation_view
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:

@@ -115,6 +115,39 @@ class TIGModel:
             tree = tree.children[0]
         return unbinarize(tree)
 
+    # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) works on this model
+    def chart_input(self, tokens: list[str]):
+        from treegram.charts.decoders import ChartInput
+
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens), self._pruning(tokens))
+
+    def derivation_tree(self, derivation, inp) -> Tree:
+        tree, _ins = derived_tree(self.labels, self.meta, derivation.steps, inp.words)
+        return self.category_tree(tree)
+
+    def category_tree(self, tree: Tree, inp=None) -> Tree:
+        """A tree over the CFG's categories -> output tree: insertion symbols (`~flat`) spliced, START dropped,
+        unbinarized."""
+        from treegram.charts.decoders import splice
+        from treegram.plugins.tig.grammar import FLAT
+
+        tree = splice(tree, {FLAT})
+        if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
+            tree = tree.children[0]
+        return unbinarize(tree)
+
+    def generation_view(self):
+        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
+        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
+        if getattr(self, "_generation_view", None) is None:
+            from treegram.generation.cfg_view import cfg_generation_view
+
+            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.pcfg.mapper.is_known,
+                                                         formalism=self.formalism)
+        return self._generation_view
+
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         cmeta, carrays = self.cfg.to_bundle()

@@ -15,13 +15,13 @@ non-root internal node.  Rules:
 So the grammar's probability of an elementary tree e is (n_e + alpha_c P0(e)) / (n_c + alpha_c), the DP posterior
 predictive, and every tree the base PCFG derives stays derivable (unseen structure is smoothed by the base).
 Every symbol's category is its label, so a coarse PCFG over the same labels prunes the chart (coarse-to-fine).
-Parsing returns the most probable derivation (Viterbi over the transform), or, with `mpp_samples`, the most
-frequent tree among derivations sampled from the chart (an approximation of the most probable parse).
+Parsing goes through the core decoders (`treegram.charts.decoders`): by default the most probable derivation
+(Viterbi over the transform), or, with `mpp_samples`, the most frequent tree among derivations sampled from the
+chart (`mpp`); `treegram parse --decoder` picks any registered decoder (max-rule too).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -238,50 +238,51 @@ class TSGModel:
         return Pruning(mask=mask)
 
     def _to_tree(self, deriv, tokens) -> Tree:
-        labels = self.cfg.categories
-        cat = self.cfg.category
         from treegram.charts import Derivation
 
+        labels = self.cfg.categories
+        cat = self.cfg.category
         view = SimpleNamespace(nonterminals=SimpleNamespace(symbol=lambda i: labels.symbol(int(cat[i]))))
         steps = deriv.steps
         nl = len(labels)
         # a site -> base hop is one tree node, not a unary branch
         hop = (steps[:, 0] == 1) & (steps[:, 2] < nl) & (steps[:, 5] == steps[:, 2] + nl)
         tree = Derivation(steps[~hop]).to_tree(view, list(tokens))
+        return self.category_tree(tree)
+
+    # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) works on this model
+    def chart_input(self, tokens: list[str]):
+        from treegram.charts.decoders import ChartInput
+
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens), self._pruning(tokens))
+
+    def derivation_tree(self, derivation, inp) -> Tree:
+        return self._to_tree(derivation, inp.words)
+
+    def category_tree(self, tree: Tree, inp=None) -> Tree:
         if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
             tree = tree.children[0]
         return unbinarize(tree)
 
     def parse(self, tokens: list[str]) -> Tree:
-        """Most probable derivation's tree (or the MPP approximation with `mpp_samples`); ParseFailure if none."""
-        from treegram.charts import inside, sample, viterbi
+        """Most probable derivation's tree (or the sampled MPP with `mpp_samples`); ParseFailure if none."""
+        from treegram.charts.decoders import decode_mpd, decode_mpp
 
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        lex = self.lexical_input(tokens)
-        prune = self._pruning(tokens)
         if self.mpp_samples:
-            chart = inside(self.cfg, lex, prune=prune)
-            if chart.log_z == -np.inf and prune is not None:
-                chart = inside(self.cfg, lex)
-            if chart.log_z == -np.inf:
-                raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-            rng = np.random.default_rng(len(tokens))
-            votes: Counter[str] = Counter()
-            trees: dict[str, Tree] = {}
-            for _ in range(self.mpp_samples):
-                _t, _lp, deriv = sample(chart, rng)
-                tree = self._to_tree(deriv, tokens)
-                key = tree.to_bracket()
-                votes[key] += 1
-                trees.setdefault(key, tree)
-            return trees[votes.most_common(1)[0][0]]
-        result = viterbi(self.cfg, lex, list(tokens), prune=prune)
-        if result is None and prune is not None:
-            result = viterbi(self.cfg, lex, list(tokens))
-        if result is None:
-            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-        return self._to_tree(result.derivation, tokens)
+            return decode_mpp(self, tokens, samples=self.mpp_samples)
+        return decode_mpd(self, tokens)
+
+    def generation_view(self):
+        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
+        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
+        if getattr(self, "_generation_view", None) is None:
+            from treegram.generation.cfg_view import cfg_generation_view
+
+            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.pcfg.mapper.is_known,
+                                                         formalism=self.formalism)
+        return self._generation_view
 
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
