@@ -293,3 +293,16 @@ def test_fce_essays_train_and_type(shared_data, tmp_path):
     res = evaluate_files([fce / "fce-dev.json"], ModelTyper(model), heuristics=["h0"], limit=8)
     assert res["accuracy_15"] > res["majority_15"]["accuracy"] + 0.2
     assert res["isolation"]["h0"]["unlabelled"]["f1"] > 0.5
+
+
+def test_isolation_scores_pool_over_folds():
+    from treegram.plugins.corrections.analysis import RuleTyper
+    from treegram.plugins.corrections.evaluate import isolation, pool_isolation
+
+    pairs, _ = essay_pairs(_essay())
+    whole = isolation(pairs, RuleTyper(), heuristics=["h0", "hinf"])
+    pooled = pool_isolation([isolation(pairs[:1], RuleTyper(), heuristics=["h0", "hinf"]),
+                             isolation(pairs[1:], RuleTyper(), heuristics=["h0", "hinf"])])
+    assert pooled == whole
+    assert whole["h0"]["gold"] == 6 and whole["h0"]["unlabelled"]["f1"] == 1.0
+    assert whole["h0"]["matched"]["labelled_15"] >= 3
