@@ -30,7 +30,7 @@ from treegram.evaluation.significance import (  # noqa: E402
 )
 from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
 from treegram.formalism import flat_fallback  # noqa: E402
-from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # noqa: E402
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.plugins.ostag.extract import depth_fragments, prepare_tree  # noqa: E402
@@ -60,7 +60,7 @@ def main() -> None:
     print(f"train {len(train)} trees, dev {len(dev)} sentences ({words} words)", flush=True)
     t0 = time.perf_counter()
     if args.source == "tsg":
-        from treegram.plugins.tsg.data import TSGSettings
+        from treegram.elementary.data import TSGSettings
         from treegram.plugins.tsg.train import RunOptions, train_tsg
 
         from treegram.plugins.ostag.extract import tsg_model_elementary_trees

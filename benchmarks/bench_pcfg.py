@@ -21,7 +21,7 @@ from _results import machine_line, markdown_table, require_shared, write_section
 from treegram.errors import ParseFailure  # noqa: E402
 from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
 from treegram.formalism import flat_fallback  # noqa: E402
-from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # noqa: E402
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
 SETTINGS = [

@@ -33,7 +33,7 @@ from treegram.plugins.stsg.treeprep import derive_target, model_fingerprint, par
 def get_parser(shared: Path, work: Path):
     path = work / "pcfg.model"
     if not path.exists():
-        from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
         from treegram.trees import read_treebank
 
         trees = list(read_treebank([shared / "ptb-sample" / "train", shared / "gum-const" / "const"],

@@ -22,12 +22,12 @@ import numpy as np  # noqa: E402
 from treegram.errors import ParseFailure  # noqa: E402
 from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
 from treegram.formalism import flat_fallback  # noqa: E402
-from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # noqa: E402
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.io import atomic_write_text  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
-from treegram.plugins.tsg.data import TSGSettings, prepare  # noqa: E402
-from treegram.plugins.tsg.state import GibbsTSG  # noqa: E402
+from treegram.elementary.data import TSGSettings, prepare  # noqa: E402
+from treegram.elementary.gibbs import GibbsTSG  # noqa: E402
 from treegram.plugins.tsg.train import RunOptions, train_tsg  # noqa: E402
 
 SVG = ROOT / "benchmarks" / "tsg_loglik.svg"

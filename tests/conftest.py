@@ -19,7 +19,7 @@ def shared_data() -> Path:
 def demo_model_files(tmp_path_factory) -> dict[str, Path]:
     """Small PCFG, TSG and TIG models of the built-in demo treebank, trained once per session (decoders, views)."""
     from treegram.cli.app import main
-    from treegram.formalisms.demo import demo_trees
+    from treegram.builtin.demo import demo_trees
 
     d = tmp_path_factory.mktemp("demo_models")
     tb = d / "demo.mrg"

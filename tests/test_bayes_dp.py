@@ -195,3 +195,18 @@ def test_numba_kernel_updates_counts_in_place():
     dp.decrement_many(np.repeat(np.arange(10), dp.count))
     with pytest.raises(ValueError):
         nb_decrement(empty.count, empty.total, empty.category_of, 0)
+
+
+def test_one_predictive_formula_in_log_space():
+    """`log_predictive` is the formula every sampler calls: exact against the closed form, and finite when
+    alpha P0 underflows float64 (a new elementary tree with log P0 = -900: log alpha + log P0, not log 0)."""
+    from treegram.bayes.dp import log_normaliser, log_predictive, log_rising
+
+    assert log_predictive(3, 10, 2.0, math.log(0.25)) == pytest.approx(math.log((3 + 2.0 * 0.25) / (10 + 2.0)))
+    assert log_predictive(0, 10, 2.0, -900.0) == pytest.approx(math.log(2.0) - 900.0 - math.log(12.0))
+    assert log_predictive(4, 10, 2.0, -900.0) == pytest.approx(math.log(4 / 12.0))
+    a = 0.7
+    assert log_rising(math.log(a), 5) == pytest.approx(math.lgamma(5 + a) - math.lgamma(a))
+    assert log_rising(math.log(a), 40) == pytest.approx(math.lgamma(40 + a) - math.lgamma(a))
+    assert log_rising(-900.0, 3) == pytest.approx(-900.0 + math.log(2.0))  # a -> 0: log a + log (n-1)!
+    assert log_normaliser(a, 7) == pytest.approx(math.lgamma(a) - math.lgamma(a + 7))

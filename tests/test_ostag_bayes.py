@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from treegram.bayes import BlockedMH, CheckpointConfig
+from treegram.elementary.tables import key_to_tree
 from treegram.trees import parse_brackets
 
 from treegram.plugins.ostag.bayes_model import (DP_AUX, BayesOSTAGSettings, Invalid, adjunction_log, decode,
-                                                key_direction, key_to_tree)
+                                                key_direction)
 from treegram.plugins.ostag.bayes_sampler import (BayesRunOptions, BlockedOSTAG, prepare_data,
                                                   train_bayesian)
 

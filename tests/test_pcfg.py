@@ -8,8 +8,8 @@ import pytest
 from treegram.errors import ModelFileError
 from treegram.evaluation.parseval import ParsevalParams, score_corpus
 from treegram.formalism import load_model
-from treegram.formalisms.demo import demo_trees
-from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+from treegram.builtin.demo import demo_trees
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
 
 @pytest.fixture(scope="module")

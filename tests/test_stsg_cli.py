@@ -10,8 +10,8 @@ import pytest
 
 from treegram.cli.app import main
 from treegram.formalism import load_model
-from treegram.formalisms.demo import demo_trees
-from treegram.formalisms.pcfg import PCFGModel
+from treegram.builtin.demo import demo_trees
+from treegram.grammar.pcfg import PCFGModel
 
 
 @pytest.fixture(scope="module")

@@ -89,8 +89,8 @@ def test_same_cfg_on_small_trees(variant):
 
 
 def prepared_state(trees, variant):
-    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
-    from treegram.plugins.tsg.data import TSGSettings, prepare
+    from treegram.grammar.pcfg import PCFGModel, PCFGSettings
+    from treegram.elementary.data import TSGSettings, prepare
 
     pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=1, vertical=2, rare_threshold=2))
     data, _ = prepare(trees, TSGSettings(horizontal=1, vertical=2), pcfg.mapper)
@@ -117,7 +117,7 @@ def ptb_state(shared_data, variant):
 
 
 def test_same_cfg_on_demo_trees():
-    from treegram.formalisms.demo import demo_trees
+    from treegram.builtin.demo import demo_trees
 
     state = prepared_state(list(demo_trees()), "tig")
     BlockedMH(state, seed=0).run(2)

@@ -21,7 +21,7 @@ from treegram.trees import parse_brackets
 from treegram.plugins.tig.anchored import TreeGrammar
 from treegram.plugins.tig.model import LEFT, RIGHT, Invalid, TIGSettings, decode, phi_log
 from treegram.plugins.tig.sampler import BlockedTIG
-from treegram.plugins.tsg.data import KIND_BINARY, TSGData
+from treegram.elementary.data import KIND_BINARY, TSGData
 
 # already binary, TOP-rooted; same-category paths give left/right insertion sites at several depths
 TREES = """

@@ -7,7 +7,8 @@ import pytest
 
 from treegram.errors import InputError
 from treegram.io import load_bundle, save_bundle
-from treegram.trees import SymbolTable, Tree, TreeArrays, TreebankArrays, parse_brackets
+from treegram.grammar import SymbolTable
+from treegram.trees import Tree, TreeArrays, TreebankArrays, parse_brackets
 
 
 def random_tree(rng: np.random.Generator, max_depth: int = 5) -> Tree:
@@ -102,10 +103,12 @@ def test_treebank_arrays(tmp_path):
 
 def test_symbol_table():
     s = SymbolTable(["a", "b"])
-    assert s["a"] == 0 and s["c"] == 2 and len(s) == 3 and "c" in s and s.get("zzz") == -1
-    frozen = SymbolTable(["a"], frozen=True)
+    assert s["a"] == 0 and s.add("c") == 2 and len(s) == 3 and "c" in s and s.get("zzz") == -1
     with pytest.raises(KeyError):
-        frozen["b"]
+        s["zzz"]  # lookup never grows the table; `add` does
+    frozen = SymbolTable.from_list(["a"], frozen=True)
+    with pytest.raises(InputError):
+        frozen.add("b")
 
 
 def test_inconsistent_arrays_raise_input_error():

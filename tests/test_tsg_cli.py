@@ -18,12 +18,12 @@ import pytest
 
 from treegram.cli.app import main
 from treegram.formalism import load_model
-from treegram.formalisms.demo import demo_trees
+from treegram.builtin.demo import demo_trees
 from treegram.trees import parse_brackets
 
-from treegram.plugins.tsg.data import TSGSettings, prepare
+from treegram.elementary.data import TSGSettings, prepare
 from treegram.plugins.tsg.grammar import goodman_cfg
-from treegram.plugins.tsg.state import GibbsTSG
+from treegram.elementary.gibbs import GibbsTSG
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,10 @@ import pytest
 from treegram.bayes import BlockedMH, DPCounts, GibbsSampler
 from treegram.trees import parse_brackets
 
-from treegram.plugins.tsg import kernels as K
-from treegram.plugins.tsg.data import TSGSettings, TSGData, prepare
-from treegram.plugins.tsg.state import BlockedTSG, GibbsTSG, TSGState
+from treegram.elementary import kernels as K
+from treegram.elementary.data import TSGSettings, TSGData, prepare
+from treegram.elementary.gibbs import GibbsTSG, TSGState
+from treegram.plugins.tsg.state import BlockedTSG
 from treegram.plugins.tsg.transform import TreeProposal
 
 # Tiny treebank, unannotated (v=1) so identical elementary trees recur; includes an A-A-A chain where a split
@@ -281,7 +282,7 @@ def test_blocked_log_p_is_the_sequential_predictive():
 
 
 def _demo_data(settings):
-    from treegram.formalisms.demo import demo_trees
+    from treegram.builtin.demo import demo_trees
 
     return prepare(demo_trees(), settings)[0]
 

@@ -16,6 +16,11 @@ and the probability of a whole multiset of structures, in any order, is the exch
 
 Everything is computed in log space: base probabilities of large trees underflow float64 long before they
 matter (alpha * P0 = 1e-400 is still a valid, tiny pseudo-count).
+
+**The formulas live here once**, as numba functions every sampler calls (from njit kernels or from Python):
+`log_predictive` (the predictive above), `log_rising` (log Gamma(n + a) - log Gamma(a), a type's joint term) and
+`log_normaliser` (log Gamma(alpha) - log Gamma(alpha + n_c), a category's).  `DPCounts` below, the TSG hash-table
+kernels (`treegram.elementary.kernels`) and the TIG / OSTAG type tables (`treegram.elementary.types`) all use them.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ __all__ = [
     "decode_key",
     "encode_key",
     "encode_keys",
+    "log_normaliser",
+    "log_predictive",
+    "log_rising",
+    "logaddexp",
     "nb_decrement",
     "nb_increment",
     "nb_log_predictive",
@@ -134,7 +143,8 @@ class KeyTable:
 
 
 @numba.njit(cache=True)
-def _logaddexp(x, y):
+def logaddexp(x, y):
+    """log(exp(x) + exp(y)) without overflow."""
     if x == -np.inf:
         return y
     if y == -np.inf:
@@ -145,17 +155,41 @@ def _logaddexp(x, y):
 
 
 @numba.njit(cache=True)
+def log_predictive(n_e, n_c, alpha, log_p0):
+    """The DP predictive log((n_e + alpha P0(e)) / (n_c + alpha)) of a structure seen n_e times among the n_c of its
+    category, computed from log P0(e) (no underflow for large elementary trees)."""
+    pseudo = math.log(alpha) + log_p0
+    num = logaddexp(math.log(n_e), pseudo) if n_e > 0 else pseudo
+    return num - math.log(n_c + alpha)
+
+
+@numba.njit(cache=True)
+def log_rising(log_a, n):
+    """log Gamma(n + a) - log Gamma(a) for a = exp(log_a) > 0, n >= 1: a type's term of the collapsed joint.
+
+    Written as log(a) + sum_{i<n} log(i + a) (exact for small n: most types are seen once or twice) or
+    log(a) + lgamma(n + a) - lgamma(1 + a), both exact when a underflows because log a is given directly.
+    """
+    a = math.exp(log_a)
+    if n <= 16:
+        out = log_a
+        for i in range(1, n):
+            out += math.log(i + a)
+        return out
+    return log_a + math.lgamma(n + a) - math.lgamma(1.0 + a)
+
+
+@numba.njit(cache=True)
+def log_normaliser(alpha, n_c):
+    """log Gamma(alpha) - log Gamma(alpha + n_c): a category's term of the collapsed joint."""
+    return math.lgamma(alpha) - math.lgamma(alpha + n_c)
+
+
+@numba.njit(cache=True)
 def nb_log_predictive(count, total, category_of, log_base, alpha, key):
-    """log P(key | counts) for njit code: log((n_e + alpha_c P0(e)) / (n_c + alpha_c))."""
+    """log P(key | counts) for njit code over `DPCounts.arrays()`."""
     c = category_of[key]
-    a = alpha[c]
-    n = count[key]
-    log_pseudo = math.log(a) + log_base[key]
-    if n > 0:
-        num = _logaddexp(math.log(n), log_pseudo)
-    else:
-        num = log_pseudo
-    return num - math.log(total[c] + a)
+    return log_predictive(count[key], total[c], alpha[c], log_base[key])
 
 
 @numba.njit(cache=True)
@@ -173,28 +207,12 @@ def nb_decrement(count, total, category_of, key):
 
 
 @numba.njit(cache=True)
-def _log_rising(log_a, n):
-    """log Gamma(n + a) - log Gamma(a) for a = exp(log_a) > 0, n >= 1.
-
-    Written as log(a) + sum_{i<n} log(i + a) (exact for small n: most types are seen once or twice) or
-    log(a) + lgamma(n + a) - lgamma(1 + a), both exact when a underflows because log a is given directly.
-    """
-    a = math.exp(log_a)
-    if n <= 16:
-        out = log_a
-        for i in range(1, n):
-            out += math.log(i + a)
-        return out
-    return log_a + math.lgamma(n + a) - math.lgamma(1.0 + a)
-
-
-@numba.njit(cache=True)
 def _category_log_joint(alpha, n_c, counts, log_base):
     """Alpha-dependent collapsed joint of one category given its keys with n_e > 0 (used by slice sampling)."""
-    total = math.lgamma(alpha) - math.lgamma(alpha + n_c)
+    total = log_normaliser(alpha, n_c)
     log_alpha = math.log(alpha)
     for i in range(counts.shape[0]):
-        total += _log_rising(log_alpha + log_base[i], counts[i])
+        total += log_rising(log_alpha + log_base[i], counts[i])
     return total
 
 
@@ -203,20 +221,20 @@ def _log_joint(count, total, category_of, log_base, alpha):
     out = 0.0
     for c in range(alpha.shape[0]):
         if total[c] > 0:
-            out += math.lgamma(alpha[c]) - math.lgamma(alpha[c] + total[c])
+            out += log_normaliser(alpha[c], total[c])
     for k in range(count.shape[0]):
         n = count[k]
         if n > 0:
-            out += _log_rising(math.log(alpha[category_of[k]]) + log_base[k], n)
+            out += log_rising(math.log(alpha[category_of[k]]) + log_base[k], n)
     return out
 
 
-def _logaddexp_py(x: float, y: float) -> float:
-    if x == -math.inf:
-        return y
-    if x > y:
-        return x + math.log1p(math.exp(y - x))
-    return y + math.log1p(math.exp(x - y))
+@numba.njit(cache=True)
+def _log_predictive_many(n_e, n_c, alpha, log_base):
+    out = np.empty(n_e.shape[0])
+    for i in range(n_e.shape[0]):
+        out[i] = log_predictive(n_e[i], n_c[i], alpha[i], log_base[i])
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -370,11 +388,8 @@ class DPCounts:
     def log_predictive(self, kid: int) -> float:
         """log P(key | current counts) = log((n_e + alpha_c P0(e)) / (n_c + alpha_c))."""
         c = self._category.item(kid)
-        a = self._alpha.item(c)
-        n = self._count.item(kid)
-        log_pseudo = math.log(a) + self._log_base.item(kid)
-        num = _logaddexp_py(math.log(n), log_pseudo) if n > 0 else log_pseudo
-        return num - math.log(self._total.item(c) + a)
+        return log_predictive(self._count.item(kid), self._total.item(c), self._alpha.item(c),
+                              self._log_base.item(kid))
 
     def log_predictive_many(self, ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Independent predictives of each key against the current counts (vectorised, no sequence effect)."""
@@ -382,12 +397,8 @@ class DPCounts:
         return self._log_predictive_with(ids, self._count[ids], self._total[self._category[ids]])
 
     def _log_predictive_with(self, ids: np.ndarray, n_e: np.ndarray, n_c: np.ndarray) -> np.ndarray:
-        cat = self._category[ids]
-        alpha = self._alpha[cat]
-        log_pseudo = np.log(alpha) + self._log_base[ids]
-        with np.errstate(divide="ignore"):
-            log_n = np.log(n_e.astype(np.float64))
-        return np.logaddexp(log_n, log_pseudo) - np.log(n_c + alpha)
+        return _log_predictive_many(n_e.astype(np.int64), n_c.astype(np.int64), self._alpha[self._category[ids]],
+                                    self._log_base[ids])
 
     def log_predictive_sequence(self, ids: Sequence[int] | np.ndarray) -> float:
         """log P(e_1, ..., e_k | counts) when the keys are added one after another (each sees the earlier ones).
@@ -395,32 +406,6 @@ class DPCounts:
         This is the exact collapsed probability of adding several structures at once (a Gibbs move that joins or
         splits two elementary trees, or a whole derivation for Metropolis-Hastings); the counts are unchanged.
         """
-        if len(ids) <= 12:
-            count, total, category, log_base, alpha = (self._count, self._total, self._category, self._log_base,
-                                                       self._alpha)
-            log = math.log
-            seen: dict[int, int] = {}
-            seen_cat: dict[int, int] = {}
-            out = 0.0
-            for kid in ids:
-                c = category.item(kid)
-                a = alpha.item(c)
-                extra = seen.get(kid, 0)
-                extra_c = seen_cat.get(c, 0)
-                n = count.item(kid) + extra
-                log_pseudo = log(a) + log_base.item(kid)
-                if n > 0:
-                    log_n = log(n)
-                    if log_n > log_pseudo:
-                        out += log_n + math.log1p(math.exp(log_pseudo - log_n))
-                    else:
-                        out += log_pseudo + math.log1p(math.exp(log_n - log_pseudo))
-                else:
-                    out += log_pseudo
-                out -= log(total.item(c) + extra_c + a)
-                seen[kid] = extra + 1
-                seen_cat[c] = extra_c + 1
-            return out
         ids = np.asarray(ids, dtype=np.int64)
         prior_same = _occurrences_before(ids)
         prior_cat = _occurrences_before(self._category[ids].astype(np.int64))

@@ -29,18 +29,6 @@ KIND_BINARY = 2
 
 
 @numba.njit(cache=True, inline="always")
-def _lae(a, b):
-    """log(exp(a) + exp(b)) without overflow."""
-    if a == NEG_INF:
-        return b
-    if b == NEG_INF:
-        return a
-    if a > b:
-        return a + np.log1p(np.exp(b - a))
-    return b + np.log1p(np.exp(a - b))
-
-
-@numba.njit(cache=True, inline="always")
 def _acc_add(mx, ln, k, x):
     """Add exp(x) to the sum kept as mx[k] + log(ln[k]) - one exp per term instead of exp + log1p."""
     m = mx[k]

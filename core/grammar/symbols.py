@@ -73,6 +73,11 @@ class SymbolTable:
     def to_list(self) -> list[str]:
         return list(self._symbols)
 
+    @property
+    def symbols(self) -> list[str]:
+        """The symbols in id order: the table's own list, for fast indexing (do not modify it; `to_list` copies)."""
+        return self._symbols
+
     @classmethod
     def from_list(cls, symbols: Iterable[str], *, frozen: bool = False) -> SymbolTable:
         table = cls()

@@ -1,7 +1,7 @@
 """Trees: the immutable `Tree`, bracketed I/O, normalization, head rules, binarization, unknown-word
 signatures, drawing and flat integer arrays."""
 
-from treegram.trees.arrays import SymbolTable, TreeArrays, TreebankArrays
+from treegram.trees.arrays import TreeArrays, TreebankArrays
 from treegram.trees.binarize import binarize, unbinarize
 from treegram.trees.bracket import (
     TREE_FILE_SUFFIXES,
@@ -26,7 +26,7 @@ from treegram.trees.labels import (
 )
 from treegram.trees.normalize import NO_NORMALIZATION, NormalizeOptions, normalize_tree, remove_empty_top, strip_label
 from treegram.trees.signatures import RareWordMapper, word_signature
-from treegram.trees.tree import Child, Transformer, Tree, bottom_up
+from treegram.trees.tree import Child, Tree, bottom_up
 
 __all__ = [
     "HEAD_RULES",
@@ -38,8 +38,6 @@ __all__ = [
     "RareWordMapper",
     "ReadProblem",
     "ReadResult",
-    "SymbolTable",
-    "Transformer",
     "Tree",
     "TreeArrays",
     "TreebankArrays",

@@ -16,62 +16,22 @@ Because of the pre-order, a node's descendants are exactly the rows i+1 .. i+siz
 `TreebankArrays` concatenates many trees: the same columns with *global* node indices, plus `offsets` (tree t is
 rows offsets[t] .. offsets[t+1]-1); `start`/`end` stay positions within each sentence.
 
-Symbols are interned with a `SymbolTable` (or any dict str->int, which grows on a miss).
+Symbols are interned with a `treegram.grammar.SymbolTable` (or any dict str->int, which grows on a miss).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import Iterable, MutableMapping, Sequence
 from typing import Any, Union
 
 import attrs
 import numpy as np
 
 from treegram.errors import InputError
+from treegram.grammar.symbols import SymbolTable
 from treegram.trees.tree import Child, Tree
 
 COLUMNS = ("label", "word", "parent", "first_child", "next_sibling", "num_children", "start", "end")
-
-
-class SymbolTable:
-    """A growing str <-> int mapping (ids 0, 1, 2, ... in order of first sight)."""
-
-    def __init__(self, symbols: Iterable[str] = (), *, frozen: bool = False):
-        self.symbols: list[str] = []
-        self._ids: dict[str, int] = {}
-        self.frozen = False
-        for s in symbols:
-            self.add(s)
-        self.frozen = frozen
-
-    def add(self, symbol: str) -> int:
-        i = self._ids.get(symbol)
-        if i is None:
-            if self.frozen:
-                raise KeyError(symbol)
-            i = self._ids[symbol] = len(self.symbols)
-            self.symbols.append(symbol)
-        return i
-
-    __getitem__ = add
-
-    def get(self, symbol: str, default: int = -1) -> int:
-        return self._ids.get(symbol, default)
-
-    def __contains__(self, symbol: object) -> bool:
-        return symbol in self._ids
-
-    def __len__(self) -> int:
-        return len(self.symbols)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.symbols)
-
-    def symbol(self, i: int) -> str:
-        return self.symbols[i]
-
-    def to_list(self) -> list[str]:
-        return list(self.symbols)
 
 
 SymbolMap = Union[SymbolTable, MutableMapping[str, int]]

@@ -167,24 +167,3 @@ def bottom_up(tree: Tree, build: Callable[[Tree, tuple[Child, ...]], Child]) -> 
     if not isinstance(result, Tree):
         raise TypeError("bottom_up must return a Tree for the root")
     return result
-
-
-class Transformer:
-    """Rewrite a tree bottom-up, dispatching on labels (in the spirit of lark's Transformer).
-
-    Subclasses define `label_<LABEL>(self, tree, children)` methods (non-identifier characters in the label are
-    replaced by `_`) and/or override `default(tree, children)`.  Runs iteratively.
-    """
-
-    def transform(self, tree: Tree) -> Tree:
-        return bottom_up(tree, self._dispatch)
-
-    def _dispatch(self, node: Tree, children: tuple[Child, ...]) -> Child:
-        name = "label_" + "".join(ch if ch.isalnum() else "_" for ch in node.label)
-        method = getattr(self, name, None)
-        if method is not None:
-            return method(node, children)
-        return self.default(node, children)
-
-    def default(self, node: Tree, children: tuple[Child, ...]) -> Child:
-        return Tree(node.label, children)

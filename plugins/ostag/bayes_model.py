@@ -1,8 +1,8 @@
 """Bayesian OSTAG over fixed training trees (Yamangil & Shieber 2013, section 2, restricted to off-spine adjunction).
 
 Trees are prepared as the OSTAG EM route prepares them (`extract.prepare_tree`: h=0 v=1 head-outward binarization
-with -U marks, rare words mapped, TOP root) and integer-coded with the TSG plugin's `TSGData`, so the elementary
-trees read off a sample are exactly the kind of trees `OSTAG` / `OSTAGModel` parse with.
+with -U marks, rare words mapped, TOP root) and integer-coded with the core elementary-tree layer's `TSGData`
+(`treegram.elementary`: type keys, `Tables`, type counts), so the elementary trees read off a sample are exactly the kind of trees `OSTAG` / `OSTAGModel` parse with.
 
 A derivation of an observed tree segments its rows into elementary trees:
 
@@ -37,16 +37,15 @@ from typing import Any
 import attrs
 import numpy as np
 
+from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData
+from treegram.elementary.tables import NEG, Tables
+from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
 
-from treegram.plugins.tig.model import Tables
-from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData
-
 DP_INIT, DP_AUX = 0, 1
-NEG = -math.inf
 
 
-class Invalid(Exception):
+class Invalid(InvalidDerivation):
     """An encoding that is not an OSTAG derivation of the tree (or has base probability zero)."""
 
 
@@ -90,6 +89,10 @@ class Hyper:
 
     NAMES = ("alpha", "beta", "foot", "mu")
 
+    def foot_coins(self, dp: int) -> np.ndarray:
+        """Immediate-foot probabilities of the auxiliary base distribution (one row for the one family)."""
+        return self.foot
+
     def __init__(self, num_labels: int, settings: BayesOSTAGSettings):
         self.alpha = np.full((2, num_labels), float(settings.alpha))
         self.beta = np.full(num_labels, float(settings.beta))
@@ -104,36 +107,6 @@ class Hyper:
         return {k: getattr(self, k).copy() for k in self.NAMES}
 
 
-class Occurrence:
-    """One elementary tree in a derivation: DP, root label, type key and the pieces of log P0 (fixed PCFG + coin
-    log-prob, labels of frontier / expanded children, labels of spine decisions foot / not foot)."""
-
-    __slots__ = ("dp", "label", "key", "pcfg", "stops", "expands", "fyes", "fno")
-
-    def __init__(self, dp: int, label: int):
-        self.dp = dp
-        self.label = label
-        self.key = None
-        self.pcfg = 0.0
-        self.stops: list[int] = []
-        self.expands: list[int] = []
-        self.fyes: list[int] = []
-        self.fno: list[int] = []
-
-    def log_p0(self, h: Hyper) -> float:
-        lp = self.pcfg
-        b, f = h.beta, h.foot
-        for c in self.stops:
-            lp += math.log(b[c])
-        for c in self.expands:
-            lp += math.log1p(-b[c])
-        for c in self.fyes:
-            lp += math.log(f[c])
-        for c in self.fno:
-            lp += math.log1p(-f[c])
-        return lp
-
-
 def adjunction_log(adj: list[tuple], h: Hyper) -> float:
     """log prod mu^k (1 - mu) over adjoinable nodes [(label, k, key node)]."""
     lp = 0.0
@@ -146,7 +119,8 @@ def adjunction_log(adj: list[tuple], h: Hyper) -> float:
 
 
 class TreeTables(Tables):
-    """The TIG plugin's label/PCFG tables plus what spines need: parent, subtree ends, row depths."""
+    """The core row tables (`treegram.elementary.tables.Tables`) plus what spines need: parent, subtree ends, row
+    depths."""
 
     def __init__(self, data: TSGData):
         super().__init__(data)
@@ -180,16 +154,6 @@ class TreeTables(Tables):
         if k == KIND_BINARY:
             m += int(self.cat[self.label[self.child2[s]]] == cc)
         return m
-
-    def row_rule_logp(self, f: int, parent_label: int | None = None) -> float:
-        """log P_pcfg of the rule at row f (parent label = the row's own unless given)."""
-        L = int(self.label[f]) if parent_label is None else parent_label
-        k = self.kind[f]
-        if k == KIND_LEX:
-            return self.rule_logp(L, KIND_LEX, int(self.pword[f]), -1)
-        if k == KIND_UNARY:
-            return self.rule_logp(L, KIND_UNARY, int(self.label[self.child1[f]]), -1)
-        return self.rule_logp(L, KIND_BINARY, int(self.label[self.child1[f]]), int(self.label[self.child2[f]]))
 
     def feet_set(self, p: int) -> frozenset:
         cache = self.__dict__.setdefault("_feet", {})
@@ -333,13 +297,6 @@ def has_foot(node) -> bool:
     if isinstance(node[0], str):
         return node[0] == "*"
     return any(has_foot(k) for k in node[1:] if k[0] != "w")
-
-
-def key_to_tree(node, labels: list[str], words: list[str]):
-    """A type key as a `Tree` (frontier nonterminals childless, the foot labelled `X*`)."""
-    from treegram.plugins.tig.model import key_to_tree as _k2t
-
-    return _k2t(node, labels, words)
 
 
 def key_size(node) -> int:

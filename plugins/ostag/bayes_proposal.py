@@ -31,81 +31,23 @@ import math
 import numba
 import numpy as np
 
-from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, KIND_UNARY
+from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
+from treegram.elementary.tables import NEG, TypeCounts, key_sig, log0 as _log, log1m as _log1m, row_sig
 
-from treegram.plugins.ostag.bayes_model import DP_AUX, DP_INIT, NEG, Hyper, TreeTables, spine_length
+from treegram.plugins.ostag.bayes_model import DP_AUX, DP_INIT, Hyper, TreeTables, spine_length
 
 ROLE_OTHER, ROLE_SUB, ROLE_AUX = 0, 1, 2
 
 
-def _log(x: float) -> float:
-    return math.log(x) if x > 0 else NEG
+def type_sig(dp: int, key) -> tuple:
+    """OSTAG's match signature of a type: (root label,) + root rule shape [+ spine length for auxiliary trees]."""
+    s = (key[0],) + key_sig(key)
+    return s + (spine_length(key),) if dp == DP_AUX else s
 
 
-def _log1m(x: float) -> float:
-    return math.log1p(-x) if x < 1 else NEG
-
-
-def key_sig(node) -> tuple:
-    """Rule shape of a type-key node: (0, word) / (1, child label) / (2, left label, right label)."""
-    kids = node[1:]
-    if kids[0][0] == "w":
-        return (0, kids[0][1])
-    labs = tuple(k[1] if isinstance(k[0], str) else k[0] for k in kids)
-    return (len(labs),) + labs
-
-
-def row_sig(T: TreeTables, f: int) -> tuple:
-    k = T.kind[f]
-    if k == KIND_LEX:
-        return (0, int(T.pword[f]))
-    if k == KIND_UNARY:
-        return (1, int(T.label[T.child1[f]]))
-    return (2, int(T.label[T.child1[f]]), int(T.label[T.child2[f]]))
-
-
-def node_sigs(key) -> frozenset:
-    out = set()
-    todo = [key]
-    while todo:
-        n = todo.pop()
-        out.add(key_sig(n))
-        todo.extend(k for k in n[1:] if not isinstance(k[0], str))
-    return frozenset(out)
-
-
-class Counts:
-    """Type counts of the two DP families (all derivations but the one being resampled) with an index of live types
-    by (root label, root rule shape[, spine length]) for matching."""
-
-    def __init__(self, num_labels: int):
-        self.count: dict[tuple, int] = {}
-        self.total = np.zeros((2, num_labels), np.int64)
-        self.index: list[dict[tuple, dict]] = [{}, {}]
-
-    @staticmethod
-    def sig(dp: int, key) -> tuple:
-        s = (key[0],) + key_sig(key)
-        return s + (spine_length(key),) if dp == DP_AUX else s
-
-    def add(self, dp: int, label: int, key, by: int) -> int:
-        k = (dp, key)
-        n = self.count.get(k, 0) + by
-        if n < 0:
-            raise RuntimeError("OSTAG count table inconsistent (an elementary tree was removed twice)")
-        self.total[dp, label] += by
-        if n == 0:
-            del self.count[k]
-            self.index[dp][self.sig(dp, key)].pop(key, None)
-        else:
-            if n == by:
-                self.index[dp].setdefault(self.sig(dp, key), {})[key] = node_sigs(key)
-            self.count[k] = n
-        return n
-
-    def candidates_within(self, dp: int, sig: tuple, sigs: frozenset):
-        d = self.index[dp].get(sig)
-        return [e for e, es in d.items() if es <= sigs] if d else []
+def ostag_counts(num_labels: int) -> TypeCounts:
+    """Type counts of the two OSTAG DP families (initial / auxiliary) with their match index."""
+    return TypeCounts(2, num_labels, type_sig, "OSTAG")
 
 
 @numba.njit(cache=True)
@@ -202,7 +144,7 @@ class Hypergraph:
 class TreeProposal:
     """Builds the proposal hypergraph of one tree (rows lo..hi-1) from the counts and hyperparameters."""
 
-    def __init__(self, T: TreeTables, counts: Counts, hyper: Hyper, lo: int, hi: int):
+    def __init__(self, T: TreeTables, counts: TypeCounts, hyper: Hyper, lo: int, hi: int):
         self.T = T
         self.counts = counts
         self.h = hyper

@@ -241,7 +241,7 @@ class OSTAGModel:
 
     @classmethod
     def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> OSTAGModel:
-        from treegram.formalisms.pcfg import PCFGModel
+        from treegram.grammar.pcfg import PCFGModel
 
         if meta.get("ostag_version", 0) > MODEL_VERSION:
             raise ValueError(f"OSTAG model version {meta.get('ostag_version')} is newer than this plugin")
@@ -433,7 +433,7 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     `elementary`: TSG elementary trees with counts over trees prepared like `prepare_tree` with the settings'
     h/v/mark_unary and `pcfg.mapper` (pass the TSG model's PCFG as `pcfg`); None = the built-in depth-fragment
     source (`extract.depth_fragments`)."""
-    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+    from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
     trees = list(trees)
     if not trees:

@@ -30,80 +30,31 @@ import math
 import numpy as np
 
 from treegram.charts import AnchoredCFG
+from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
+from treegram.elementary.tables import NEG, TypeCounts, key_sig, log0 as _log, log1m as _log1m, row_sig
 
-from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-
-from treegram.plugins.tig.model import (DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, NEG, RIGHT, SL, SR, Tables,
-                                        key_sig, row_sig)
+from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
 
 ROLE_OTHER, ROLE_SUB, ROLE_AUXL, ROLE_AUXR = 0, 1, 2, 3
 
 
-def _log(x: float) -> float:
-    return math.log(x) if x > 0 else NEG
+def type_sig(dp: int, key) -> tuple:
+    """The TIG's match signature of a type: (root label,) + root rule shape [+ foot label for auxiliary trees]."""
+    from treegram.plugins.tig.model import foot_label
+
+    s = (key[0],) + key_sig(key)
+    return s + (foot_label(key, LEFT if dp == DP_LEFT else RIGHT),) if dp != DP_INIT else s
 
 
-def _log1m(x: float) -> float:
-    return math.log1p(-x) if x < 1 else NEG
-
-
-class Counts:
-    """Type counts of the three DP families (all derivations but the one being resampled), with an index of
-    live types by (root label, root rule shape[, foot label]) for matching."""
-
-    def __init__(self, num_labels: int):
-        self.count: dict[tuple, int] = {}
-        self.total = np.zeros((3, num_labels), np.int64)
-        self.index: list[dict[tuple, dict]] = [{}, {}, {}]  # dp -> sig -> {key: None}
-
-    @staticmethod
-    def _sig(dp: int, key) -> tuple:
-        from treegram.plugins.tig.model import foot_label
-
-        s = (key[0],) + key_sig(key)
-        return s + (foot_label(key, LEFT if dp == DP_LEFT else RIGHT),) if dp != DP_INIT else s
-
-    def add(self, dp: int, label: int, key, by: int) -> int:
-        k = (dp, key)
-        n = self.count.get(k, 0) + by
-        if n < 0:
-            raise RuntimeError("TIG count table inconsistent (an elementary tree was removed twice)")
-        self.total[dp, label] += by
-        if n == 0:
-            del self.count[k]
-            self.index[dp][self._sig(dp, key)].pop(key, None)
-        else:
-            if n == by:  # new type
-                self.index[dp].setdefault(self._sig(dp, key), {})[key] = node_sigs(key)
-            self.count[k] = n
-        return n
-
-    def candidates(self, dp: int, sig: tuple):
-        d = self.index[dp].get(sig)
-        return list(d) if d else ()
-
-    def candidates_within(self, dp: int, sig: tuple, sigs: frozenset):
-        """The live types of `candidates(dp, sig)` (same order) whose every internal node's rule shape occurs among
-        `sigs` (a tree's row shapes): the others cannot match anywhere in that tree."""
-        d = self.index[dp].get(sig)
-        return [e for e, es in d.items() if es <= sigs] if d else ()
-
-
-def node_sigs(key) -> frozenset:
-    """The rule shapes (`key_sig`) of all internal nodes of an elementary-tree type key."""
-    out = set()
-    todo = [key]
-    while todo:
-        node = todo.pop()
-        out.add(key_sig(node))
-        todo.extend(k for k in node[1:] if not isinstance(k[0], str))
-    return frozenset(out)
+def tig_counts(num_labels: int) -> TypeCounts:
+    """Type counts of the three TIG DP families (initial / left / right) with their match index."""
+    return TypeCounts(3, num_labels, type_sig, "TIG")
 
 
 class TreeGrammar:
     """Builds the anchored proposal CFG of one tree (rows lo..hi-1) from the counts and hyperparameters."""
 
-    def __init__(self, T: Tables, counts: Counts, hyper, lo: int, hi: int, tig0: bool, *,
+    def __init__(self, T: TIGTables, counts: TypeCounts, hyper, lo: int, hi: int, tig0: bool, *,
                  filter_candidates: bool = True):
         self.T = T
         self.counts = counts
@@ -205,7 +156,7 @@ class TreeGrammar:
         return list(out)
 
     def _candidates(self, dp: int, sig: tuple):
-        """`Counts.candidates_within` for this tree's row shapes, cached per tree."""
+        """`TypeCounts.candidates_within` for this tree's row shapes, cached per tree."""
         if not self.filter_candidates:
             return self.counts.candidates(dp, sig)
         hit = self._cands.get((dp, sig))

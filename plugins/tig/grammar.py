@@ -41,12 +41,13 @@ from typing import Any
 
 import numpy as np
 
+from treegram.elementary.data import KIND_LEX, KIND_UNARY
+from treegram.elementary.tables import NEG
 from treegram.grammar.cfg import WeightedCFG
 from treegram.grammar.symbols import SymbolTable
 from treegram.trees import Tree
 
-from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, NEG, RIGHT
-from treegram.plugins.tsg.data import KIND_LEX, KIND_UNARY
+from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT
 
 (S_SITE, S_TOP, S_Y, S_BODY, S_LNE_EQ, S_LNE_ANY, S_RNE, S_AUX, S_LEVEL, S_FOOT, S_SPINE) = range(11)
 FLAT = "~flat"

@@ -1,6 +1,7 @@
 """The Bayesian TIG model of Yamangil & Shieber (2012) over fixed (observed) training trees.
 
-Trees are prepared exactly as for the TSG (`treegram.plugins.tsg.data`: binarized, rare words mapped, TOP root).
+Trees are prepared by the core elementary-tree layer (`treegram.elementary`: binarized, rare words mapped, TOP
+root) exactly as for the TSG; type keys, rule shapes and type counts are its `tables`.
 A TIG derivation of an observed tree is a segmentation of its nodes into elementary trees:
 
 * initial trees (one DP per root label, as in the TSG), rooted at substitution sites;
@@ -42,18 +43,17 @@ from typing import Any
 import attrs
 import numpy as np
 
+from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData, TSGSettings
+from treegram.elementary.tables import NEG, Tables
+from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
-from treegram.trees.labels import base_label
-
-from treegram.plugins.tsg.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData, TSGSettings
 
 LEFT, RIGHT = 1, 2
 DP_INIT, DP_LEFT, DP_RIGHT = 0, 1, 2
 IN, SL, SR = 0, 1, 2
-NEG = -math.inf
 
 
-class Invalid(Exception):
+class Invalid(InvalidDerivation):
     """An encoding that is not a TIG derivation of the tree (or has probability zero under the base)."""
 
 
@@ -97,28 +97,13 @@ class TIGSettings:
         return cls(**d)
 
 
-class Tables:
-    """Label categories and PCFG lookups (plain, and conditioned on the spine child's category) of a TSGData."""
+class TIGTables(Tables):
+    """The core row tables plus the TIG's conditional spine rules: P(L -> A B | cat(B) = cat(L)) (LEFT) and
+    P(L -> A B | cat(A) = cat(L)) (RIGHT)."""
 
     def __init__(self, data: TSGData):
-        self.data = data
-        labels = data.labels
-        cats = [base_label(s) for s in labels]
-        cat_ids = {c: i for i, c in enumerate(dict.fromkeys(cats))}
-        self.cat = np.array([cat_ids[c] for c in cats], np.int64)
-        self.label = data.label
-        self.kind = data.kind
-        self.child1 = data.child1
-        self.child2 = data.child2
-        self.start = data.start
-        # word id under each preterminal row
-        self.pword = np.where(data.kind == KIND_LEX, data.word[np.maximum(data.child1, 0)], -1)
-        rules = data.rules
-        logp = data.rule_logp
-        self.rule: dict[tuple[int, int, int, int], float] = {
-            (int(p), int(k), int(a), int(b)): float(w) for (p, k, a, b), w in zip(rules.tolist(), logp.tolist())}
-        # conditional spine rules: P(L -> A B | cat(B) = cat(L)) (LEFT), P(L -> A B | cat(A) = cat(L)) (RIGHT)
-        nl = len(labels)
+        super().__init__(data)
+        nl = len(data.labels)
         self.cond: dict[int, dict[tuple[int, int, int], float]] = {LEFT: {}, RIGHT: {}}
         for side in (LEFT, RIGHT):
             norm = np.full(nl, NEG)
@@ -131,9 +116,6 @@ class Tables:
                     sel.append((p, a, b, w))
                     norm[p] = np.logaddexp(norm[p], w)
             self.cond[side] = {(p, a, b): w - norm[p] for p, a, b, w in sel}
-
-    def rule_logp(self, L: int, kind: int, a: int, b: int) -> float:
-        return self.rule.get((L, kind, a, b), NEG)
 
     def cond_logp(self, side: int, L: int, a: int, b: int) -> float:
         return self.cond[side].get((L, a, b), NEG)
@@ -148,44 +130,18 @@ class Hyper:
         self.foot = np.full((3, num_labels), float(settings.foot))  # rows LEFT, RIGHT used
         self.phi = np.full((3, num_labels), float(settings.phi))  # rows LEFT, RIGHT used
 
+    NAMES = ("alpha", "beta", "foot", "phi")
+
+    def foot_coins(self, dp: int) -> np.ndarray:
+        """Immediate-foot probabilities of family dp's base distribution (DP_LEFT / DP_RIGHT)."""
+        return self.foot[dp]
+
     def copy_from(self, d: dict[str, np.ndarray]) -> None:
-        for k in ("alpha", "beta", "foot", "phi"):
+        for k in self.NAMES:
             setattr(self, k, np.asarray(d[k], np.float64).copy())
 
     def to_dict(self) -> dict[str, np.ndarray]:
-        return {k: getattr(self, k).copy() for k in ("alpha", "beta", "foot", "phi")}
-
-
-class Occurrence:
-    """One elementary tree in a derivation: DP (DP_INIT/LEFT/RIGHT), root label, type key and the pieces of log P0
-    (fixed PCFG log-prob, labels of frontier / expanded nodes, spine labels with and without an immediate foot)."""
-
-    __slots__ = ("dp", "label", "key", "pcfg", "stops", "expands", "fyes", "fno")
-
-    def __init__(self, dp: int = DP_INIT, label: int = -1):
-        self.dp = dp
-        self.label = label
-        self.key = None
-        self.pcfg = 0.0
-        self.stops: list[int] = []
-        self.expands: list[int] = []
-        self.fyes: list[int] = []
-        self.fno: list[int] = []
-
-    def log_p0(self, hyper: Hyper) -> float:
-        b = hyper.beta
-        lp = self.pcfg
-        for c in self.stops:
-            lp += math.log(b[c])
-        for c in self.expands:
-            lp += math.log1p(-b[c])
-        if self.dp != DP_INIT:
-            f = hyper.foot[self.dp]
-            for c in self.fyes:
-                lp += math.log(f[c])
-            for c in self.fno:
-                lp += math.log1p(-f[c])
-        return lp
+        return {k: getattr(self, k).copy() for k in self.NAMES}
 
 
 def phi_log(decisions, hyper: Hyper) -> float:
@@ -200,7 +156,7 @@ def phi_log(decisions, hyper: Hyper) -> float:
     return lp
 
 
-def decode(T: Tables, lo: int, hi: int, sub: np.ndarray, adir: np.ndarray, afoot: np.ndarray, tig0: bool):
+def decode(T: TIGTables, lo: int, hi: int, sub: np.ndarray, adir: np.ndarray, afoot: np.ndarray, tig0: bool):
     """Elementary-tree occurrences and insertion decisions of the derivation encoded by the tree-local arrays
     `sub`, `adir`, `afoot` (rows lo..hi-1, `afoot` in global rows); raises `Invalid` for a non-derivation."""
     label, kind, c1, c2, cat, pword = T.label, T.kind, T.child1, T.child2, T.cat, T.pword
@@ -321,24 +277,6 @@ def decode(T: Tables, lo: int, hi: int, sub: np.ndarray, adir: np.ndarray, afoot
     return occs, phis
 
 
-def key_sig(node) -> tuple:
-    """Signature (rule shape) of an elementary tree node: (0, word) / (1, child label) / (2, left, right)."""
-    kids = node[1:]
-    if kids[0][0] == "w":
-        return (0, kids[0][1])
-    labs = tuple(k[1] if isinstance(k[0], str) else k[0] for k in kids)
-    return (len(labs),) + labs
-
-
-def row_sig(T: Tables, f: int) -> tuple:
-    k = T.kind[f]
-    if k == KIND_LEX:
-        return (0, int(T.pword[f]))
-    if k == KIND_UNARY:
-        return (1, int(T.label[T.child1[f]]))
-    return (2, int(T.label[T.child1[f]]), int(T.label[T.child2[f]]))
-
-
 def foot_label(node, side: int) -> int:
     """Label of the foot of an auxiliary tree key."""
     while True:
@@ -346,26 +284,3 @@ def foot_label(node, side: int) -> int:
         if spine[0] == "*":
             return spine[1]
         node = spine
-
-
-def key_to_tree(node, labels: list[str], words: list[str]):
-    """A type key as a `Tree`: frontier nonterminals are childless nodes, the foot is labelled `X*`."""
-    from treegram.trees import Tree
-
-    def build(n):
-        if n[0] == "s":
-            return Tree(labels[n[1]], ())
-        if n[0] == "*":
-            return Tree(labels[n[1]] + "*", ())
-        kids = n[1:]
-        if kids[0][0] == "w":
-            return Tree(labels[n[0]], (words[kids[0][1]],))
-        return Tree(labels[n[0]], tuple(build(k) for k in kids))
-
-    return build(node)
-
-
-def key_size(node) -> int:
-    if isinstance(node[0], str):
-        return 1
-    return 1 + sum(key_size(k) for k in node[1:] if k[0] != "w") + (1 if node[1][0] == "w" else 0)

@@ -9,38 +9,28 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
+from treegram.elementary.data import START, prepare
+from treegram.elementary.gibbs import gibbs_cuts
+from treegram.elementary.run import RunOptions as ElementaryRunOptions
+from treegram.elementary.tables import key_size, key_to_tree
 from treegram.errors import InputError, ParseFailure
 from treegram.formalism import save_model
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 from treegram.trees import Tree, unbinarize
 
 from treegram.plugins.tig.grammar import Builder, derived_tree
-from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT, TIGSettings, key_size, key_to_tree
-from treegram.plugins.tsg.data import START
+from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT, TIGSettings
 
 MODEL_VERSION = 1
 META_KEYS = ("kind", "label", "side", "foot")
 
 
 @attrs.frozen
-class RunOptions:
-    """How to run the sampler (not part of the model definition)."""
+class RunOptions(ElementaryRunOptions):
+    """How to run the TIG sampler: the shared elementary-tree run options plus the stored inventory size."""
 
-    iterations: int = 10  # blocked MH sweeps
-    seed: int = 0
-    tsg_init: int = 0  # TSG collapsed-Gibbs sweeps whose final cuts initialise the TIG (0: random cuts)
-    anneal_start: float = 1.0
-    anneal_end: float = 1.0
-    checkpoint: Path | None = None
-    checkpoint_every: int = 1
-    resume: bool = False
-    min_count: int = 1
-    prune_threshold: float = 1e-5
     keep_fragments: int = 500  # elementary trees of each kind stored in the model for `treegram grammar`
-
-    def __attrs_post_init__(self):
-        if self.iterations < 0 or self.tsg_init < 0:
-            raise InputError("--iterations and --tsg-init must be >= 0")
 
 
 class TIGModel:
@@ -176,7 +166,6 @@ class TIGModel:
     @classmethod
     def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> TIGModel:
         from treegram.errors import ModelFileError
-        from treegram.formalisms.pcfg import PCFGModel
 
         if meta.get("tig_version", 0) > MODEL_VERSION:
             raise ModelFileError(f"TIG model version {meta.get('tig_version')} is newer than this plugin",
@@ -244,17 +233,6 @@ def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: li
     return TIGModel(cfg, meta, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold)
 
 
-def tsg_initial_cuts(data, settings: TIGSettings, iterations: int, seed: int, callback=None) -> np.ndarray:
-    """The cut flags of a TSG collapsed-Gibbs run (`iterations` sweeps) on the same prepared data."""
-    from treegram.bayes import GibbsSampler
-    from treegram.plugins.tsg.state import GibbsTSG
-
-    ts = settings.tsg_settings()
-    state = GibbsTSG(data, ts, seed)
-    GibbsSampler(state, seed=seed, callback=callback).run(iterations)
-    return state.flags.astype(np.int8)
-
-
 def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = RunOptions(), *,
               callback: Callable[[dict], Any] | None = None, init_callback: Callable[[dict], Any] | None = None,
               note=None, init_sub: np.ndarray | None = None, task=None) -> TIGModel:
@@ -263,10 +241,8 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     wraps each phase in a progress context whose `advance` the callbacks then receive as second argument (without
     `task` they get the sweep record only)."""
     from contextlib import nullcontext
-    from treegram.bayes import AnnealingSchedule, BlockedMH, CheckpointConfig
-    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+    from treegram.bayes import BlockedMH
     from treegram.plugins.tig.sampler import BlockedTIG
-    from treegram.plugins.tsg.data import prepare
 
     trees = list(trees)
     if not trees:
@@ -274,25 +250,18 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
                                                rare_threshold=settings.rare_threshold))
     data, _ = prepare(trees, settings.tsg_settings(), pcfg.mapper)
-    ck = CheckpointConfig(run.checkpoint, every=run.checkpoint_every) if run.checkpoint else None
     if run.resume:
-        if ck is None or not Path(ck.path).exists():
-            raise InputError(f"no checkpoint to resume at {run.checkpoint}",
-                             hint="run without --resume first (checkpoints are written every --checkpoint-every "
-                                  "iterations)")
         state = BlockedTIG(data, settings, run.seed)
-        driver = BlockedMH.resume(ck.path, state, checkpoint=ck, callback=callback)
+        driver = run.make_driver(BlockedMH, state, callback)
         if note is not None:
             note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     else:
         if init_sub is None and run.tsg_init:
             with (task("TSG Gibbs initialisation", run.tsg_init) if task else nullcontext()) as adv:
                 cb = init_callback if (init_callback is None or task is None) else (lambda r: init_callback(r, adv))
-                init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed, cb)
+                init_sub = gibbs_cuts(data, settings.tsg_settings(), run.tsg_init, run.seed, cb)
         state = BlockedTIG(data, settings, run.seed, init_sub=init_sub)
-        kind = "constant" if run.anneal_start == run.anneal_end else "linear"
-        schedule = AnnealingSchedule(run.anneal_start, run.anneal_end, max(1, run.iterations), kind)
-        driver = BlockedMH(state, seed=run.seed, schedule=schedule, checkpoint=ck, callback=callback)
+        driver = run.make_driver(BlockedMH, state, callback)
     if task is not None and callback is not None:
         with task(f"{settings.variant.upper()} blocked MH", run.iterations) as adv:
             driver.callback = lambda r: callback(r, adv)

@@ -35,7 +35,7 @@ from treegram.grammar.cfg import LexicalInput, WeightedCFG
 from treegram.grammar.symbols import SymbolTable
 from treegram.trees import Tree, unbinarize
 
-from treegram.plugins.tsg.data import START, TSGSettings
+from treegram.elementary.data import START, TSGSettings
 
 MODEL_VERSION = 1
 
@@ -301,7 +301,7 @@ class TSGModel:
 
     @classmethod
     def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> TSGModel:
-        from treegram.formalisms.pcfg import PCFGModel
+        from treegram.grammar.pcfg import PCFGModel
 
         if meta.get("tsg_version", 0) > MODEL_VERSION:
             raise ValueError(f"TSG model version {meta.get('tsg_version')} is newer than this plugin")

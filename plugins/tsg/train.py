@@ -2,41 +2,34 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable
 
 import attrs
 
-from treegram.bayes import AnnealingSchedule, BlockedMH, CheckpointConfig, GibbsSampler
+from treegram.bayes import BlockedMH, GibbsSampler
+from treegram.elementary.data import TSGSettings, prepare
+from treegram.elementary.gibbs import GibbsTSG
+from treegram.elementary.run import RunOptions as ElementaryRunOptions
 from treegram.errors import InputError
+from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
-from treegram.plugins.tsg.data import TSGSettings, prepare
 from treegram.plugins.tsg.grammar import TSGModel, goodman_cfg, grammar_stats
-from treegram.plugins.tsg.state import BlockedTSG, GibbsTSG
+from treegram.plugins.tsg.state import BlockedTSG
 
 
 @attrs.frozen
-class RunOptions:
-    """How to run the sampler (not part of the model definition)."""
+class RunOptions(ElementaryRunOptions):
+    """How to run the TSG sampler: the shared elementary-tree run options plus the sampler choice."""
 
     sampler: str = "gibbs"  # gibbs | blocked
     iterations: int = 100
-    seed: int = 0
-    anneal_start: float = 1.0
-    anneal_end: float = 1.0
     site_order: str = "random"
-    checkpoint: Path | None = None
-    checkpoint_every: int = 1
-    resume: bool = False
-    min_count: int = 1  # elementary trees kept in the parsing grammar
-    prune_threshold: float = 1e-5
     mpp_samples: int = 0
 
     def __attrs_post_init__(self):
         if self.sampler not in ("gibbs", "blocked"):
             raise InputError(f"unknown sampler {self.sampler!r}", hint="use --sampler gibbs or --sampler blocked")
-        if self.iterations < 0:
-            raise InputError("--iterations must be >= 0")
+        super().__attrs_post_init__()
 
 
 def make_state(data, settings: TSGSettings, run: RunOptions):
@@ -46,17 +39,7 @@ def make_state(data, settings: TSGSettings, run: RunOptions):
 
 def make_driver(state, run: RunOptions, callback: Callable[[dict], Any] | None = None):
     driver_cls = GibbsSampler if run.sampler == "gibbs" else BlockedMH
-    kind = "constant" if run.anneal_start == run.anneal_end else "linear"
-    schedule = AnnealingSchedule(run.anneal_start, run.anneal_end, max(1, run.iterations), kind)
-    ck = CheckpointConfig(run.checkpoint, every=run.checkpoint_every) if run.checkpoint else None
-    if run.resume:
-        if ck is None or not Path(ck.path).exists():
-            raise InputError(f"no checkpoint to resume at {run.checkpoint}",
-                             hint="run without --resume first (checkpoints are written every --checkpoint-every "
-                                  "iterations)")
-        return driver_cls.resume(ck.path, state, checkpoint=ck, callback=callback)
-    return driver_cls(state, seed=run.seed, schedule=schedule, site_order=run.site_order, checkpoint=ck,
-                      callback=callback)
+    return run.make_driver(driver_cls, state, callback, site_order=run.site_order)
 
 
 def extract_model(state, pcfg, settings: TSGSettings, run: RunOptions, trace: list[dict], info: dict) -> TSGModel:
@@ -98,8 +81,6 @@ def _depth(tree, is_binarized) -> int:
 def train_tsg(trees, settings: TSGSettings = TSGSettings(), run: RunOptions = RunOptions(), *,
               callback: Callable[[dict], Any] | None = None, progress=None, note=None) -> TSGModel:
     """Train a TSG on treebank trees (see `treegram train tsg -h` for the options)."""
-    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
-
     trees = list(trees)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")

@@ -31,7 +31,7 @@ import numpy as np
 
 from treegram.charts import AnchoredCFG
 
-from treegram.plugins.tsg import kernels as K
+from treegram.elementary import kernels as K
 
 ROLE_SITE, ROLE_BASE, ROLE_CACHED = 0, 1, 2
 

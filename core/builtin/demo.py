@@ -24,7 +24,7 @@ def demo_trees():
 
 
 def run_demo(args: argparse.Namespace, ui) -> int:
-    from treegram.formalisms.pcfg import PCFGModel, PCFGSettings
+    from treegram.grammar.pcfg import PCFGModel, PCFGSettings
     from treegram.formalism import flat_fallback
     from treegram.trees import ascii_tree
 

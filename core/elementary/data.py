@@ -1,5 +1,10 @@
-"""Training trees prepared for TSG sampling: binarized, rare words mapped to signatures, wrapped in TOP, coded as
-`TreebankArrays` plus the per-row columns the kernels need (subtree ends, tokens, base-PCFG rule log-probs)."""
+"""Tree preparation for the elementary-tree samplers (TSG, TIG, Bayesian OSTAG): binarized, rare words mapped to
+signatures, wrapped in TOP, coded as `TreebankArrays` plus the per-row columns the kernels need (subtree ends,
+node kinds, tokens, base-PCFG rule log-probs).
+
+`TSGSettings` are the settings of the substitution-site layer every elementary-tree formalism shares: tree
+preparation (markovization, rare words) and the TSG collapsed-Gibbs sampler's priors and initialisation (the TIG
+and OSTAG samplers start from its cuts)."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from treegram.errors import InputError
 from treegram.trees import TreebankArrays, Tree, binarize
 from treegram.trees.signatures import RareWordMapper
 
-from treegram.plugins.tsg import kernels as K
+from treegram.elementary import kernels as K
 
 START = "TOP"
 

@@ -1,12 +1,12 @@
-"""The PCFG baseline formalism: markovized, parent-annotated treebank PCFG with unknown-word signatures.
+"""Treebank PCFG estimation: markovized, parent-annotated binarization, relative-frequency rules and unknown-word
+signatures (`PCFGModel.train`), with Viterbi parsing and model I/O.
 
-It is registered through the ``treegram`` entry-point group, exactly as a third-party formalism would be, and is
-the base distribution / coarse pass that the Bayesian formalisms build on.
+This is a core library: the PCFG formalism (`treegram.builtin.pcfg`) trains and loads it, and the Bayesian
+formalisms use it as their base distribution and coarse (pruning) pass.
 """
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,6 @@ import attrs
 import numpy as np
 
 from treegram.errors import InputError, ParseFailure
-from treegram.formalism import Formalism, save_model
-from treegram.plugin_manager import hookimpl
 
 START = "TOP"
 
@@ -110,6 +108,8 @@ class PCFGModel:
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
+        from treegram.formalism import save_model
+
         meta, arrays = self.cfg.to_bundle()
         save_model(path, self, {
             "settings": self.settings.to_dict(), "mapper": self.mapper.to_dict(), "cfg": meta, "info": self.info,
@@ -165,64 +165,3 @@ def _unknown_tag_distribution(trees, mapper, cfg) -> tuple[np.ndarray, np.ndarra
     ids = np.array([cfg.nonterminals[t] for t in tags], dtype=np.int32)
     logp = np.array([np.log(tag_rare[t] / tag_total[t]) for t in tags], dtype=np.float64)
     return ids, logp
-
-
-class PCFGFormalism(Formalism):
-    name = "pcfg"
-    description = "treebank PCFG (markovized binarization, parent annotation, unknown-word classes)"
-    trains_on = "trees"
-
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        add_treebank_arguments(parser)
-        parser.add_argument("--horizontal", type=int, default=2, help="horizontal markovization h (-1 = infinite)")
-        parser.add_argument("--vertical", type=int, default=2, help="vertical markovization v (2 = parent annotation)")
-        parser.add_argument("--rare-threshold", type=int, default=2,
-                            help="words seen fewer times are replaced by unknown-word classes (default 2)")
-
-    def train_from_args(self, args: argparse.Namespace, ui) -> PCFGModel:
-        trees = load_treebanks(args, ui)
-        settings = PCFGSettings(horizontal=None if args.horizontal < 0 else args.horizontal,
-                                vertical=args.vertical, rare_threshold=args.rare_threshold)
-        return PCFGModel.train(trees, settings, progress=lambda xs: ui.track(xs, description="binarizing"))
-
-    def load_model(self, meta, arrays) -> PCFGModel:
-        return PCFGModel.from_bundle(meta, arrays)
-
-
-def add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
-    """The shared `--treebank DIR...` and `--limit N` options of tree-trained formalisms."""
-    parser.add_argument("--treebank", nargs="+", required=True, type=Path,
-                        help="treebank files or directories (*.mrg, *.ptb, *.tree)")
-    parser.add_argument("--limit", type=int, default=None, help="use only the first N trees")
-    parser.add_argument("--skip-bad-trees", action="store_true",
-                        help="skip malformed trees (reported) instead of stopping")
-
-
-def load_treebanks(args: argparse.Namespace, ui) -> list:
-    from treegram.trees import read_treebank
-
-    from treegram.errors import TreeSyntaxError
-
-    try:
-        result = read_treebank(args.treebank, on_error="skip" if args.skip_bad_trees else "raise",
-                               on_problem=lambda p: None)
-    except TreeSyntaxError as exc:
-        raise TreeSyntaxError(str(exc), hint="fix the brackets there, or pass --skip-bad-trees to drop "
-                                             "malformed trees and keep the rest") from None
-    problems, trees = [str(p) for p in result.problems], list(result)
-    for p in problems[:10]:
-        ui.note(f"[yellow]skipped:[/] {p}")
-    if len(problems) > 10:
-        ui.note(f"[yellow]... and {len(problems) - 10} more skipped[/]")
-    if args.limit:
-        trees = trees[: args.limit]
-    if not trees:
-        raise InputError(f"no trees found in {', '.join(map(str, args.treebank))}",
-                         hint="pass directories or files of bracketed trees (*.mrg, *.ptb, *.tree)")
-    ui.note(f"read {len(trees)} trees")
-    return trees
-
-
-@hookimpl
-def register_formalisms(register):
-    register(PCFGFormalism())
