@@ -116,6 +116,12 @@ class TIGModel(CoarseToFineModel):
         if missing or "cfg" not in meta:
             raise ModelFileError("the TIG model file is incomplete (missing " + ", ".join(missing or ["cfg"]) + ")",
                                  hint="retrain with `treegram train tig`")
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Arr, Dict, List, validate
+
+        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
+                             "fragments": Dict(values=List(Dict()))},
+                            optional=COMMON_OPTIONAL), "meta")
+        validate({k: arrays[f"sym.{k}"] for k in META_KEYS}, Dict(values=Arr("iub", shape=("symbols",))), "sym")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         pcfg = PCFGModel.from_prefixed(meta, arrays)
         sym = {k: arrays[f"sym.{k}"] for k in META_KEYS}

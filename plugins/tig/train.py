@@ -46,6 +46,10 @@ def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: li
     return TIGModel(cfg, meta, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold)
 
 
+#: Training trees with more nodes are left out (with a note): the per-tree proposal chart is cubic in its length.
+MAX_TRAIN_NODES = 2000
+
+
 def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = RunOptions(), *,
               callback: Callable[[dict], Any] | None = None, init_callback: Callable[[dict], Any] | None = None,
               note=None, init_sub: np.ndarray | None = None, task=None) -> TIGModel:
@@ -57,7 +61,9 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     from treegram.bayes import BlockedMH
     from treegram.plugins.tig.sampler import BlockedTIG
 
-    trees = list(trees)
+    from treegram.trees.tree import drop_oversized
+
+    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="TIG", note=note)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
