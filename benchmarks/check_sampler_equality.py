@@ -7,7 +7,8 @@ log-likelihood traces and model-file hashes must not change when code only moves
 
 Runs (first --train-limit ptb-sample train trees, seed 1): TSG collapsed Gibbs 3 sweeps, TSG blocked MH 1 sweep,
 TIG blocked MH 1 sweep from a 2-sweep TSG Gibbs start, Bayesian OSTAG 1 sweep from a 2-sweep TSG Gibbs start.
-Every run's model is saved, reloaded with `treegram.io.load_bundle` and hashed (timings removed), and the
+Every run's model is saved, reloaded with `treegram.io.load_bundle` and hashed (the formalism's own metadata and
+the arrays; timings and the core's file header left out), and the
 log-likelihood trace compared exactly; seconds per sweep (the minimum over --repeat timed runs, after one warm-up
 run that compiles / loads the numba kernels) are printed next to the recorded ones.  The 2-core machine is shared:
 record and compare close together, or alternate them, before reading anything into the speeds.
@@ -46,7 +47,11 @@ def model_hash(model) -> str:
         path = Path(tmp) / "m.model"
         model.save(path)
         meta, arrays = load_bundle(path)
-    h = hashlib.sha256(json.dumps(_strip(meta), sort_keys=True, default=str).encode())
+    # the formalism's own metadata: the model file's header (format, version, formalism, written_by) is the core's
+    # and changed shape with the plugin-metadata namespace; what the sampler produced is the rest
+    own = meta["plugin_meta"] if isinstance(meta.get("plugin_meta"), dict) else {
+        k: v for k, v in meta.items() if k not in ("format", "version", "formalism", "written_by")}
+    h = hashlib.sha256(json.dumps(_strip(own), sort_keys=True, default=str).encode())
     for k in sorted(arrays):
         h.update(k.encode())
         h.update(arrays[k].tobytes())
@@ -65,13 +70,16 @@ def run_all(train) -> dict:
         from treegram.elementary import GibbsTSG, TSGSettings, prepare
         from treegram.grammar.pcfg import PCFGModel, PCFGSettings
     except ImportError:  # before
-        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
+        from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # (old name)
         from treegram.plugins.tsg.data import TSGSettings, prepare
         from treegram.plugins.tsg.state import GibbsTSG
     from treegram.plugins.tsg.state import BlockedTSG
     from treegram.plugins.tsg.train import RunOptions as TSGRun
     from treegram.plugins.tsg.train import extract_model as tsg_extract
-    from treegram.plugins.tig.derivation import TIGSettings
+    try:
+        from treegram.plugins.tig.derivation import TIGSettings
+    except ImportError:  # before
+        from treegram.plugins.tig.model import TIGSettings
     from treegram.plugins.tig.train import RunOptions as TIGRun, train_tig
     from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
     from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian
