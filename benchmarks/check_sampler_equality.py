@@ -164,7 +164,8 @@ def main() -> int:
             f"first {len(train)} ptb-sample train trees, "
             "seed 1.  Runs: TSG collapsed Gibbs 3 sweeps, TSG blocked MH 1 sweep, TIG blocked MH 1 sweep from a "
             "2-sweep TSG Gibbs start, Bayesian OSTAG 1 sweep from a 2-sweep TSG Gibbs start.  Model hash: sha256 of "
-            "the saved model file's arrays and metadata without timings.\n",
+            "the saved model file's arrays and the formalism's own metadata (timings and the core's file header left "
+            "out).\n",
             markdown_table(["run", "log-likelihood trace (after)", "trace vs before", "model hash (after)",
                             "hash vs before"], [r[:5] for r in rows]),
             "",
