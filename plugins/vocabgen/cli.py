@@ -145,6 +145,11 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         ui.note(f"[yellow]note:[/] {p}")
     if not groups:
         raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
+    from treegram.plugins.vocabgen.selection import names_used
+
+    names = names_used(groups, vocab)
+    if names:  # proper names outside the word list (vocab.PROPER_NAMES): the teacher introduces them
+        ui.note(f"names on this sheet: {', '.join(names)}")
     items = make_items(groups, args.kind, rng)
     text = render(items, kind=args.kind, fmt=args.format, vocab_name=vocab.name, words=list(groups))
     if args.out == "-":
