@@ -109,7 +109,7 @@ def test_hash_keys_identify_rules_exactly(tiny):
         text = str(fragment_pair(tiny, s.a, int(r)))
         assert by_hash.setdefault(h, text) == text
         assert by_text.setdefault(text, h) == h
-    assert int(s.meta[0]) == len(by_text)  # live table entries = distinct rules
+    assert s.num_rules == len(by_text)  # live table entries = distinct rules
 
 
 def test_kernel_log_joint_matches_explicit_joint(tiny):
@@ -220,6 +220,66 @@ def test_rate_knob_is_monotonic(grammar):
         for rate in (0.0, 0.5, 0.9):
             comp = grammar.compress(t, t.leaves(), rate=rate)
             assert comp.rate >= rate - 1e-9
+
+
+def _all_derivations(sc, node, cat):
+    """Every derivation of (node, cat) in a SentenceChart: (log P, target words, applications top-down)."""
+    ch = sc.chart
+    out = []
+    for e in ch.applications_at(node):
+        if ch.cat[e] != cat:
+            continue
+        rule = sc.apps[e][0]
+        combos = [(rule.logp, rule.n_words, [e])]
+        for u, c in ch.tails(e):
+            sub = _all_derivations(sc, u, c)
+            combos = [(a + b, n + m, x + y) for a, n, x in combos for b, m, y in sub]
+        out += combos
+    return out
+
+
+def test_decoder_is_the_best_of_all_derivations(grammar):
+    """The tree-chart decoder against brute force: every derivation of the source tree from the grammar's rule
+    applications enumerated, scored log P + reward x target words; the decoder's score is their maximum and its
+    output is the yield of a derivation with that score."""
+    from treegram.plugins.stsg.grammar import SentenceChart
+
+    for t in [wrap_root(t) for t in demo_trees()[:6]]:
+        sc = SentenceChart(grammar, t)
+        ders = _all_derivations(sc, 0, sc.cats[t.label])
+        assert ders
+        for reward in (-1.0, 0.0, 0.7):
+            tree, keep, score = sc.decode(reward)
+            assert score == pytest.approx(max(lp + reward * n for lp, n, _ in ders))
+            assert int(keep.sum()) in {n for lp, n, _ in ders if lp + reward * n == pytest.approx(score)}
+
+
+def test_loss_augmented_decoding_on_the_stratified_chart(grammar):
+    """Loss-augmented decoding as the large-margin STSG needs it: the chart stratified by (true positive, false
+    positive) kept words gives max_y score(y) + loss(y) exactly for the non-decomposable loss 1 - precision;
+    checked against every derivation."""
+    from treegram.plugins.stsg.grammar import SentenceChart
+
+    rng = np.random.default_rng(1)
+    for t in [wrap_root(t) for t in demo_trees()[:5]]:
+        sc = SentenceChart(grammar, t)
+        gold = rng.random(sc.n_words) < 0.6
+        root = sc.cats[t.label]
+        strat = sc.chart.stratified_viterbi(sc.word_increments(gold), (sc.n_words, sc.n_words))
+        table = strat.root_scores(0, root)
+        tp, fp = np.indices(table.shape)
+        loss = 1.0 - np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1), 0.0)
+        got = float(np.max(table + loss))
+
+        def brute_loss(keep):
+            k = int(keep.sum())
+            return 1.0 - (int((keep & gold).sum()) / k if k else 0.0)
+
+        want = max(lp + brute_loss(sc.output(apps)[1]) for lp, _n, apps in _all_derivations(sc, 0, root))
+        assert got == pytest.approx(want)
+        best_state = np.unravel_index(int(np.argmax(table + loss)), table.shape)
+        _tree, keep = sc.output(strat.derivation(0, root, best_state))
+        assert (int((keep & gold).sum()), int((keep & ~gold).sum())) == tuple(int(x) for x in best_state)
 
 
 def test_grammar_json_round_trip(grammar):

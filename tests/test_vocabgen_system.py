@@ -12,7 +12,8 @@ from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.generation import check_derivation, fit_mle
 from treegram.generation.constraints import NoSentenceError
-from treegram.plugins.vocabgen.exercises import make_items, render
+from treegram.plugins.vocabgen.exercises import make_sheet
+from treegram.plugins.vocabgen.formats import render
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator
 from treegram.plugins.vocabgen.model import VocabgenModel
 from treegram.plugins.vocabgen.spinedep import END, HEAD, ROOT_CONTEXT, SpineDepSystem, surface
@@ -159,20 +160,21 @@ def test_exercise_sheets_have_an_answer_key(model):
     gen = ConstrainedGenerator(model.generation, model.system, vocab)
     groups = {w: gen.sample(2, 0, word=w, unique=True)[0] for w in ("cat", "dog")}
     for kind in ("cloze", "translate", "reorder"):
-        items = make_items(groups, kind, np.random.default_rng(0))
-        md = render(items, kind=kind, fmt="md", vocab_name="test", words=["cat", "dog"])
+        sheet = make_sheet(groups, kind, np.random.default_rng(0), vocab)
+        items = sheet.items
+        md = render(sheet, "md").decode()
         assert "## Answer key" in md
         key = md.split("## Answer key")[1]
         for it in items:
-            assert f"{it['number']}. {it['answer']}" in key
+            assert f"{it.number}. " in key and it.sentence in key
         if kind == "cloze":
-            assert all("_____" in it["prompt"] and it["word"] not in it["prompt"].lower().split() for it in items)
+            assert all("_____" in it.prompt and it.word not in it.prompt.lower().split() for it in items)
         if kind == "reorder":
-            assert all(sorted(it["prompt"].split("  (")[0].replace("/", " ").lower().split())
-                       == sorted(t.lower() for t in it["answer"].rstrip(".!?").split()) for it in items)
-        html = render(items, kind=kind, fmt="html", vocab_name="test", words=["cat", "dog"])
+            assert all(sorted(" ".join(it.tiles).lower().replace("n't", " n't").split())
+                       == sorted(t.lower() for t in it.sentence.rstrip(".!?").split()) for it in items)
+        html = render(sheet, "html").decode()
         assert "Answer key" in html and html.startswith("<!DOCTYPE html>")
-        data = json.loads(render(items, kind=kind, fmt="json", vocab_name="test", words=["cat", "dog"]))
+        data = json.loads(render(sheet, "json"))
         assert len(data["items"]) == 4 and all("answer" in i for i in data["items"])
 
 

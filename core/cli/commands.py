@@ -35,34 +35,51 @@ def _configure_plugins(p: argparse.ArgumentParser) -> None:
 
 
 def _run_plugins(args: argparse.Namespace, ui: UI) -> int:
-    from treegram.plugin_manager import formalisms, plugin_table
+    from treegram.plugin_manager import formalisms, plugin_table, sampler_moves
 
     rows = plugin_table()
     if args.json:
-        ui.emit_json({"plugins": rows, "formalisms": sorted(formalisms())})
+        ui.emit_json({"plugins": rows, "formalisms": sorted(formalisms()), "sampler_moves": sorted(sampler_moves())})
         return 0
     ui.table("treegram plugins", ["plugin", "source", "provides"],
-             [(r["name"], r["source"], ", ".join(r["provides"]) or "-") for r in rows])
+             [(r["name"], r["source"], ", ".join(r["provides"]) or "-") for r in rows if "error" not in r])
+    failed = [r for r in rows if "error" in r]
+    if failed:
+        ui.table("plugins skipped (errors)", ["plugin", "source", "error"],
+                 [(r["name"], r["source"], r["error"]) for r in failed])
+        ui.note("skipped plugins are not used; fix or uninstall them, or choose which third-party plugins load "
+                "with TREEGRAM_LOAD_PLUGINS=name1,name2 (empty: none)")
     return 0
 
 
 # -- treegram train NAME ---------------------------------------------------------------------------
 def _configure_train(p: argparse.ArgumentParser) -> None:
-    from treegram.plugin_manager import formalisms
+    from treegram.cli.argtypes import seed
+    from treegram.plugin_manager import formalisms, record_failure
 
     sub = p.add_subparsers(dest="formalism", metavar="FORMALISM", required=True)
     for name, contribution in sorted(formalisms().items()):
         formalism = contribution.obj
         fp = sub.add_parser(name, help=formalism.description, description=formalism.description)
         fp.add_argument("--out", required=True, type=Path, help="model file to write")
-        fp.add_argument("--seed", type=int, default=0, help="random seed (same seed, same model)")
+        fp.add_argument("--seed", type=seed, default=0, help="random seed (same seed, same model)")
         add_json_flag(fp)
-        formalism.configure_train_parser(fp)
+        try:
+            formalism.configure_train_parser(fp)
+        except Exception as exc:  # noqa: BLE001 - one plugin's broken options must not break every command
+            record_failure(contribution.plugin, "configure_train_parser", exc)
+            fp.set_defaults(_broken=(contribution.plugin, exc))
 
 
 def _run_train(args: argparse.Namespace, ui: UI) -> int:
     from treegram.plugin_manager import get_formalism
 
+    broken = getattr(args, "_broken", None)
+    if broken is not None:
+        plugin, exc = broken
+        raise TreegramError(f"plugin {plugin!r} failed to set up `treegram train {args.formalism}`: "
+                            f"{type(exc).__name__}: {exc}", hint=f"this is a bug in the {plugin!r} plugin; "
+                                                                 "`treegram plugins` lists it with its error")
     formalism = get_formalism(args.formalism)
     start = time.perf_counter()
     model = formalism.train_from_args(args, ui)

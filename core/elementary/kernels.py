@@ -17,9 +17,9 @@ murmur3 finaliser as the mixing step the probability is about m^2 / 2^65 for m d
 3e-8); `TSGState.check_collisions()` verifies a state exhaustively (it rebuilds every type's bracket string), the
 tests run it, and grammar extraction refuses a state with a collision.
 
-The count table is open addressing with linear probing over power-of-two arrays (key 0 = empty slot).  Entries
-whose count drops to 0 stay; the table is rebuilt from the flags at the start of every sweep with room for every
-insertion the sweep can make, so it never fills up inside a kernel.
+The count table is the core's (`treegram.bayes.hashtable`: open addressing with linear probing over power-of-two
+arrays, key 0 = empty slot).  Entries whose count drops to 0 stay; the table is rebuilt from the flags at the start
+of every sweep with room for every insertion the sweep can make, so it never fills up inside a kernel.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import numba
 import numpy as np
 
 from treegram.bayes.dp import log_normaliser, log_predictive, log_rising
+# the count table and the prefix-key set: the core hash table (treegram.bayes.hashtable)
+from treegram.bayes.hashtable import set_contains, set_insert, slot_of, table_add  # noqa: F401
 
 SEED = np.uint64(0x9E3779B97F4A7C15)
 FINAL = np.uint64(0xD6E8FEB86659FD93)
@@ -121,62 +123,6 @@ def frag_prefixes(r, flags, is_word, subtree_end, tok_int, tok_front, pkeys):
             i += 1
         added += set_insert(pkeys, h)
     return added
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# hash table / set
-
-
-@numba.njit(cache=True)
-def slot_of(keys, k):
-    mask = np.uint64(keys.shape[0] - 1)
-    i = np.int64(k & mask)
-    m = keys.shape[0] - 1
-    while True:
-        kk = keys[i]
-        if kk == k or kk == _ZERO:
-            return i
-        i = (i + 1) & m
-
-
-@numba.njit(cache=True)
-def set_insert(pkeys, h):
-    if h == _ZERO:
-        h = _ONE
-    s = slot_of(pkeys, h)
-    if pkeys[s] == _ZERO:
-        pkeys[s] = h
-        return 1
-    return 0
-
-
-@numba.njit(cache=True)
-def set_contains(pkeys, h):
-    if h == _ZERO:
-        h = _ONE
-    return pkeys[slot_of(pkeys, h)] != _ZERO
-
-
-@numba.njit(cache=True)
-def table_add(keys, cnt, logb, cat, rep, size, total, k, lp, c, r, by):
-    """Add `by` (+1 or -1) to the count of key k (registering it with log P0 lp, category c, example root r)."""
-    s = slot_of(keys, k)
-    if keys[s] == _ZERO:
-        if by < 0:
-            return -1
-        keys[s] = k
-        cnt[s] = 0
-        logb[s] = lp
-        cat[s] = c
-        rep[s] = r
-        size[0] += 1
-    if cnt[s] + by < 0:
-        return -1
-    cnt[s] += by
-    total[cat[s]] += by
-    if by > 0:
-        rep[s] = r
-    return s
 
 
 @numba.njit(cache=True)

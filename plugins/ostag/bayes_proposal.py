@@ -32,19 +32,11 @@ import numba
 import numpy as np
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-from treegram.elementary.tables import NEG, TypeCounts, key_sig, row_sig
+from treegram.elementary.tables import NEG, TypeCounts, key_sig, log0 as _log, log1m as _log1m, row_sig
 
 from treegram.plugins.ostag.bayes_model import DP_AUX, DP_INIT, Hyper, TreeTables, spine_length
 
 ROLE_OTHER, ROLE_SUB, ROLE_AUX = 0, 1, 2
-
-
-def _log(x: float) -> float:
-    return math.log(x) if x > 0 else NEG
-
-
-def _log1m(x: float) -> float:
-    return math.log1p(-x) if x < 1 else NEG
 
 
 def type_sig(dp: int, key) -> tuple:

@@ -3,10 +3,12 @@
 - `align`: pair corpora and the deletion alignment (LCS; character-level re-alignment of differently tokenized text)
 - `treeprep`: ROOT wrapping, target trees derived from the source parse, cached parsing with any treegram parser
 - `model`: `PairCorpus` (integer-coded tree pairs), `STSGSampler` (Gibbs over source-node alignments, numba sweeps,
-  for `treegram.bayes.GibbsSampler`), readable elementary tree pairs (`fragment_pair`, `Fragment`)
-- `grammar`: `FiniteSTSG` (MAP counts + Laplace smoothing + copy/delete rules) and Viterbi decoding over a source
-  tree with a per-word reward / target rate
-- `em`: MAP-EM and VB baselines over a fixed extracted rule set
+  counts in the core hash table `treegram.bayes.hashtable`, for `treegram.bayes.GibbsSampler`), readable elementary
+  tree pairs (`fragment_pair`, `Fragment`)
+- `grammar`: `FiniteSTSG` (MAP counts + Laplace smoothing + copy/delete rules) and `SentenceChart`, its rule
+  applications over a source tree for the core tree chart (`treegram.charts.treechart`): Viterbi decoding with a
+  per-word reward / target rate, (tp, fp) increments for loss-augmented decoding
+- `em`: MAP-EM and VB baselines over a fixed extracted rule set (inside-outside on the core tree chart)
 - `evaluate`: compression rate, token P/R/F1, relational F1 (spaCy triples), approximate randomization
 - `compressor`: `STSGModel` (model file with the embedded parser) and `train_stsg`
 - `plugin`: `treegram train stsg`, `treegram compress`, `treegram eval-compression`

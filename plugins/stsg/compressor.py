@@ -69,6 +69,8 @@ class STSGModel:
     def from_bundle(cls, meta: dict, arrays: dict) -> "STSGModel":
         from treegram.plugin_manager import formalisms
 
+        from treegram.formalism import model_from_bundle
+
         parser = None
         pm = meta.get("parser")
         if pm is not None:
@@ -76,8 +78,8 @@ class STSGModel:
             if pm.get("formalism") not in found:
                 raise ModelFileError(f"the embedded parser is a {pm.get('formalism')!r} model, which no installed "
                                      "plugin provides", hint="install the plugin that trained the parser")
-            parser = found[pm["formalism"]].obj.load_model(pm, {k[7:]: v for k, v in arrays.items()
-                                                              if k.startswith("parser.")})
+            parser = model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
+                                       "the embedded parser")
         return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
@@ -175,7 +177,7 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
             trace = sampler.run(iterations)
         grammar = FiniteSTSG.from_counts(model.fragments(), corpus.sources, pseudo=1.0)
         info.update({"iterations": iterations, "final_log_likelihood": round(trace[-1]["log_likelihood"], 2),
-                     "map_rules": int(model.meta[0]),
+                     "map_rules": model.num_rules,
                      "trace": [{"sweep": r["sweep"], "temperature": round(r["temperature"], 4),
                                 "log_likelihood": round(r["log_likelihood"], 2), "rules": r.get("rules"),
                                 "seconds": round(r["seconds"], 4)} for r in trace]})

@@ -9,7 +9,8 @@ inside-outside over it:
     MAP-EM   theta_{c,e} = (n_{c,e} + alpha - 1) / (n_{c,.} + K alpha - K)
     VB       theta_{c,e} = exp(digamma(n_{c,e} + alpha_c P0(e|c))) / exp(digamma(n_{c,.} + alpha_c))
 
-with n the expected counts of the E-step.  The result is a `FiniteSTSG` for the same decoder the Gibbs sampler uses.
+with n the expected counts of the E-step, computed by inside-outside on the core tree chart
+(`treegram.charts.treechart`).  The result is a `FiniteSTSG` for the same decoder the Gibbs sampler uses.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections import Counter
 
 import numpy as np
 
+from treegram.charts.treechart import TreeChart, TreeChartBuilder
 from treegram.errors import TreegramError
 
 from treegram.plugins.stsg import kernels as K
@@ -115,10 +117,22 @@ class ExtractedForest:
         self.order = [int(r) for r in aligned]  # preorder: parents before children
         sent = np.searchsorted(c.roots, aligned, side="right") - 1
         self.root_of = dict(zip(self.order, (int(x) for x in c.roots[sent])))
+        self._chart: TreeChart | None = None
 
     @property
     def num_rules(self) -> int:
         return len(self.cat)
+
+    def chart(self) -> TreeChart:
+        """The derivation forests of the whole corpus as one tree chart (built once): aligned source nodes are the
+        items (a single category: the target side is fixed by the alignment), candidate rules the applications."""
+        if self._chart is None:
+            b = TreeChartBuilder(len(self.corpus.s_label), 1, roots=self.corpus.roots)
+            for r in self.order:
+                for rid, fr in self.cands[r]:
+                    b.add(r, 0, rid, 0.0, [(v, 0) for v in fr])
+            self._chart = b.build(self.num_rules)
+        return self._chart
 
     def fragment(self, rid: int):
         r, i = self.examples[rid]
@@ -132,48 +146,13 @@ class ExtractedForest:
         return fragment_pair(self.corpus, a, r)
 
 
-def _logsumexp(xs: list[float]) -> float:
-    m = max(xs)
-    if m == -math.inf:
-        return m
-    return m + math.log(sum(math.exp(x - m) for x in xs))
-
-
 def expected_counts(forest: ExtractedForest, log_theta: np.ndarray) -> tuple[np.ndarray, float]:
-    """E-step: expected rule counts and the corpus log likelihood (inside-outside over each derivation forest)."""
-    counts = np.zeros(forest.num_rules)
-    inside: dict[int, float] = {}
-    for r in reversed(forest.order):
-        terms = []
-        for rid, fr in forest.cands[r]:
-            s = log_theta[rid]
-            for v in fr:
-                s += inside[v]
-            terms.append(s)
-        inside[r] = _logsumexp(terms)
-    outside: dict[int, float] = {}
-    roots = set(int(x) for x in forest.corpus.roots)
-    root_of = forest.root_of
-    total_ll = 0.0
-    for r in forest.order:
-        if r in roots:
-            outside[r] = 0.0
-            total_ll += inside[r]
-        out_r = outside.get(r, -math.inf)
-        if out_r == -math.inf:
-            continue
-        zroot = inside[root_of[r]]
-        for rid, fr in forest.cands[r]:
-            s = log_theta[rid]
-            for v in fr:
-                s += inside[v]
-            w = out_r + s - zroot
-            counts[rid] += math.exp(w)
-            for v in fr:
-                contrib = out_r + s - inside[v]
-                prev = outside.get(v, -math.inf)
-                outside[v] = contrib if prev == -math.inf else np.logaddexp(prev, contrib)
-    return counts, total_ll
+    """E-step: expected rule counts and the corpus log likelihood (inside-outside over each derivation forest, on
+    the core tree chart: one item per aligned source node, one application per candidate rule)."""
+    chart = forest.chart()
+    ins = chart.inside(0, rule_scores=log_theta)
+    _, counts, _ = chart.expected_counts(ins)
+    return counts, ins.total()
 
 
 def train_em(corpus: PairCorpus, *, method: str = "em", iterations: int = 30, alpha_em: float = 1.0001,

@@ -1,4 +1,5 @@
-"""Prediction (section 3.3): a finite STSG and Viterbi decoding over a source tree (Cohn & Lapata 2007, Figure 1).
+"""Prediction (section 3.3): a finite STSG and Viterbi decoding over a source tree (Cohn & Lapata 2007, Figure 1) on
+the core tree chart (`treegram.charts.treechart`; `SentenceChart` enumerates the rule applications).
 
 The grammar holds elementary tree pairs with log probabilities P(e | c_s/c_t).  Every source tree is parseable: for
 each node, the zero-count copy rule  X/X -> (X Y1[1] .. Yn[n]) / (X Y1[1] .. Yn[n])  and deletion rule
@@ -16,12 +17,13 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from treegram.charts.treechart import TreeChart
 from treegram.errors import InputError
 from treegram.trees import Tree
 
 from treegram.plugins.stsg.model import Fragment, frontier_index, rule_string, _frontier_label
 
-__all__ = ["Rule", "FiniteSTSG", "Compression", "fragment_to_json", "fragment_from_json"]
+__all__ = ["Rule", "FiniteSTSG", "SentenceChart", "Compression", "fragment_to_json", "fragment_from_json"]
 
 _WORD = "\x00"
 
@@ -34,7 +36,7 @@ def _child_key(c) -> str:
 
 class Rule:
     __slots__ = ("source", "target", "cs", "ct", "logp", "count", "prod", "text", "frontier_ct", "target_words",
-                 "n_words")
+                 "n_words", "pattern")
 
     def __init__(self, frag: Fragment, logp: float, count: float = 0.0):
         self.source, self.target = frag.source, frag.target
@@ -43,6 +45,7 @@ class Rule:
         self.count = float(count)
         self.prod = (self.cs, tuple(_child_key(c) for c in self.source.children))
         self.text = str(frag)
+        self.pattern = _pattern(self.source)
         # target category of each frontier index (index 0 = epsilon -> None)
         self.frontier_ct: dict[int, str] = {}
         words = 0
@@ -100,6 +103,9 @@ class FiniteSTSG:
         self.default_unseen = float(default_unseen)
         self.by_prod: dict[tuple, list[Rule]] = defaultdict(list)
         self.texts: set[str] = set()
+        self._cand_cache: dict[tuple, list[Rule]] = {}  # candidate rules per source production (see _candidates)
+        self._cat_ids: dict[str | None, int] = {None: 0}  # target categories of the tree charts (0 = epsilon)
+        self._rule_cat_cache: dict[int, tuple] = {}
         for r in self.rules:
             self.by_prod[r.prod].append(r)
             self.texts.add(r.text)
@@ -159,59 +165,51 @@ class FiniteSTSG:
     def _unseen(self, category: str) -> float:
         return self.unseen_logp.get(category, self.default_unseen)
 
-    def _candidates(self, node: Tree) -> list[Rule]:
-        prod = (node.label, tuple(_child_key(c) for c in node.children))
+    def _candidates(self, node: Tree, prod: tuple | None = None) -> list[Rule]:
+        """The rules whose source side starts with the node's production, then its copy/delete rules if the
+        grammar lacks them (memoised per production: they depend on nothing else)."""
+        if prod is None:
+            prod = (node.label, tuple(_child_key(c) for c in node.children))
+        cached = self._cand_cache.get(prod)
+        if cached is not None:
+            return cached
         out = list(self.by_prod.get(prod, ()))
         for f in copy_delete_rules(node):
             if str(f) not in self.texts:
                 out.append(Rule(f, self._unseen(f.category)))
+        self._cand_cache[prod] = out
         return out
+
+    def _rule_cats(self, r: Rule) -> tuple[int, list[int]]:
+        """Chart category ids of a rule's target root and of its frontier nodes in frontier (pattern) order."""
+        got = self._rule_cat_cache.get(id(r))
+        if got is None or got[0] is not r:
+            ids = self._cat_ids
+
+            def cid(label):
+                c = ids.get(label)
+                if c is None:
+                    c = ids[label] = len(ids)
+                return c
+
+            got = (r, cid(r.ct), [cid(r.frontier_ct.get(k) if k else None) for k in _frontier_indices(r.pattern)])
+            self._rule_cat_cache[id(r)] = got
+        return got[1], got[2]
+
+    def chart(self, source: Tree) -> "SentenceChart":
+        """The tree chart of a (ROOT-wrapped) source tree: every rule application at every node, built once and
+        decoded for any per-word reward."""
+        return SentenceChart(self, source)
 
     def decode(self, source: Tree, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
         """Best derivation of a (ROOT-wrapped) source tree: (target tree, keep mask over the words, score)."""
-        positions: dict[int, int] = {}
-        for k, node in enumerate(n for n in _preorder(source) if n.is_preterminal):
-            positions[id(node)] = k
-        n_words = len(positions)
-        best: dict[int, dict] = {}
-        for node in source.postorder():
-            if not node.children:
-                best[id(node)] = {}
-                continue
-            cell: dict = {}
-            rules = self._candidates(node)
-            for r in rules:
-                binding: list = []
-                words: list = []
-                if not _match(r.source, node, binding, words, positions, top=True):
-                    continue
-                score = r.logp + reward * r.n_words
-                ok = True
-                for sub, k in binding:
-                    ct = r.frontier_ct.get(k) if k else None
-                    entry = best[id(sub)].get(ct)
-                    if entry is None:
-                        ok = False
-                        break
-                    score += entry[0]
-                if not ok:
-                    continue
-                ct = r.ct
-                if ct not in cell or score > cell[ct][0]:
-                    cell[ct] = (score, r, binding, words)
-            best[id(node)] = cell
-        root_cell = best[id(source)]
-        if not root_cell:
-            raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
-        ct = source.label if source.label in root_cell else max(root_cell, key=lambda c: root_cell[c][0])
-        keep = np.zeros(n_words, dtype=bool)
-        tree = _build(best, source, ct, keep)
-        return tree, keep, root_cell[ct][0]
+        return self.chart(source).decode(reward)
 
     def compress(self, source: Tree, tokens: list[str], *, reward: float = 0.0, rate: float | None = None,
                  iterations: int = 14) -> Compression:
+        chart = self.chart(source)
         if rate is None:
-            tree, keep, score = self.decode(source, reward)
+            tree, keep, score = chart.decode(reward)
             return Compression(tokens, keep, tree, score)
         if not 0.0 <= rate <= 1.0:
             raise InputError(f"--rate must be between 0 and 1, got {rate}")
@@ -219,15 +217,140 @@ class FiniteSTSG:
         best = None
         for _ in range(iterations):  # smallest reward whose output keeps at least `rate` of the words
             mid = (lo + hi) / 2
-            tree, keep, score = self.decode(source, mid)
+            tree, keep, score = chart.decode(mid)
             if keep.mean() >= rate - 1e-9:
                 best = (tree, keep, score)
                 hi = mid
             else:
                 lo = mid
         if best is None:
-            best = self.decode(source, hi)
+            best = chart.decode(hi)
         return Compression(tokens, best[1], best[0], best[2])
+
+
+class SentenceChart:
+    """Figure 1 of Cohn & Lapata (2007) for one source tree, on the core tree chart (`treegram.charts.treechart`).
+
+    Source nodes are numbered in pre-order; the target categories are the rules' target root labels (0 = epsilon,
+    a deleted node).  Every rule of the grammar whose source side matches at a node, followed by the node's
+    copy/delete rules when the grammar lacks them, is one application scored log P(rule); the per-word reward of
+    `decode` enters through the chart's extra-score hook (reward x target words of the rule)."""
+
+    def __init__(self, grammar: FiniteSTSG, source: Tree):
+        nodes: list[Tree] = []
+        kids: list[list] = []  # per node: child node numbers, or the word itself for word children
+        stack: list[tuple[Tree, int]] = [(source, -1)]
+        while stack:
+            node, parent = stack.pop()
+            i = len(nodes)
+            nodes.append(node)
+            kids.append([])
+            if parent >= 0:
+                kids[parent].append(i)
+            for c in reversed(node.children):
+                if isinstance(c, Tree):
+                    stack.append((c, i))
+        for i, node in enumerate(nodes):  # words in place, children in order
+            it = iter(kids[i])
+            kids[i] = [c if isinstance(c, str) else next(it) for c in node.children]
+        word_pos: dict[int, int] = {}
+        for i, node in enumerate(nodes):
+            if node.is_preterminal:
+                word_pos[i] = len(word_pos)
+        self.source, self.nodes, self.n_words = source, nodes, len(word_pos)
+        self.cats = cats = grammar._cat_ids  # target category ids (grammar-wide, append-only; 0 = epsilon)
+        self.apps: list[tuple[Rule, list, list]] = []
+        head_node: list[int] = []
+        head_cat: list[int] = []
+        scores: list[float] = []
+        n_target_words: list[float] = []
+        tail_ptr = [0]
+        tail_node: list[int] = []
+        tail_cat: list[int] = []
+        prods = [(node.label, tuple(_child_key(c) for c in node.children)) for node in nodes]
+        for i, node in enumerate(nodes):
+            if not node.children:
+                continue
+            for r in grammar._candidates(node, prods[i]):
+                binding: list = []
+                words: list = []
+                if not _match(r.pattern, i, prods, kids, binding, words, word_pos):
+                    continue
+                hc, tcs = grammar._rule_cats(r)
+                head_node.append(i)
+                head_cat.append(hc)
+                scores.append(r.logp)
+                tail_node.extend([u for u, _k in binding])
+                tail_cat.extend(tcs)
+                tail_ptr.append(len(tail_node))
+                self.apps.append((r, binding, words))
+                n_target_words.append(r.n_words)
+        self.chart = TreeChart.from_arrays(head_node, head_cat, range(len(self.apps)), scores, tail_ptr, tail_node,
+                                           tail_cat, n_nodes=len(nodes), n_cats=len(cats))
+        self.n_target_words = np.asarray(n_target_words, dtype=np.float64)
+
+    def decode(self, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
+        """The best compression for a per-word reward: (target tree, keep mask, score)."""
+        vit = self.chart.viterbi(reward * self.n_target_words)
+        root_cats = vit.cats(0)
+        if not root_cats:
+            raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
+        label = self.source.label
+        if label in self.cats and self.cats[label] in root_cats:
+            ct = self.cats[label]
+        else:
+            ct = max(root_cats, key=lambda c: vit.score(0, c))
+        tree, keep = self.output(vit.derivation(0, ct))
+        return tree, keep, vit.score(0, ct)
+
+    def kept_positions(self, e: int) -> list[int]:
+        """Source word positions application e keeps: its target words are a subsequence of its source words."""
+        rule, _binding, words = self.apps[e]
+        if rule.target is None or not rule.target.children:
+            return []
+        tgt_words = rule.target.leaves()
+        out, j = [], 0
+        for k, w in enumerate(rule.source.leaves()):
+            if j < len(tgt_words) and tgt_words[j] == w:
+                out.append(words[k])
+                j += 1
+        return out
+
+    def word_increments(self, gold_keep) -> np.ndarray:
+        """Per application, (kept words the gold compression keeps, kept words it deletes): the (true positive,
+        false positive) increments of a loss-augmented chart (`TreeChart.stratified_viterbi`, bounds = the number
+        of words)."""
+        gold = np.asarray(gold_keep, dtype=bool)
+        out = np.zeros((len(self.apps), 2), dtype=np.int64)
+        for e in range(len(self.apps)):
+            for k in self.kept_positions(e):
+                out[e, 0 if gold[k] else 1] += 1
+        return out
+
+    def output(self, derivation: list[int]) -> tuple[Tree | None, np.ndarray]:
+        """(target tree, keep mask) of a derivation given as applications top-down, tails left to right (as the
+        chart's `derivation` methods return them)."""
+        keep = np.zeros(self.n_words, dtype=bool)
+        it = iter(derivation)
+
+        def build() -> Tree | None:
+            e = next(it)
+            rule, binding, _words = self.apps[e]
+            subs = {k: build() for _u, k in binding}  # every tail, deleted ones included, in frontier order
+            if rule.target is None:
+                return None
+            keep[self.kept_positions(e)] = True
+
+            def inst(t):
+                if isinstance(t, str):
+                    return t
+                if not t.children:
+                    return subs[frontier_index(t.label)]
+                return Tree(t.label, tuple(inst(c) for c in t.children))
+
+            return inst(rule.target)
+
+        return build(), keep
 
 
 def _preorder(t: Tree):
@@ -244,53 +367,49 @@ def copy_delete_rules(node: Tree) -> list[Fragment]:
     return [Fragment(src_copy, src_copy), Fragment(src_del, None)]
 
 
-def _match(frag: Tree, node: Tree, binding: list, words: list, positions: dict, top: bool = False) -> bool:
-    if frag.label != node.label or len(frag.children) != len(node.children):
-        return False
-    for fc, nc in zip(frag.children, node.children):
-        if isinstance(fc, str):
-            if not isinstance(nc, str) or nc != fc:
-                return False
-            words.append(positions[id(node)])
-        elif not fc.children:  # frontier
-            if isinstance(nc, str) or _frontier_label(fc.label) != nc.label:
-                return False
-            binding.append((nc, frontier_index(fc.label) or 0))
+def _pattern(t: Tree) -> tuple:
+    """A rule's source side for matching: (production key, children) with each child (0, word, 0) for a word,
+    (1, label, variable index; 0 = deleted) for a frontier node, (2, pattern, 0) for an internal node.  The
+    production key (label, child keys) is compared with the source node's in one go."""
+    kids = []
+    for c in t.children:
+        if isinstance(c, str):
+            kids.append((0, c, 0))
+        elif not c.children:
+            kids.append((1, _frontier_label(c.label), frontier_index(c.label) or 0))
         else:
-            if isinstance(nc, str) or not _match(fc, nc, binding, words, positions):
-                return False
+            kids.append((2, _pattern(c), 0))
+    return ((t.label, tuple(_child_key(c) for c in t.children)), tuple(kids))
+
+
+def _frontier_indices(pattern: tuple) -> list[int]:
+    """Variable indices (0 = deleted) of a pattern's frontier nodes, in the order `_match` binds them."""
+    out = []
+    for kind, x, k in pattern[1]:
+        if kind == 1:
+            out.append(k)
+        elif kind == 2:
+            out += _frontier_indices(x)
+    return out
+
+
+def _match(pattern: tuple, i: int, prods: list, kids: list, binding: list, words: list, word_pos: dict) -> bool:
+    """Match a rule's source side (its `pattern`) at source node i (`prods`: each node's production key): frontier
+    nodes go to `binding` as (node number, variable index; 0 = deleted) in frontier order, matched words to
+    `words` as word positions."""
+    prod, children = pattern
+    if prod != prods[i]:
+        return False
+    ks = kids[i]
+    for j in range(len(children)):
+        kind, x, k = children[j]
+        if kind == 1:
+            binding.append((ks[j], k))
+        elif kind == 0:
+            words.append(word_pos[i])
+        elif not _match(x, ks[j], prods, kids, binding, words, word_pos):
+            return False
     return True
-
-
-def _build(best: dict, node: Tree, ct, keep: np.ndarray) -> Tree | None:
-    score, rule, binding, words = best[id(node)][ct]
-    if rule.target is None:
-        return None
-    subs = {}
-    for sub, k in binding:
-        if k:
-            subs[k] = _build(best, sub, rule.frontier_ct[k], keep)
-    # kept words of this rule: its target words are a subsequence of its source words (same order)
-    src_words = [w for w in _frag_words(rule.source)]
-    tgt_words = rule.target.leaves() if rule.target.children else []
-    j = 0
-    for k, w in enumerate(src_words):
-        if j < len(tgt_words) and tgt_words[j] == w:
-            keep[words[k]] = True
-            j += 1
-
-    def inst(t):
-        if isinstance(t, str):
-            return t
-        if not t.children:
-            return subs[frontier_index(t.label)]
-        return Tree(t.label, tuple(inst(c) for c in t.children))
-
-    return inst(rule.target)
-
-
-def _frag_words(t: Tree) -> list[str]:
-    return [c for c in t.leaves()]
 
 
 __all__ += ["copy_delete_rules", "rule_string"]

@@ -1,5 +1,5 @@
-"""Numba kernels of the STSG Gibbs sampler: elementary-tree-pair hashing, base probabilities, DP counts in an
-open-addressing hash table, and whole sweeps over source-node alignments.
+"""Numba kernels of the STSG Gibbs sampler: elementary-tree-pair hashing, base probabilities, DP counts in the core
+hash table (`treegram.bayes.hashtable`), and whole sweeps over source-node alignments.
 
 State: one int per source node, `a[n]` = UNAL (-2: internal node of an elementary tree), EPS (-1: root of a deletion
 rule, aligned with epsilon) or the global id of the target node it is aligned with.  The elementary tree pair rooted
@@ -16,6 +16,8 @@ import math
 import numba
 import numpy as np
 
+from treegram.bayes.hashtable import fix_key, table_add, table_find
+
 UNAL = -2
 EPS = -1
 
@@ -28,11 +30,6 @@ K_FRONT = np.uint64(4 << 56)
 K_SEP = np.uint64(5 << 56)
 K_EPS = np.uint64(6 << 56)
 K_BARE = np.uint64(7 << 56)
-
-# table slot states
-EMPTY = 0
-LIVE = 1
-TOMB = 2
 
 
 @numba.njit(cache=True, inline="always")
@@ -84,13 +81,13 @@ def frag(r, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_c
     if ar < 0:
         h = _mix(h, K_EPS)
         cat = s_label[r] * (n_labels + 1) + n_labels
-        return h, lp, cat, 0
+        return fix_key(h), lp, cat, 0
     cat = s_label[r] * (n_labels + 1) + t_label[ar]
     # uniform alignment of the k target frontier nodes among the m source frontier nodes: m! / (m - k)! choices
     lp -= math.lgamma(nfront + 1.0) - math.lgamma(nfront - nt + 1.0)
     if nt == 1 and ftgt[0] == ar:
         h = _mix(h, K_BARE | np.uint64(t_label[ar]))
-        return h, lp, cat, 0
+        return fix_key(h), lp, cat, 0
     stack[0] = ar
     sp = 1
     while sp > 0:
@@ -120,64 +117,12 @@ def frag(r, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_c
         for k in range(t_cstart[v + 1] - 1, t_cstart[v] - 1, -1):
             stack[sp] = t_children[k]
             sp += 1
-    return h, lp, cat, nwords
+    return fix_key(h), lp, cat, nwords
 
 
-# -- hash table of DP counts -------------------------------------------------------------------------------------
-
-@numba.njit(cache=True)
-def table_find(tkey, tstate, h):
-    """Slot of live key h, or -1."""
-    if h == np.uint64(0):
-        h = np.uint64(1)
-    mask = np.uint64(len(tkey) - 1)
-    s = np.int64(h & mask)
-    while True:
-        st = tstate[s]
-        if st == EMPTY:
-            return -1
-        if st == LIVE and tkey[s] == h:
-            return s
-        s = (s + 1) & (len(tkey) - 1)
-
-
-@numba.njit(cache=True)
-def table_add(tkey, tstate, tcount, tlp, tcat, ncat, meta, h, lp, cat, by):
-    """Add `by` (+1 or -1) to the count of key h (registering it with log P0 lp and category cat)."""
-    if h == np.uint64(0):
-        h = np.uint64(1)
-    size = len(tkey)
-    s = np.int64(h & np.uint64(size - 1))
-    first_free = -1
-    while True:
-        st = tstate[s]
-        if st == EMPTY:
-            break
-        if st == LIVE and tkey[s] == h:
-            tcount[s] += by
-            ncat[cat] += by
-            if tcount[s] == 0:
-                tstate[s] = TOMB
-                meta[0] -= 1
-                meta[1] += 1
-            return
-        if st == TOMB and first_free < 0:
-            first_free = s
-        s = (s + 1) & (size - 1)
-    if by < 0:
-        meta[2] += 1  # error: removal of an absent key
-        return
-    if first_free >= 0:
-        s = first_free
-        meta[1] -= 1
-    tkey[s] = h
-    tstate[s] = LIVE
-    tcount[s] = by
-    tlp[s] = lp
-    tcat[s] = cat
-    ncat[cat] += by
-    meta[0] += 1
-
+# -- DP counts ---------------------------------------------------------------------------------------------------
+# The table (keys, counts, log P0, category, example root, size) is the core's; `T` below is that tuple of arrays
+# and `ncat` the per-category totals.
 
 @numba.njit(cache=True)
 def log_pred(count, n_c, log_alpha, lp0):
@@ -195,20 +140,28 @@ def log_pred(count, n_c, log_alpha, lp0):
 
 
 @numba.njit(cache=True)
-def log_joint(tcount, tstate, tlp, tcat, ncat, log_alpha):
+def log_joint(T, ncat, log_alpha):
+    tkey, tcount, tlp, tcat, trep, tsize = T
     out = 0.0
     alpha = math.exp(log_alpha)
     for c in range(len(ncat)):
         if ncat[c] > 0:
             out += math.lgamma(alpha) - math.lgamma(alpha + ncat[c])
     for s in range(len(tcount)):
-        if tstate[s] == LIVE and tcount[s] > 0:
+        if tcount[s] > 0:
             ap = math.exp(log_alpha + tlp[s])
             if ap > 0.0:
                 out += math.lgamma(tcount[s] + ap) - math.lgamma(ap)
             else:  # alpha P0 underflows: lgamma(n + x) - lgamma(x) -> lgamma(n) + log x  (x -> 0)
                 out += math.lgamma(tcount[s]) + log_alpha + tlp[s]
     return out
+
+
+@numba.njit(cache=True)
+def count_rule(T, ncat, h, lp, cat, r, by):
+    """Add `by` (+1 / -1) to the count of rule h rooted at source node r; False when removing an absent rule."""
+    tkey, tcount, tlp, tcat, trep, tsize = T
+    return table_add(tkey, tcount, tlp, tcat, trep, tsize, ncat, h, lp, cat, r, by) >= 0
 
 
 # -- the Gibbs site update ---------------------------------------------------------------------------------------
@@ -290,11 +243,12 @@ def _choose(logw, n, u, temperature):
 
 
 @numba.njit(cache=True)
-def option_weights(i, a, G, tkey, tstate, tcount, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB):
+def option_weights(i, a, G, T, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB):
     """With site i's current rules already removed from the counts: log weight of every admissible value
     (eqs 5-7).  Leaves a[i] as it found it.  Returns the number of options and i0."""
     (s_parent, s_label, s_word, s_cstart, s_children, s_lp, s_kept_lo, s_kept_hi, cand_start, cands,
      t_label, t_word, t_cstart, t_children, t_lp, t_depth, log_beta, log_stop, n_labels) = G
+    tkey, tcount = T[0], T[1]
     cur = a[i]
     n, i0 = site_options(i, a, s_parent, s_kept_lo, s_kept_hi, cand_start, cands, t_depth, s_cstart, s_children,
                          stack, opts)
@@ -305,7 +259,7 @@ def option_weights(i, a, G, tkey, tstate, tcount, ncat, log_alpha, stack, ftgt, 
         hA[k] = h1
         lA[k] = l1
         cA[k] = c1
-        s1 = table_find(tkey, tstate, h1)
+        s1 = table_find(tkey, tcount, h1)
         w = log_pred(tcount[s1] if s1 >= 0 else 0, ncat[c1], log_alpha, l1)
         if opts[k] != UNAL:
             h2, l2, c2, _w = frag(i, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart,
@@ -313,7 +267,7 @@ def option_weights(i, a, G, tkey, tstate, tcount, ncat, log_alpha, stack, ftgt, 
             hB[k] = h2
             lB[k] = l2
             cB[k] = c2
-            s2 = table_find(tkey, tstate, h2)
+            s2 = table_find(tkey, tcount, h2)
             extra = 1 if h2 == h1 else 0
             extra_c = 1 if c2 == c1 else 0
             w += log_pred((tcount[s2] if s2 >= 0 else 0) + extra, ncat[c2] + extra_c, log_alpha, l2)
@@ -323,8 +277,9 @@ def option_weights(i, a, G, tkey, tstate, tcount, ncat, log_alpha, stack, ftgt, 
 
 
 @numba.njit(cache=True)
-def remove_site(i, a, G, tkey, tstate, tcount, tlp, tcat, ncat, meta, stack, ftgt):
-    """Remove the rules that depend on a[i] (e_M, or e_A and e_B) from the counts; returns i0."""
+def remove_site(i, a, G, T, ncat, stack, ftgt):
+    """Remove the rules that depend on a[i] (e_M, or e_A and e_B) from the counts; returns i0, or -1 when a rule
+    was not in the table (inconsistent counts)."""
     (s_parent, s_label, s_word, s_cstart, s_children, s_lp, s_kept_lo, s_kept_hi, cand_start, cands,
      t_label, t_word, t_cstart, t_children, t_lp, t_depth, log_beta, log_stop, n_labels) = G
     p = s_parent[i]
@@ -332,17 +287,19 @@ def remove_site(i, a, G, tkey, tstate, tcount, tlp, tcat, ncat, meta, stack, ftg
         p = s_parent[p]
     h, l, c, _w = frag(p, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart, t_children,
                        t_lp, log_beta, log_stop, n_labels, stack, ftgt)
-    table_add(tkey, tstate, tcount, tlp, tcat, ncat, meta, h, l, c, -1)
+    if not count_rule(T, ncat, h, l, c, p, -1):
+        return -1
     if a[i] != UNAL:
         h, l, c, _w = frag(i, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart,
                            t_children, t_lp, log_beta, log_stop, n_labels, stack, ftgt)
-        table_add(tkey, tstate, tcount, tlp, tcat, ncat, meta, h, l, c, -1)
+        if not count_rule(T, ncat, h, l, c, i, -1):
+            return -1
     return p
 
 
 @numba.njit(cache=True)
-def sweep_kernel(order, uniforms, temperature, a, G, tkey, tstate, tcount, tlp, tcat, ncat, meta, log_alpha,
-                 stack, ftgt):
+def sweep_kernel(order, uniforms, temperature, a, G, T, ncat, log_alpha, stack, ftgt):
+    """Resample a[i] for every i in `order`; returns the number of changed values, or -1 on a count error."""
     n_opt_max = 64
     opts = np.empty(n_opt_max, dtype=np.int64)
     logw = np.empty(n_opt_max)
@@ -356,22 +313,23 @@ def sweep_kernel(order, uniforms, temperature, a, G, tkey, tstate, tcount, tlp, 
     for pos in range(len(order)):
         i = order[pos]
         cur = a[i]
-        remove_site(i, a, G, tkey, tstate, tcount, tlp, tcat, ncat, meta, stack, ftgt)
-        n, i0 = option_weights(i, a, G, tkey, tstate, tcount, ncat, log_alpha, stack, ftgt, opts, logw,
-                               hA, lA, cA, hB, lB, cB)
+        if remove_site(i, a, G, T, ncat, stack, ftgt) < 0:
+            return -1
+        n, i0 = option_weights(i, a, G, T, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB)
         k = _choose(logw, n, uniforms[pos], temperature)
         a[i] = opts[k]
-        table_add(tkey, tstate, tcount, tlp, tcat, ncat, meta, hA[k], lA[k], cA[k], 1)
+        count_rule(T, ncat, hA[k], lA[k], cA[k], i0, 1)
         if opts[k] != UNAL:
-            table_add(tkey, tstate, tcount, tlp, tcat, ncat, meta, hB[k], lB[k], cB[k], 1)
+            count_rule(T, ncat, hB[k], lB[k], cB[k], i, 1)
         if opts[k] != cur:
             changed += 1
     return changed
 
 
 @numba.njit(cache=True)
-def add_all(a, G, aligned_nodes, tkey, tstate, tcount, tlp, tcat, ncat, meta, stack, ftgt, by):
-    """Add (by=+1) or remove (-1) the rules rooted at every aligned node in `aligned_nodes`."""
+def add_all(a, G, aligned_nodes, T, ncat, stack, ftgt, by):
+    """Add (by=+1) or remove (-1) the rules rooted at every aligned node in `aligned_nodes`; False on a count
+    error."""
     (s_parent, s_label, s_word, s_cstart, s_children, s_lp, s_kept_lo, s_kept_hi, cand_start, cands,
      t_label, t_word, t_cstart, t_children, t_lp, t_depth, log_beta, log_stop, n_labels) = G
     for r in aligned_nodes:
@@ -379,24 +337,6 @@ def add_all(a, G, aligned_nodes, tkey, tstate, tcount, tlp, tcat, ncat, meta, st
             continue
         h, l, c, _w = frag(r, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart,
                            t_children, t_lp, log_beta, log_stop, n_labels, stack, ftgt)
-        table_add(tkey, tstate, tcount, tlp, tcat, ncat, meta, h, l, c, by)
-
-
-@numba.njit(cache=True)
-def rehash(tkey, tstate, tcount, tlp, tcat, nkey, nstate, ncount, nlp, ncat_):
-    """Copy the live entries into fresh (empty) arrays, dropping tombstones."""
-    size = len(nkey)
-    live = 0
-    for s in range(len(tkey)):
-        if tstate[s] == LIVE:
-            h = tkey[s]
-            q = np.int64(h & np.uint64(size - 1))
-            while nstate[q] != EMPTY:
-                q = (q + 1) & (size - 1)
-            nkey[q] = h
-            nstate[q] = LIVE
-            ncount[q] = tcount[s]
-            nlp[q] = tlp[s]
-            ncat_[q] = tcat[s]
-            live += 1
-    return live
+        if not count_rule(T, ncat, h, l, c, r, by):
+            return False
+    return True

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from treegram.bayes import hashtable as ht
 from treegram.errors import InputError, TreegramError
 from treegram.trees import Tree
 
@@ -322,13 +323,14 @@ class STSGSampler:
         self._recount()
 
     def _alloc(self, size: int) -> None:
-        self.tkey = np.zeros(size, dtype=np.uint64)
-        self.tstate = np.zeros(size, dtype=np.int8)
-        self.tcount = np.zeros(size, dtype=np.int64)
-        self.tlp = np.zeros(size, dtype=np.float64)
-        self.tcat = np.zeros(size, dtype=np.int64)
+        # the core hash table: (keys, counts, log P0, category, example root, [occupied slots, live rules])
+        self.table = ht.new_table(size)
         self.ncat = np.zeros(self.n_cats, dtype=np.int64)
-        self.meta = np.zeros(3, dtype=np.int64)  # live, tombstones, errors
+
+    @property
+    def num_rules(self) -> int:
+        """Distinct elementary tree pairs of the current state (live table entries)."""
+        return int(self.table[5][1])
 
     def _random_init(self, rng: np.random.Generator) -> None:
         """A random derivation: top-down, each site aligned with probability 1/2 to a random admissible value."""
@@ -345,24 +347,18 @@ class STSGSampler:
                 self.a[n] = opts[1 + rng.integers(k - 1)]
 
     def _recount(self) -> None:
-        self._alloc(len(self.tkey))
+        self._alloc(len(self.table[0]))
         aligned = np.flatnonzero(self.a != K.UNAL).astype(np.int64)
-        K.add_all(self.a, self._G, aligned, self.tkey, self.tstate, self.tcount, self.tlp, self.tcat, self.ncat,
-                  self.meta, self.stack, self.ftgt, 1)
+        if not K.add_all(self.a, self._G, aligned, self.table, self.ncat, self.stack, self.ftgt, 1):
+            raise TreegramError("STSG sampler count tables became inconsistent (internal error)")
 
     def _maybe_rehash(self) -> None:
-        size = len(self.tkey)
-        if self.meta[0] + self.meta[1] > size // 2:
-            new_size = size * 2 if self.meta[0] > size // 4 else size
-            old = (self.tkey, self.tstate, self.tcount, self.tlp, self.tcat)
-            nk = np.zeros(new_size, np.uint64)
-            ns = np.zeros(new_size, np.int8)
-            nc = np.zeros(new_size, np.int64)
-            nl = np.zeros(new_size, np.float64)
-            nt = np.zeros(new_size, np.int64)
-            live = K.rehash(*old, nk, ns, nc, nl, nt)
-            self.tkey, self.tstate, self.tcount, self.tlp, self.tcat = nk, ns, nc, nl, nt
-            self.meta[0], self.meta[1] = live, 0
+        """Between sweeps: keep the table at most half full (a sweep adds at most 2 rules per site, and the table
+        has room for 8 per source node), dropping the entries whose count fell to 0."""
+        size = len(self.table[0])
+        occupied, live = int(self.table[5][0]), int(self.table[5][1])
+        if occupied > size // 2:
+            self.table = ht.rehash(*self.table, size * 2 if live > size // 4 else size)
 
     # -- GibbsModel protocol --------------------------------------------------------------------------------------
     def num_sites(self) -> int:
@@ -371,23 +367,24 @@ class STSGSampler:
     def sweep(self, order: np.ndarray, rng: np.random.Generator, temperature: float) -> dict:
         self._maybe_rehash()
         uniforms = rng.random(len(order))
-        changed = K.sweep_kernel(self.corpus.sites[order], uniforms, float(temperature), self.a, self._G, self.tkey,
-                                 self.tstate, self.tcount, self.tlp, self.tcat, self.ncat, self.meta, self.log_alpha,
-                                 self.stack, self.ftgt)
-        if self.meta[2]:
+        changed = K.sweep_kernel(self.corpus.sites[order], uniforms, float(temperature), self.a, self._G, self.table,
+                                 self.ncat, self.log_alpha, self.stack, self.ftgt)
+        if changed < 0:
             raise TreegramError("STSG sampler count tables became inconsistent (internal error)")
-        return {"changed": int(changed), "rules": int(self.meta[0]),
+        return {"changed": int(changed), "rules": self.num_rules,
                 "aligned": int(np.count_nonzero(self.a != K.UNAL))}
 
     def resample_site(self, site: int, rng: np.random.Generator, temperature: float) -> bool:
         self._maybe_rehash()
         order = np.array([site], dtype=np.int64)
-        return bool(K.sweep_kernel(self.corpus.sites[order], rng.random(1), float(temperature), self.a, self._G,
-                                   self.tkey, self.tstate, self.tcount, self.tlp, self.tcat, self.ncat, self.meta,
-                                   self.log_alpha, self.stack, self.ftgt))
+        changed = K.sweep_kernel(self.corpus.sites[order], rng.random(1), float(temperature), self.a, self._G,
+                                 self.table, self.ncat, self.log_alpha, self.stack, self.ftgt)
+        if changed < 0:
+            raise TreegramError("STSG sampler count tables became inconsistent (internal error)")
+        return bool(changed)
 
     def log_likelihood(self) -> float:
-        return float(K.log_joint(self.tcount, self.tstate, self.tlp, self.tcat, self.ncat, self.log_alpha))
+        return float(K.log_joint(self.table, self.ncat, self.log_alpha))
 
     def state_dict(self) -> dict[str, Any]:
         return {"alignment": self.a.copy(), "alpha": self.alpha}
@@ -405,23 +402,20 @@ class STSGSampler:
         """(admissible values, their unnormalised log conditional probabilities) of source node `site_node`, with
         the rest of the state fixed (for tests against the explicit joint).  The state is left unchanged."""
         G = self._G
-        K.remove_site(site_node, self.a, G, self.tkey, self.tstate, self.tcount, self.tlp, self.tcat, self.ncat,
-                      self.meta, self.stack, self.ftgt)
+        i0 = K.remove_site(site_node, self.a, G, self.table, self.ncat, self.stack, self.ftgt)
         m = 64
         opts = np.empty(m, np.int64)
         logw = np.empty(m)
         hA, hB = np.empty(m, np.uint64), np.empty(m, np.uint64)
         lA, lB = np.empty(m), np.empty(m)
         cA, cB = np.empty(m, np.int64), np.empty(m, np.int64)
-        n, _ = K.option_weights(site_node, self.a, G, self.tkey, self.tstate, self.tcount, self.ncat, self.log_alpha,
-                                self.stack, self.ftgt, opts, logw, hA, lA, cA, hB, lB, cB)
+        n, _ = K.option_weights(site_node, self.a, G, self.table, self.ncat, self.log_alpha, self.stack, self.ftgt,
+                                opts, logw, hA, lA, cA, hB, lB, cB)
         # put the current rules back
         k = int(np.flatnonzero(opts[:n] == self.a[site_node])[0])
-        K.table_add(self.tkey, self.tstate, self.tcount, self.tlp, self.tcat, self.ncat, self.meta, hA[k], lA[k],
-                    cA[k], 1)
+        K.count_rule(self.table, self.ncat, hA[k], lA[k], cA[k], i0, 1)
         if opts[k] != K.UNAL:
-            K.table_add(self.tkey, self.tstate, self.tcount, self.tlp, self.tcat, self.ncat, self.meta, hB[k], lB[k],
-                        cB[k], 1)
+            K.count_rule(self.table, self.ncat, hB[k], lB[k], cB[k], site_node, 1)
         return [int(x) for x in opts[:n]], logw[:n].copy()
 
     def fragment_info(self, r: int) -> tuple[int, float, int, int]:

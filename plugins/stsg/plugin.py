@@ -8,56 +8,67 @@ import sys
 import time
 from pathlib import Path
 
+import attrs
+
+from treegram.cli.argtypes import open_probability, positive_float, positive_int
 from treegram.errors import InputError
-from treegram.formalism import Formalism
+from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
+
+
+@attrs.frozen
+class STSGOptions:
+    """`treegram train stsg` options (the settings fields are the command-line options; see treegram.formalism)."""
+
+    pairs: list = option(required=True, nargs=2, metavar=("SRC", "TGT"), type=Path,
+                         help="line-parallel files: long sentences and their compressions, one tokenized "
+                              "sentence per line")
+    parser: Path = option(required=True, type=Path,
+                          help="a treegram parsing model (pcfg, tsg, ...) for the source sentences")
+    method: str = option("gibbs", choices=("gibbs", "em", "vb"),
+                         help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines")
+    iterations: int | None = option(None, type=positive_int,
+                                    help="Gibbs sweeps (annealed T 5 -> 0; default 5000) or EM/VB iterations "
+                                         "(default 30)")
+    alpha: float = option(100.0, help="DP concentration (default 100)", type=positive_float)
+    beta: float = option(0.1, help="expansion probability of the base (default 0.1)", type=open_probability)
+    limit: int | None = option(None, help="use only the first N pairs", type=positive_int)
+    parse_cache: Path | None = option(None, type=Path,
+                                      help="directory for cached source parses (bracket files keyed by input + "
+                                           "parser)")
+    checkpoint: Path | None = option(None, type=Path, help="sampler checkpoint file (Gibbs)")
+    resume: bool = option(False, help="continue from --checkpoint if it exists")
 
 
 class STSGFormalism(Formalism):
     name = "stsg"
     description = "Bayesian synchronous TSG for extractive sentence compression (Gibbs; em / vb baselines)"
     trains_on = "pairs"
+    Settings = STSGOptions
 
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--pairs", nargs=2, required=True, metavar=("SRC", "TGT"), type=Path,
-                            help="line-parallel files: long sentences and their compressions, one tokenized "
-                                 "sentence per line")
-        parser.add_argument("--parser", required=True, type=Path,
-                            help="a treegram parsing model (pcfg, tsg, ...) for the source sentences")
-        parser.add_argument("--method", choices=["gibbs", "em", "vb"], default="gibbs",
-                            help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines")
-        parser.add_argument("--iterations", type=int, default=None,
-                            help="Gibbs sweeps (annealed T 5 -> 0; default 5000) or EM/VB iterations (default 30)")
-        parser.add_argument("--alpha", type=float, default=100.0, help="DP concentration (default 100)")
-        parser.add_argument("--beta", type=float, default=0.1, help="expansion probability of the base (default 0.1)")
-        parser.add_argument("--limit", type=int, default=None, help="use only the first N pairs")
-        parser.add_argument("--parse-cache", type=Path, default=None,
-                            help="directory for cached source parses (bracket files keyed by input + parser)")
-        parser.add_argument("--checkpoint", type=Path, default=None, help="sampler checkpoint file (Gibbs)")
-        parser.add_argument("--resume", action="store_true", help="continue from --checkpoint if it exists")
-
-    def train_from_args(self, args: argparse.Namespace, ui):
+    def train(self, corpus, options: STSGOptions, ctx):
         from treegram.formalism import load_model
 
         from treegram.plugins.stsg.align import alignment_report, read_pairs
         from treegram.plugins.stsg.compressor import train_stsg
         from treegram.plugins.stsg.treeprep import model_fingerprint
 
-        if not args.parser.is_file():
-            raise InputError(f"{args.parser}: parser model not found",
+        ui = ctx.ui
+        if not options.parser.is_file():
+            raise InputError(f"{options.parser}: parser model not found",
                              hint="train one first, e.g. `treegram train pcfg --treebank ... --out pcfg.model`")
-        parser = load_model(args.parser)
+        parser = load_model(options.parser)
         if not hasattr(parser, "parse"):
-            raise InputError(f"{args.parser}: a {parser.formalism} model cannot parse sentences",
+            raise InputError(f"{options.parser}: a {parser.formalism} model cannot parse sentences",
                              hint="pass a parsing model (pcfg, tsg, tig, ostag)")
-        pairs = read_pairs(args.pairs[0], args.pairs[1], text_alignment=True,
-                           lines=slice(0, args.limit) if args.limit else None)
+        pairs = read_pairs(options.pairs[0], options.pairs[1], text_alignment=True,
+                           lines=slice(0, options.limit) if options.limit else None)
         rep = alignment_report(pairs)
         ui.note(f"read {rep['pairs']} pairs ({rep['pure_deletion']} pure deletions, {rep['non_deletion']} projected "
                 f"onto their longest common subsequence); gold compression rate {rep['compression_rate']}%")
-        return train_stsg(pairs, parser, method=args.method, iterations=args.iterations, alpha=args.alpha,
-                          beta=args.beta, seed=args.seed, parser_id=model_fingerprint(args.parser),
-                          cache_dir=args.parse_cache, checkpoint=args.checkpoint, resume=args.resume, ui=ui)
+        return train_stsg(pairs, parser, method=options.method, iterations=options.iterations, alpha=options.alpha,
+                          beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
+                          cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel

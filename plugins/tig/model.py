@@ -45,6 +45,7 @@ import numpy as np
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData, TSGSettings
 from treegram.elementary.tables import NEG, Tables
+from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
 
 LEFT, RIGHT = 1, 2
@@ -52,7 +53,7 @@ DP_INIT, DP_LEFT, DP_RIGHT = 0, 1, 2
 IN, SL, SR = 0, 1, 2
 
 
-class Invalid(Exception):
+class Invalid(InvalidDerivation):
     """An encoding that is not a TIG derivation of the tree (or has probability zero under the base)."""
 
 
@@ -129,44 +130,18 @@ class Hyper:
         self.foot = np.full((3, num_labels), float(settings.foot))  # rows LEFT, RIGHT used
         self.phi = np.full((3, num_labels), float(settings.phi))  # rows LEFT, RIGHT used
 
+    NAMES = ("alpha", "beta", "foot", "phi")
+
+    def foot_coins(self, dp: int) -> np.ndarray:
+        """Immediate-foot probabilities of family dp's base distribution (DP_LEFT / DP_RIGHT)."""
+        return self.foot[dp]
+
     def copy_from(self, d: dict[str, np.ndarray]) -> None:
-        for k in ("alpha", "beta", "foot", "phi"):
+        for k in self.NAMES:
             setattr(self, k, np.asarray(d[k], np.float64).copy())
 
     def to_dict(self) -> dict[str, np.ndarray]:
-        return {k: getattr(self, k).copy() for k in ("alpha", "beta", "foot", "phi")}
-
-
-class Occurrence:
-    """One elementary tree in a derivation: DP (DP_INIT/LEFT/RIGHT), root label, type key and the pieces of log P0
-    (fixed PCFG log-prob, labels of frontier / expanded nodes, spine labels with and without an immediate foot)."""
-
-    __slots__ = ("dp", "label", "key", "pcfg", "stops", "expands", "fyes", "fno")
-
-    def __init__(self, dp: int = DP_INIT, label: int = -1):
-        self.dp = dp
-        self.label = label
-        self.key = None
-        self.pcfg = 0.0
-        self.stops: list[int] = []
-        self.expands: list[int] = []
-        self.fyes: list[int] = []
-        self.fno: list[int] = []
-
-    def log_p0(self, hyper: Hyper) -> float:
-        b = hyper.beta
-        lp = self.pcfg
-        for c in self.stops:
-            lp += math.log(b[c])
-        for c in self.expands:
-            lp += math.log1p(-b[c])
-        if self.dp != DP_INIT:
-            f = hyper.foot[self.dp]
-            for c in self.fyes:
-                lp += math.log(f[c])
-            for c in self.fno:
-                lp += math.log1p(-f[c])
-        return lp
+        return {k: getattr(self, k).copy() for k in self.NAMES}
 
 
 def phi_log(decisions, hyper: Hyper) -> float:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from treegram.cli import argtypes
+from treegram.cli.argtypes import nonnegative_int, positive_int
 from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError, ModelFileError
 
@@ -119,52 +120,115 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
 
 # -- treegram exercises ------------------------------------------------------------------------------------
 def _configure_exercises(p: argparse.ArgumentParser) -> None:
+    from treegram.plugins.vocabgen.formats import FORMATS
+
     _add_model_vocab(p)
-    p.add_argument("--words", required=True, help="comma-separated words to practise")
-    p.add_argument("--per-word", type=argtypes.positive_int, default=3,
-                   help="sentences per word (default 3, at most 50)")
-    p.add_argument("--kind", choices=["cloze", "translate", "reorder"], default="cloze")
-    p.add_argument("--format", choices=["md", "html", "json"], default="md")
-    p.add_argument("--out", default="-", help="file to write (default: stdout)")
+    p.add_argument("--words", default=None, help="comma-separated words to practise")
+    p.add_argument("--from-corrections", dest="from_corrections", default=None, metavar="REPORT",
+                   help="practise the most frequent error types of a `treegram corrections --json` report "
+                        "(instead of --words)")
+    p.add_argument("--top-errors", type=positive_int, default=3, metavar="N",
+                   help="with --from-corrections: how many error types (default 3)")
+    p.add_argument("--per-word", type=positive_int, default=3, help="sentences per word (default 3, at most 50)")
+    p.add_argument("--kind", choices=["cloze", "choice", "mc", "reorder", "translate"], default="cloze",
+                   help="cloze (fill in), choice/mc (multiple choice), reorder (tiles), translate")
+    p.add_argument("--hints", action="store_true", help="cloze: show the lemma after each blank, e.g. (go)")
+    p.add_argument("--format", choices=list(FORMATS), default="md",
+                   help="md, html (printable), pdf, gift / moodle-xml (Moodle), anki (.apkg), json")
+    p.add_argument("--out", default="-", help="file to write (default: stdout; pdf/anki need a file or a pipe)")
 
 
 def _run_exercises(args: argparse.Namespace, ui) -> int:
-    from treegram.plugins.vocabgen.exercises import make_items, render
+    from treegram.plugins.vocabgen.exercises import make_sheet, normalise_kind
+    from treegram.plugins.vocabgen.formats import FORMATS, render, write_output
     from treegram.plugins.vocabgen.selection import select_sentences
 
-    words = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
-    if not words:
-        raise InputError("--words is empty", hint="e.g. --words dog,school,book")
-    if args.per_word < 1:
-        raise InputError(f"--per-word {args.per_word}: must be at least 1", hint="e.g. --per-word 3")
-    gen, vocab = _generator(args, ui)
+    binary = FORMATS[args.format][1]
+    if binary and args.out == "-" and sys.stdout.isatty():  # fail before any slow work
+        raise InputError(f"--format {args.format} is a binary file and stdout is a terminal",
+                         hint=f"give --out FILE{FORMATS[args.format][0]}")
+    if args.out != "-":
+        folder = Path(args.out).parent
+        if not folder.is_dir():
+            raise InputError(f"--out {args.out}: the folder {folder} does not exist",
+                             hint=f"create it first (mkdir -p {folder}) or write somewhere else")
+    if args.words is not None and args.from_corrections is not None:
+        raise InputError("give --words or --from-corrections, not both", hint="the report chooses the words")
+    kind: str | dict = normalise_kind(args.kind)
+    hints: bool | dict = args.hints
+    focus = None
+    pos: dict = {}
+    notes: list[str] = []
+    if args.from_corrections is not None:
+        from treegram.plugins.vocabgen.from_corrections import plan, read_report
+
+        report = read_report(args.from_corrections)
+        gen, vocab = _generator(args, ui)
+        practices, notes = plan(report, vocab, top=args.top_errors)
+        if not practices:
+            raise InputError(f"{args.from_corrections}: no error type in the report can be practised",
+                             hint="; ".join(notes)[:300] or "the report has no corrections")
+        kind, hints, focus, pos, words = {}, {}, {}, {}, []
+        for pr in practices:
+            for w in pr.words:
+                if w not in kind:
+                    kind[w], hints[w], focus[w] = pr.kind, pr.hints, pr.label
+                    if pr.pos:
+                        pos[w] = pr.pos
+                    words.append(w)
+            ui.note(f"practising {pr.label}: {pr.count} correction(s); words {', '.join(pr.words)}; {pr.kind}")
+    else:
+        if args.words is None:
+            raise InputError("give --words (or --from-corrections REPORT)", hint="e.g. --words dog,school,book")
+        words = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        if not words:
+            raise InputError("--words is empty", hint="e.g. --words dog,school,book")
+        gen, vocab = _generator(args, ui)
     rng = np.random.default_rng(argtypes.seed_entropy(args.seed))
+    # with a part of speech to practise, some sentences use the word otherwise ("the likes of you"): draw spares
+    spare = 2 if focus else 1
     with ui.task("choosing sentences", total=len(words)) as advance:
-        groups, problems = select_sentences(gen, words, args.per_word, rng, progress=advance)
-    for p in problems:
+        groups, problems = select_sentences(gen, words, args.per_word * spare, rng, progress=advance)
+    if focus:
+        problems = [p for p in problems if "different sentence(s)" not in p]
+    for p in notes + problems:
         ui.note(f"[yellow]note:[/] {p}")
     if not groups:
         raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
-    from treegram.plugins.vocabgen.selection import names_used
-
-    names = names_used(groups, vocab)
-    if names:  # proper names outside the word list (vocab.PROPER_NAMES): the teacher introduces them
-        ui.note(f"names on this sheet: {', '.join(names)}")
-    items = make_items(groups, args.kind, rng)
-    text = render(items, kind=args.kind, fmt=args.format, vocab_name=vocab.name, words=list(groups))
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        from treegram.io import atomic_write_text
-
-        atomic_write_text(args.out, text)
-        ui.note(f"wrote {len(items)} exercises to {args.out}")
+    title = None
+    if focus:
+        title = "Practice: " + "; ".join(dict.fromkeys(focus[w] for w in groups if w in focus))
+    sheet = make_sheet(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos if focus else None,
+                       per_word=args.per_word, title=title, notes=notes + problems)
+    for p in sheet.notes[len(notes) + len(problems):]:
+        ui.note(f"[yellow]note:[/] {p}")
+    if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
+        ui.note(f"names on this sheet: {', '.join(sheet.names)}")
+    path = write_output(render(sheet, args.format), args.out, args.format)
+    if path is not None:
+        ui.note(f"wrote {len(sheet.items)} exercises ({args.format}) to {path}")
     return 0
+
+
+# -- treegram serve ----------------------------------------------------------------------------------------
+def _configure_serve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", type=Path, default=None, help="vocabgen model (default: the embedded default model)")
+    p.add_argument("--vocab", default=None, metavar="SPEC",
+                   help="an extra vocabulary offered on the page besides CEFR A1..C2 (and selected first)")
+    p.add_argument("--port", type=nonnegative_int, default=8765, help="port (default 8765; 0 = any free port)")
+    p.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
+
+
+def _run_serve(args: argparse.Namespace, ui) -> int:
+    from treegram.plugins.vocabgen.serve import run_server
+
+    return run_server(args, ui)
 
 
 COMMANDS = [
     Command("generate", "sentences using only a vocabulary (optionally containing a required word)",
             _configure_generate, _run_generate),
-    Command("exercises", "a printable exercise sheet (cloze/translate/reorder) with an answer key",
-            _configure_exercises, _run_exercises),
+    Command("exercises", "an exercise sheet (cloze/choice/reorder/translate) with an answer key, in every "
+            "format teachers import", _configure_exercises, _run_exercises),
+    Command("serve", "a local web page for building exercise sheets (127.0.0.1)", _configure_serve, _run_serve),
 ]
