@@ -55,7 +55,7 @@ rates, an A1 sheet is ~89% plausible / ~83% fit — derived, not judged). SLOR s
 generated sentences only weakly (AUC 0.59 on the 220 generated ones; most errors are semantic or agreement errors a
 trigram model cannot see). *Smoother choice*: WordNet smoothing reaches the inclusion goal in the hybrid (125 / 605)
 where the unsmoothed model does not (149 / 556), but its new sentences score lower (mean SLOR 2.41 vs 2.56, fewer
-above the threshold) and its file is 2.9 MB instead of 1.0 MB; the embedded default is the unsmoothed model
+above the threshold) and its file is 2.9 MB instead of 0.97 MB; the embedded default is the unsmoothed model
 (`build_default.py --smooth wordnet` builds the other)."""
 
 
