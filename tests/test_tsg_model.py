@@ -324,7 +324,7 @@ def test_interrupted_run_resumes_to_the_same_state(tmp_path, cls, driver):
     with pytest.raises(KeyboardInterrupt):
         driver(first, seed=3, checkpoint=CheckpointConfig(ck, every=0), callback=stop_after_two).run(5)
     fresh = cls(data, settings, 999)  # a different seed: everything must come from the checkpoint
-    resumed = driver.resume(ck, fresh)
+    resumed = driver.resume(ck, fresh, force=True)  # allowed only when forced
     assert resumed.sweeps_done == 2
     resumed.run(5)
     assert np.array_equal(fresh.flags, full.flags)

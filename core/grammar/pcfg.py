@@ -15,8 +15,18 @@ import attrs
 import numpy as np
 
 from treegram.errors import InputError, ParseFailure
+from treegram.schema import Arr, Bool, Dict, Int, Opt, Str, validate
 
 START = "TOP"
+
+
+#: What a saved PCFG's metadata must look like (TSG, TIG and OSTAG models embed one under "pcfg").
+PCFG_SETTINGS = Dict({"horizontal": Opt(Int(min=0)), "vertical": Int(min=1), "rare_threshold": Int(min=0)},
+                     optional={"mark_unary": Bool()}, extra=False)
+PCFG_META = Dict({"settings": PCFG_SETTINGS, "cfg": Dict(),
+                  "mapper": Dict({"kind": Str(), "min_count": Int(min=0), "counts": Dict(values=Int(min=0))})},
+                 optional={"info": Opt(Dict())})
+PCFG_ARRAYS = Dict({"unk_tags": Arr("iu", min=0), "unk_logp": Arr("f")})
 
 
 @attrs.frozen
@@ -120,6 +130,8 @@ class PCFGModel:
         from treegram.grammar.cfg import WeightedCFG
         from treegram.trees.signatures import RareWordMapper
 
+        validate(meta, PCFG_META, "meta")
+        validate(arrays, PCFG_ARRAYS, "arrays")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         return cls(cfg, RareWordMapper.from_dict(meta["mapper"]), PCFGSettings(**meta["settings"]),
                    arrays["unk_tags"], arrays["unk_logp"], meta.get("info"))

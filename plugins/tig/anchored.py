@@ -51,6 +51,10 @@ def tig_counts(num_labels: int) -> TypeCounts:
     return TypeCounts(3, num_labels, type_sig, "TIG")
 
 
+#: Trees with more rows than this build their proposal grammar bottom-up (see `TreeGrammar.build`).
+PREWARM_ROWS = 400
+
+
 class TreeGrammar:
     """Builds the anchored proposal CFG of one tree (rows lo..hi-1) from the counts and hyperparameters."""
 
@@ -436,6 +440,20 @@ class TreeGrammar:
 
     # -- output ---------------------------------------------------------------------------------------------
     def build(self) -> AnchoredCFG | None:
+        from treegram.trees.tree import recursion_headroom
+
+        with recursion_headroom():  # chains along same-category spines recurse once per row of the (size-limited) tree
+            return self._build()
+
+    def _build(self) -> AnchoredCFG | None:
+        if self.hi - self.lo > PREWARM_ROWS:
+            # A big tree: memoize the substitution symbols bottom-up (rows are in pre-order, children after their
+            # parent), so that building a node finds its children's symbols ready and recursion stays shallow
+            # however deep the tree is.  Small trees keep the top-down order (same symbols as always).
+            is_word = self.T.data.is_word
+            for f in range(self.hi - 1, self.lo, -1):
+                if not is_word[f]:
+                    self.sub(f)
         start = self.sub(self.lo)
         if start is None:
             return None

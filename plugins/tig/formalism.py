@@ -14,11 +14,12 @@ import types
 
 import attrs
 
-from treegram.cli.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, Sampling, option
 
 from treegram.plugins.tig.model import TIGSettings
+from treegram.cli import argtypes
 
 
 @attrs.frozen
@@ -28,7 +29,7 @@ class TIGOptions:
     variant: str = option("tig", choices=("tig", "tig0"), group="model",
                           help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
                                "tig0: feet below the root, one insertion per node (Shindo et al. 2011)")
-    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model")
+    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (default 2)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
                                  type=nonnegative_int, group="model")
@@ -82,8 +83,12 @@ class TIGFormalism(Formalism):
         from treegram.elementary.data import prepare
         from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
+        from treegram.cli.ui import UI
+        from treegram.plugins.tig.train import MAX_TRAIN_NODES
+        from treegram.trees.tree import drop_oversized
+
         settings = options.model_settings()
-        trees = list(trees)
+        trees = drop_oversized(trees, MAX_TRAIN_NODES, what="TIG", note=UI().note)
         if not trees:
             raise InputError("no training trees", hint="check the --treebank paths")
         pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,

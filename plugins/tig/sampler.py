@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from treegram.cli.argtypes import seed_entropy
+
 from treegram.bayes.blocked import Proposal
 from treegram.elementary.data import TSGData
 from treegram.elementary.types import TypeTableState
@@ -40,10 +42,10 @@ class TIGState(TypeTableState):
         self.T = TIGTables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
         n = data.num_rows
         if init_sub is None:
-            rng = np.random.default_rng([self.seed, 1])
+            rng = np.random.default_rng([seed_entropy(self.seed), 1])
             sub = np.zeros(n, np.int8)
             sub[data.sites] = (rng.random(len(data.sites)) < init_site_prob).astype(np.int8)
         else:

@@ -174,6 +174,12 @@ class TIGModel:
         if missing or "cfg" not in meta:
             raise ModelFileError("the TIG model file is incomplete (missing " + ", ".join(missing or ["cfg"]) + ")",
                                  hint="retrain with `treegram train tig`")
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Arr, Dict, List, validate
+
+        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
+                             "fragments": Dict(values=List(Dict()))},
+                            optional=COMMON_OPTIONAL), "meta")
+        validate({k: arrays[f"sym.{k}"] for k in META_KEYS}, Dict(values=Arr("iub", shape=("symbols",))), "sym")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
         sym = {k: arrays[f"sym.{k}"] for k in META_KEYS}
@@ -233,6 +239,10 @@ def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: li
     return TIGModel(cfg, meta, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold)
 
 
+#: Training trees with more nodes are left out (with a note): the per-tree proposal chart is cubic in its length.
+MAX_TRAIN_NODES = 2000
+
+
 def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = RunOptions(), *,
               callback: Callable[[dict], Any] | None = None, init_callback: Callable[[dict], Any] | None = None,
               note=None, init_sub: np.ndarray | None = None, task=None) -> TIGModel:
@@ -244,7 +254,9 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     from treegram.bayes import BlockedMH
     from treegram.plugins.tig.sampler import BlockedTIG
 
-    trees = list(trees)
+    from treegram.trees.tree import drop_oversized
+
+    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="TIG", note=note)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,

@@ -14,7 +14,7 @@ import types
 
 import attrs
 
-from treegram.cli.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, Sampling, option
 
@@ -25,7 +25,7 @@ from treegram.elementary.data import TSGSettings
 class TSGOptions:
     """`treegram train tsg` options (model definition and parsing grammar; the sampler options are the core's)."""
 
-    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model")
+    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (default 2: parent labels)", type=positive_int,
                            group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",

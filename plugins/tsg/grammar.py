@@ -305,6 +305,11 @@ class TSGModel:
 
         if meta.get("tsg_version", 0) > MODEL_VERSION:
             raise ValueError(f"TSG model version {meta.get('tsg_version')} is newer than this plugin")
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Dict, Int, List, Str, validate
+
+        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
+                             "fragments": List(Dict({"tree": Str(), "count": Int(min=0)}))},
+                            optional=COMMON_OPTIONAL), "meta")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
         return cls(cfg, pcfg, TSGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
