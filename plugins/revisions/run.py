@@ -1,0 +1,171 @@
+"""The Dask driver of `treegram mine-revisions`.
+
+The driver streams the dumps (`dumps.iter_chunks`) and submits one `mine.mine_chunk` task per chunk to a
+`distributed` cluster: a `LocalCluster` of `workers` processes with one thread each, or a running cluster at
+`scheduler`.  At most ``2 * workers + 2`` chunks are in flight (bounded memory); results arrive through
+`distributed.as_completed`, which also feeds the progress bar.  Each finished chunk is written at once, atomically,
+to ``OUT.chunks/NNNNNN.json`` beside the output (its checkpoint directory, with a ``manifest.json`` naming the dumps
+and settings); a re-run with the same dumps and settings skips those chunks, so a run killed with SIGKILL loses no
+finished chunk.  The final TSV is assembled in chunk order (deterministic for any number of workers) and written
+atomically; then the checkpoint directory is removed (``keep_chunks`` keeps it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from treegram.errors import InputError
+from treegram.io import atomic_write_text, save_json
+from treegram.plugins.revisions.dumps import iter_chunks
+from treegram.plugins.revisions.mine import Settings, mine_chunk
+
+COLUMNS = ["page_id", "page", "from_rev", "to_rev", "direction", "long_words", "short_words", "long", "short"]
+VERSION = 1
+
+
+def checkpoint_dir(out: Path) -> Path:
+    return out.with_name(out.name + ".chunks")
+
+
+def _manifest(dumps: list[Path], settings: Settings, chunk_revisions: int) -> dict[str, Any]:
+    files = []
+    for p in dumps:
+        st = p.stat()
+        files.append({"path": str(p.resolve()), "size": st.st_size, "mtime": int(st.st_mtime)})
+    return {"version": VERSION, "dumps": files, "settings": settings.to_dict(), "chunk_revisions": chunk_revisions}
+
+
+def _finished(cdir: Path, manifest: dict[str, Any]) -> dict[int, dict]:
+    """Finished chunk results of an earlier run with the same manifest ({} for a fresh start)."""
+    mpath = cdir / "manifest.json"
+    if not mpath.exists():
+        return {}
+    try:
+        old = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = None
+    if old != manifest:
+        raise InputError(f"{cdir}: holds chunks of a run with other dumps or settings",
+                         hint=f"remove {cdir} to start afresh, or use another --out")
+    done = {}
+    for f in sorted(cdir.glob("[0-9]*.json")):
+        try:
+            res = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # cannot happen with atomic writes; mine it again
+        done[int(res["index"])] = res
+    return done
+
+
+def start_client(workers: int | None, scheduler: str | None):
+    """A `distributed.Client`: on a running scheduler, or on a new LocalCluster of processes (1 thread each)."""
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="15s"), None
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"cannot reach the Dask scheduler at {scheduler} ({exc})",
+                             hint="start one with `dask scheduler` (and `dask worker ADDRESS`) or use --workers") \
+                from None
+    cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=None,
+                           silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | None = None,
+         scheduler: str | None = None, client=None, chunk_revisions: int = 500, keep_chunks: bool = False,
+         progress=None) -> dict[str, Any]:
+    """Mine `dumps` into `out`; returns the summary.  `client`: an existing `distributed.Client` (tests)."""
+    from distributed import as_completed
+
+    t0 = time.perf_counter()
+    cdir = checkpoint_dir(out)
+    manifest = _manifest(dumps, settings, chunk_revisions)
+    done = _finished(cdir, manifest) if cdir.is_dir() else {}
+    resumed = len(done)
+    cdir.mkdir(exist_ok=True)
+    save_json(cdir / "manifest.json", manifest)
+
+    own = None
+    if client is None:
+        client, own = start_client(workers, scheduler)
+    try:
+        nworkers = len(client.scheduler_info(n_workers=-1)["workers"]) if hasattr(client, "scheduler_info") else 0
+        limit = 2 * max(nworkers, 1) + 2
+        ac = as_completed()
+        inflight = 0
+        total = 0
+
+        def collect(fut) -> None:
+            res = fut.result()
+            save_json(cdir / f"{res['index']:06d}.json", res)  # atomic: a killed run never leaves half a chunk
+            done[res["index"]] = res
+            if progress:
+                progress(res)
+
+        for chunk in iter_chunks(dumps, chunk_revisions):
+            total += 1
+            if chunk["index"] in done:
+                if progress:
+                    progress(done[chunk["index"]])
+                continue
+            ac.add(client.submit(mine_chunk, chunk, settings, pure=False))
+            inflight += 1
+            while inflight >= limit:
+                collect(next(ac))
+                inflight -= 1
+        for fut in ac:
+            collect(fut)
+    finally:
+        if own is not None:
+            client.close()
+            own.close()
+
+    # assemble in chunk order
+    stats: Counter = Counter()
+    lines = ["\t".join(COLUMNS + (["long_nll", "short_nll"] if settings.parser else []))]
+    deleted = 0
+    seen: set[tuple] = set()  # a page split over chunks: the same pair mined again in a later chunk
+    for i in range(total):
+        res = done[i]
+        stats.update(res["stats"])
+        for row in res["pairs"]:
+            key = (row[0], row[7], row[8])
+            if key in seen:
+                stats["pairs"] -= 1
+                stats[row[4]] -= 1
+                stats["filtered:duplicate"] += 1
+                continue
+            seen.add(key)
+            deleted += row[5] - row[6]
+            lines.append("\t".join(str(v) for v in row))
+    atomic_write_text(out, "\n".join(lines) + "\n")
+    if not keep_chunks:
+        shutil.rmtree(cdir, ignore_errors=True)
+    seconds = time.perf_counter() - t0
+    filtered = {k.split(":", 1)[1]: int(v) for k, v in sorted(stats.items()) if k.startswith("filtered:")}
+    revisions = int(stats["revisions"])
+    return {
+        "dumps": [str(p) for p in dumps], "out": str(out),
+        "revisions": revisions, "pages": int(stats["pages"]), "sentences": int(stats["sentences"]),
+        "comparisons": int(stats["comparisons"]), "replacements": int(stats["replacements"]),
+        "candidates": int(stats["candidates"]), "filtered": filtered,
+        "pairs": int(stats["pairs"]), "compressions": int(stats["compression"]),
+        "expansions": int(stats["expansion"]),
+        "pairs_per_1000_revisions": round(1000 * stats["pairs"] / revisions, 2) if revisions else 0.0,
+        "mean_deleted_words": round(deleted / stats["pairs"], 2) if stats["pairs"] else 0.0,
+        "alignment_fallbacks": int(stats["alignment_fallbacks"]),
+        "chunks": total, "chunks_resumed": resumed, "workers": nworkers,
+        "worker_seconds": round(float(stats["seconds"]), 3),
+        "seconds": round(seconds, 3),
+        "revisions_per_second": round(revisions / seconds, 1) if seconds > 0 else 0.0,
+        "parser_filter": settings.parser is not None,
+    }
