@@ -51,11 +51,14 @@ def _finished(cdir: Path, manifest: dict[str, Any]) -> dict[int, dict]:
         old = json.loads(mpath.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         old = None
-    if old != manifest:
+    finished = sorted(cdir.glob("[0-9]*.json"))
+    if old != manifest and finished:
         raise InputError(f"{cdir}: holds chunks of a run with other dumps or settings",
                          hint=f"remove {cdir} to start afresh, or use another --out")
     done = {}
-    for f in sorted(cdir.glob("[0-9]*.json")):
+    if old != manifest:
+        return {}  # nothing finished under other settings: start afresh
+    for f in finished:
         try:
             res = json.loads(f.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -75,7 +78,7 @@ def start_client(workers: int | None, scheduler: str | None):
             raise InputError(f"cannot reach the Dask scheduler at {scheduler} ({exc})",
                              hint="start one with `dask scheduler` (and `dask worker ADDRESS`) or use --workers") \
                 from None
-    cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0",
                            silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
@@ -117,7 +120,9 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
                 if progress:
                     progress(done[chunk["index"]])
                 continue
-            ac.add(client.submit(mine_chunk, chunk, settings, pure=False))
+            # the chunk's text goes straight to a worker (scatter), not through the scheduler's task graph
+            [data] = client.scatter([chunk], hash=False)  # (a dict would be scattered value by value)
+            ac.add(client.submit(mine_chunk, data, settings, pure=False))
             inflight += 1
             while inflight >= limit:
                 collect(next(ac))
