@@ -1,0 +1,187 @@
+"""Revision mining on Dask (issue 14 items 1-2): `treegram mine-revisions` on both real dumps in
+../shared/data/revisions.
+
+Measures, in one run: wall time and revisions/s with a LocalCluster of 1 and of 2 worker processes (same dump,
+same settings; the speed-up is their ratio), revisions per busy worker-second (the sum of the chunk tasks' own
+times), pairs per 1,000 revisions and the filter counts; identical output for 1 and 2 workers; a run killed with
+SIGKILL (the whole process group: driver, scheduler and workers) after some chunks finished, then re-run: the
+finished chunks are resumed (not mined again) and the final file is identical to the uninterrupted run's; and the
+precision of 100 mined pairs drawn at random (seed 14) from both dumps, judged by hand in
+benchmarks/judged/mining-100.judged.tsv (`--draw FILE` writes a fresh unjudged sample instead).
+
+    nice -n 10 python benchmarks/bench_mining.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _results import ROOT, markdown_table, require_shared, write_section  # noqa: E402
+
+TREEGRAM = [str(Path(sys.executable).parent / "treegram")]
+JUDGED = ROOT / "benchmarks" / "judged" / "mining-100.judged.tsv"
+
+
+def run(dump: Path, out: Path, workers: int, extra=()) -> dict:
+    cmd = TREEGRAM + ["-q", "mine-revisions", str(dump), "--out", str(out), "--workers", str(workers), "--json",
+                      *extra]
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{res.stderr[-2000:]}")
+    s = json.loads(res.stdout)
+    s["wall"] = time.perf_counter() - t0
+    print(f"{dump.name} workers={workers}: {s['revisions']} revisions, {s['pairs']} pairs, {s['seconds']:.1f} s "
+          f"(process {s['wall']:.1f} s)", flush=True)
+    return s
+
+
+def kill_and_resume(dump: Path, out: Path, reference: Path, min_chunks: int) -> dict:
+    """Start a 2-worker run in its own session, SIGKILL the whole group once `min_chunks` chunks are on disk,
+    record them, re-run, check resume and output."""
+    cdir = out.with_name(out.name + ".chunks")
+    cmd = TREEGRAM + ["-q", "mine-revisions", str(dump), "--out", str(out), "--workers", "2", "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    while True:
+        done = sorted(cdir.glob("[0-9]*.json")) if cdir.is_dir() else []
+        if len(done) >= min_chunks or proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(1.0)
+    finished = {f.name: hashlib.sha1(f.read_bytes()).hexdigest() for f in cdir.glob("[0-9]*.json")}
+    print(f"killed with {len(finished)} finished chunks on disk", flush=True)
+    s = run(dump, out, 2, ["--keep-chunks"])
+    still = {f.name: hashlib.sha1(f.read_bytes()).hexdigest() for f in cdir.glob("[0-9]*.json")}
+    kept = sum(1 for k, v in finished.items() if still.get(k) == v)
+    return {"finished_at_kill": len(finished), "resumed": s["chunks_resumed"], "unchanged_after_resume": kept,
+            "chunks": s["chunks"], "identical": out.read_bytes() == reference.read_bytes(), "seconds": s["seconds"]}
+
+
+def read_pairs(path: Path) -> list[list[str]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [ln.split("\t") for ln in lines[1:]]
+
+
+def draw(pool: list[list[str]], n: int = 100, seed: int = 14) -> list[list[str]]:
+    idx = sorted(random.Random(seed).sample(range(len(pool)), min(n, len(pool))))
+    return [pool[i] for i in idx]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--work", type=Path, default=Path("/tmp/bench_mining"))
+    ap.add_argument("--draw", type=Path, default=None, help="write the 100-pair sample (unjudged) here and stop")
+    args = ap.parse_args()
+    data = require_shared() / "revisions"
+    peps, wiki = data / "python-peps-history.xml.bz2", data / "enwiki-20140102-sample.xml.gz"
+    args.work.mkdir(parents=True, exist_ok=True)
+    w = args.work
+    for f in w.glob("*.tsv.chunks"):
+        for g in f.iterdir():
+            g.unlink()
+        f.rmdir()
+
+    sw = run(wiki, w / "wiki.tsv", 1)
+    s1 = run(peps, w / "peps1.tsv", 1)
+    s2 = run(peps, w / "peps2.tsv", 2)
+    same = (w / "peps1.tsv").read_bytes() == (w / "peps2.tsv").read_bytes()
+    pool = read_pairs(w / "peps1.tsv") + read_pairs(w / "wiki.tsv")
+    sample = draw(pool)
+    if args.draw:
+        args.draw.write_text("judgement\tdirection\tpage\tlong\tshort\n" + "".join(
+            f"?\t{r[4]}\t{r[1]}\t{r[7]}\t{r[8]}\n" for r in sample), encoding="utf-8")
+        print(f"wrote {args.draw}")
+        return
+    kr = kill_and_resume(peps, w / "killed.tsv", w / "peps2.tsv", min_chunks=8)
+
+    rows = []
+    for name, s in (("enwiki sample, 1 worker", sw), ("PEP history, 1 worker", s1), ("PEP history, 2 workers", s2)):
+        per_worker = s["revisions"] / s["worker_seconds"] if s["worker_seconds"] else 0.0
+        rows.append([name, s["pages"], s["revisions"], s["chunks"], s["pairs"], s["compressions"], s["expansions"],
+                     s["pairs_per_1000_revisions"], s["seconds"], s["revisions_per_second"], per_worker])
+    filt = sorted(set(s1["filtered"]) | set(sw["filtered"]))
+    frows = [[f, sw["filtered"].get(f, 0), s1["filtered"].get(f, 0)] for f in filt]
+    frows = [["one-sentence replacements", sw["replacements"], s1["replacements"]],
+             ["word-deletion candidates", sw["candidates"], s1["candidates"]]] + frows + \
+            [["pairs kept", sw["pairs"], s1["pairs"]]]
+
+    # precision of 100 random pairs, judged by hand
+    judged = {}
+    if JUDGED.exists():
+        for ln in JUDGED.read_text(encoding="utf-8").splitlines()[1:]:
+            j, _d, _p, long, short = ln.split("\t")[:5]
+            judged[(long, short)] = j
+    marks = [judged.get((r[7], r[8])) for r in sample]
+    missing = sum(m is None for m in marks)
+    ok = sum(m == "ok" for m in marks)
+    noisy = sum(m == "noise" for m in marks)
+    prec_c = [judged.get((r[7], r[8])) for r in sample if r[4] == "compression"]
+    prec_e = [judged.get((r[7], r[8])) for r in sample if r[4] == "expansion"]
+
+    speedup = s1["seconds"] / s2["seconds"]
+    per_worker = s1["revisions"] / s1["seconds"]
+    body = [
+        "## Revision mining on Dask (issue 14 items 1-2)",
+        "",
+        f"`nice -n 10 python benchmarks/bench_mining.py` — {time.strftime('%Y-%m-%d')}, a 2-core machine **shared "
+        "with other helpers' jobs during the run** (absolute times can vary ~2x; the 1- and 2-worker runs are in "
+        "the same script, one after the other). LocalCluster of worker processes, 1 thread each; default settings "
+        "(chunks of 500 revisions, 5-60 words a side); no `--parser` model (the parser-score filter was not "
+        "applied). The driver streams the dump (bz2 + XML via mwxml) and scatters chunks to the workers.",
+        "",
+        markdown_table(["run", "pages", "revisions", "chunks", "pairs", "compressions", "expansions",
+                        "pairs / 1,000 rev.", "seconds", "revisions/s (wall)", "revisions / busy worker-s"], rows),
+        "",
+        f"- Speed-up, 2 workers vs 1 on the PEP history: **{speedup:.2f}x** ({s1['seconds']:.1f} s vs "
+        f"{s2['seconds']:.1f} s). Output identical for 1 and 2 workers: **{same}**.",
+        f"- Restart after `kill -9` (SIGKILL to the whole process group: driver, scheduler, nannies, workers) once "
+        f"{kr['finished_at_kill']} of {kr['chunks']} chunks were on disk: the re-run resumed {kr['resumed']} "
+        f"chunks ({kr['unchanged_after_resume']} of the {kr['finished_at_kill']} chunk files byte-identical "
+        f"afterwards, i.e. not mined again), finished in {kr['seconds']:.1f} s, final TSV identical to the "
+        f"uninterrupted run's: **{kr['identical']}**.",
+        "",
+        "Candidates and filters (one-sentence replacements where one side is a word-deletion of the other, then "
+        "the filters in order; a pair is counted under its first failing filter):",
+        "",
+        markdown_table(["", "enwiki sample", "PEP history"], frows),
+        "",
+        f"Precision: 100 pairs drawn at random (seed 14) from all pairs mined from both dumps "
+        f"({len(pool)}), judged by hand by the helper who wrote the miner (not blind: the judge saw direction and "
+        f"page), in `benchmarks/judged/mining-100.judged.tsv`. `ok` = the short side is a grammatical sentence that "
+        f"keeps the long side's core meaning (a usable compression training pair); `noise` = ungrammatical, a "
+        f"sentence-splitting or markup artefact, or meaning reversed/essential content lost. "
+        f"**{ok} ok, {noisy} noise"
+        + (f", {missing} not judged" if missing else "") + f"** -> precision {ok / max(1, ok + noisy):.2f} "
+        f"(compressions {sum(m == 'ok' for m in prec_c)}/{len(prec_c)}, expansions "
+        f"{sum(m == 'ok' for m in prec_e)}/{len(prec_e)}).",
+        "",
+        f"100 GB of history: the measured rate is ~{per_worker:.0f} revisions/s for one worker process end to end "
+        f"({s1['revisions'] / max(s1['worker_seconds'], 1e-9):.0f} revisions per busy worker-second for the "
+        f"mining alone) on PEP revisions averaging {336e6 / 16312 / 1e3:.0f} k characters, i.e. "
+        f"~{per_worker * 336e6 / 16312 / 1e6:.1f} MB of revision text per second per worker. 100 GB of "
+        f"uncompressed history text at that rate is ~{100e3 / (per_worker * 336e6 / 16312 / 1e6) / 3600:.0f} "
+        f"worker-hours: with N machines of 8 workers each, ~{100e3 / (per_worker * 336e6 / 16312 / 1e6) / 3600 / 8:.0f}"
+        f"/N hours, provided each machine reads its own dump files (one driver per group of dump files, or the "
+        "history split into the ~hundreds of files Wikipedia publishes); through a single driver process the bz2 "
+        "+ XML reading (about 1 revision in 2-4 of the worker cost, measured above as the gap between the "
+        "1-worker wall time and the busy time) caps the whole cluster at a few workers' worth. Wikipedia's "
+        "history is ~20x compressible, so 100 GB of bz2 is ~2 TB of text: multiply by 20.",
+    ]
+    write_section("mining", "\n".join(body))
+    print("\n".join(body))
+
+
+if __name__ == "__main__":
+    main()
