@@ -126,13 +126,14 @@ def mine_chunk(chunk: dict[str, Any], settings: Settings) -> dict[str, Any]:
         stats["revisions"] += len(revs) - (1 if seg["context"] else 0)
         stats["pages"] += 0 if seg["context"] else 1
         cache: dict[bytes, list[str]] = {}
+        para_cache: dict = {}
         seen: set[tuple[str, str]] = set()  # an edit undone and redone gives the same pair again
         prev_key, prev_sents = None, None
         for rev_id, text in revs:
             key = hashlib.sha1((text or "").encode("utf-8", "surrogatepass")).digest()
             sents = cache.get(key)
             if sents is None:
-                sents = revision_sentences(text or "", seg["model"])
+                sents = revision_sentences(text or "", seg["model"], para_cache)
                 cache[key] = sents
                 stats["sentences"] += len(sents)
             if prev_sents is not None and key != prev_key:

@@ -102,8 +102,9 @@ def _role_text(whole: str, inner: str) -> str:
                                                ":const:", ":exc:", ":c:", ":py:", ":envvar:", ":file:")) else inner
 
 
-def strip_plain(text: str) -> list[str]:
-    """Paragraphs of prose of a reStructuredText / plain-text revision."""
+def strip_plain(text: str, cache: dict | None = None) -> list[str]:
+    """Paragraphs of prose of a reStructuredText / plain-text revision.  `cache` (one dict per page) maps a raw
+    block to its paragraph: consecutive revisions share almost all their blocks."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").split("\n")
     i = 0
     # the PEP preamble / RFC-822 header block at the top
@@ -125,30 +126,43 @@ def strip_plain(text: str) -> list[str]:
         blocks.append(cur)
     paras: list[str] = []
     for block in blocks:
-        first = block[0]
-        if first[:1].isspace():
-            continue  # literal blocks, block quotes, definition bodies, list continuations
-        if any(_UNDERLINE.match(ln) for ln in block):
-            # a section title (with its under/overline) may share a block with nothing else worth keeping
-            block = [ln for k, ln in enumerate(block)
-                     if not _UNDERLINE.match(ln) and not (k + 1 < len(block) and _UNDERLINE.match(block[k + 1]))]
-            if not block:
-                continue
-            first = block[0]
-        if (_LIST_ITEM.match(first) or _TABLE.match(first) or _EXPLICIT.match(first) or _FIELD.match(first)
-                or _HEADER_FIELD.match(first) and len(block) == 1):
-            continue
-        # a paragraph ends where an indented part (definition body, nested list) begins
-        body = []
-        for ln in block:
-            if ln[:1].isspace():
-                break
-            body.append(ln.strip())
-        para = " ".join(body)
-        if para.endswith("::"):
-            para = para[:-1]  # "as follows::" introduces a literal block: the sentence ends with one colon
-        paras.append(_rst_inline(para))
+        if cache is not None:
+            key = "\n".join(block)
+            para = cache.get(key, 0)
+            if para == 0:
+                para = cache[key] = _plain_block(block)
+        else:
+            para = _plain_block(block)
+        if para is not None:
+            paras.append(para)
     return paras
+
+
+def _plain_block(block: list[str]) -> str | None:
+    """The paragraph of one blank-line-separated block, or None for a block that is not prose."""
+    first = block[0]
+    if first[:1].isspace():
+        return None  # literal blocks, block quotes, definition bodies, list continuations
+    if any(_UNDERLINE.match(ln) for ln in block):
+        # a section title (with its under/overline) may share a block with nothing else worth keeping
+        block = [ln for k, ln in enumerate(block)
+                 if not _UNDERLINE.match(ln) and not (k + 1 < len(block) and _UNDERLINE.match(block[k + 1]))]
+        if not block:
+            return None
+        first = block[0]
+    if (_LIST_ITEM.match(first) or _TABLE.match(first) or _EXPLICIT.match(first) or _FIELD.match(first)
+            or _HEADER_FIELD.match(first) and len(block) == 1):
+        return None
+    # a paragraph ends where an indented part (definition body, nested list) begins
+    body = []
+    for ln in block:
+        if ln[:1].isspace():
+            break
+        body.append(ln.strip())
+    para = " ".join(body)
+    if para.endswith("::"):
+        para = para[:-1]  # "as follows::" introduces a literal block: the sentence ends with one colon
+    return _rst_inline(para)
 
 
 def _paragraphs(plain: str) -> list[str]:
@@ -189,9 +203,20 @@ def split_sentences(paragraph: str) -> list[str]:
     return [s for s in out if s]
 
 
-def revision_sentences(text: str, model: str | None) -> list[str]:
-    """All sentences of a revision, in order."""
-    return [s for para in prose_paragraphs(text or "", model) for s in split_sentences(para)]
+def revision_sentences(text: str, model: str | None, cache: dict | None = None) -> list[str]:
+    """All sentences of a revision, in order.  `cache`: one dict per page, reused across its revisions."""
+    if cache is None:
+        return [s for para in prose_paragraphs(text or "", model) for s in split_sentences(para)]
+    blocks = cache.setdefault("blocks", {})
+    sents = cache.setdefault("sentences", {})
+    paras = strip_wikitext(text or "") if model == "wikitext" else strip_plain(text or "", blocks)
+    out: list[str] = []
+    for para in paras:
+        got = sents.get(para)
+        if got is None:
+            got = sents[para] = split_sentences(para)
+        out.extend(got)
+    return out
 
 
 _TOKEN = re.compile(r"``.*?``|[A-Za-z0-9]+(?:[-'\u2019.][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
