@@ -60,7 +60,7 @@ def main() -> None:
     print(f"train {len(train)} trees, dev {len(dev)} sentences ({words} words)", flush=True)
     t0 = time.perf_counter()
     if args.source == "tsg":
-        from treegram.plugins.tsg.data import TSGSettings
+        from treegram.elementary.data import TSGSettings
         from treegram.plugins.tsg.train import RunOptions, train_tsg
 
         from treegram.plugins.ostag.extract import tsg_model_elementary_trees

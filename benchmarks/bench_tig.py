@@ -33,11 +33,12 @@ from treegram.formalism import flat_fallback  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
-from treegram.plugins.tig.model import TIGSettings  # noqa: E402
+from treegram.plugins.tig.derivation import TIGSettings  # noqa: E402
 from treegram.plugins.tig.sampler import BlockedTIG  # noqa: E402
 from treegram.plugins.tig.train import RunOptions as TIGRun, extract_model as tig_extract  # noqa: E402
-from treegram.plugins.tsg.data import TSGSettings, prepare  # noqa: E402
-from treegram.plugins.tsg.state import BlockedTSG, GibbsTSG  # noqa: E402
+from treegram.elementary.data import TSGSettings, prepare  # noqa: E402
+from treegram.elementary.gibbs import GibbsTSG  # noqa: E402
+from treegram.plugins.tsg.state import BlockedTSG  # noqa: E402
 from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract  # noqa: E402
 
 

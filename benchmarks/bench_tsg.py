@@ -26,8 +26,8 @@ from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.io import atomic_write_text  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
-from treegram.plugins.tsg.data import TSGSettings, prepare  # noqa: E402
-from treegram.plugins.tsg.state import GibbsTSG  # noqa: E402
+from treegram.elementary.data import TSGSettings, prepare  # noqa: E402
+from treegram.elementary.gibbs import GibbsTSG  # noqa: E402
 from treegram.plugins.tsg.train import RunOptions, train_tsg  # noqa: E402
 
 SVG = ROOT / "benchmarks" / "tsg_loglik.svg"

@@ -34,8 +34,7 @@ from treegram.generation.constraints import NoSentenceError  # noqa: E402
 from treegram.generation.sampling import SampleFailure, sample_entries  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
-from treegram.plugins.tsg.data import TSGSettings, prepare  # noqa: E402
-from treegram.plugins.tsg.state import GibbsTSG  # noqa: E402
+from treegram.elementary import GibbsTSG, TSGSettings, prepare  # noqa: E402
 from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract  # noqa: E402
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator  # noqa: E402
 from treegram.plugins.vocabgen.model import read_tree_paths  # noqa: E402

@@ -1,20 +1,81 @@
-"""What a formalism plugin provides, and the model file format every formalism shares.
+"""The formalism contract: everything a grammar formalism plugin supplies, in one module.
 
-A formalism (PCFG, TSG, TIG, OSTAG, STSG, vocabgen, or a third-party one) is registered through the
-``register_formalisms`` hook.  `treegram train NAME` asks it to add its options to an argparse parser and to
-train; the model it returns is saved as one bundle file (JSON metadata + numpy arrays, see `treegram.io`) whose
-metadata names the formalism, so `treegram parse`, `treegram grammar` and friends can load any model.
+A formalism (PCFG, TSG, TIG, OSTAG, STSG, vocabgen, or a third-party one) is a :class:`Formalism` registered
+through the ``register_formalisms`` hook.  The plugin supplies *what is specific to the formalism*; the core owns
+the rest (the training loop, model files and the command line)::
+
+    treebank ──► prepare(corpus, settings)        derivation data + base distribution P0      (plugin)
+                   │
+                   ▼
+                 make_state(prepared, settings,    derivation state the chosen sampler move     (plugin)
+                            kind, run, ctx)         works on ("sites": Gibbs, "items": blocked)
+                   │
+                   ▼
+                 sampler move (--sampler)          registered moves, annealing, checkpoint/    (core:
+                                                   resume, progress, trace                     treegram.training)
+                   │
+                   ▼
+                 extract_model(state, ...)         finite grammar: elementary structures +     (plugin)
+                                                   the CFG transform used for parsing
+                   │
+                   ▼
+                 model.save / load_model           one bundle file, plugin data namespaced     (core: this module)
+                 model.parse(tokens)               CFG transform -> chart decoder -> back-transform
+
+The pieces, each a method or attribute of :class:`Formalism` below:
+
+``Settings``
+    an attrs class whose fields, declared with :func:`option`, *are* the ``treegram train NAME`` options (flag name,
+    type, default, choices, help text and help group come from the field).  No argparse code in plugins.
+``trains_on``
+    ``"trees"``: the core adds ``--treebank/--limit/--skip-bad-trees`` and hands :meth:`Formalism.train` (or
+    :meth:`Formalism.prepare`) the list of trees it read; anything else: the formalism's own ``Settings`` name its
+    inputs and the corpus argument is ``None``.
+``sampling``
+    a :class:`Sampling` spec for formalisms trained by a sweep sampler: the core adds ``--iterations``,
+    ``--sampler`` (every registered sampler move whose state kind the formalism can build; see
+    ``register_sampler_moves`` in `treegram.hookspecs`), ``--anneal-start/--anneal-end``, ``--checkpoint``,
+    ``--checkpoint-every`` and ``--resume``, and runs the loop (`treegram.training.run_sampler`).
+``prepare(corpus, settings)``
+    the derivation data built from the corpus and the base distribution(s) P0 (e.g. the TSG's binarized,
+    integer-coded trees and the PCFG whose rule probabilities make up its P0).
+``make_state(prepared, settings, kind, run, ctx)``
+    the derivation state for a sampler move: ``kind == "sites"`` -> an object implementing
+    `treegram.bayes.GibbsModel` (the optional Gibbs *site moves*: ``resample_site`` / ``sweep``);
+    ``kind == "items"`` -> a `treegram.bayes.BlockedModel`, whose ``propose`` samples a whole derivation of one
+    tree (or pair) through the formalism's **proposal CFG transform** and whose back-transform maps the CFG
+    derivation to the formalism's derivation.  ``state_kinds`` lists the kinds a formalism can build.
+``extract_model(state, prepared, settings, run, trace)``
+    the final sample -> a :class:`Model`: the finite grammar and its **parsing CFG transform**; ``model.parse``
+    runs the chart decoder on the CFG and maps the best derivation back (**back-transform**) to a derived tree.
+``generation_view(model)``
+    optional Context/Outcome/Imply view (`treegram.generation.protocol.GenerationSystem`) of a trained model.
+``load_model(meta, arrays)``
+    rebuild a model from what :func:`save_model` wrote (``meta`` is the plugin's own namespace only).
+``train(corpus, settings, ctx)``
+    for formalisms not trained by a sweep sampler (PCFG estimation, EM, ...): return the model directly.
+
+The smallest complete formalism is ``examples/treegram-example-plugin`` (a lexicalized PCFG, ~150 lines).
+Older plugins that override ``configure_train_parser`` / ``train_from_args`` keep working: those two methods are
+what the CLI calls, and their default implementations are the generated options and the core pipeline above.
+
+Model files.  :func:`save_model` writes one bundle (JSON metadata + numpy arrays, atomically; see `treegram.io`)
+whose header (``format``, ``version``, ``formalism``, ``written_by``) is the core's and whose ``plugin_meta``
+holds the formalism's own metadata, so no plugin field can overwrite a header field.  :func:`load_model` reads it
+(files of the older flat layout too), and reports an exception raised by the plugin's loader as *that plugin's*
+bug (plugin name, exception, where to report it), not as a corrupt file.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
+import attrs
 import numpy as np
 
-from treegram.errors import ModelFileError, ParseFailure, TreegramError
+from treegram.errors import InputError, ModelFileError, ParseFailure, TreegramError
 from treegram.io import load_bundle, save_bundle
 
 if TYPE_CHECKING:
@@ -23,8 +84,206 @@ if TYPE_CHECKING:
 
 MODEL_FORMAT = "treegram-model"
 MODEL_VERSION = 1
+#: the key under which a formalism's own metadata is stored in a model file (header fields stay the core's)
+PLUGIN_META = "plugin_meta"
+HEADER_KEYS = ("format", "version", "formalism", "written_by")
 
 
+# ================================================================================================================
+# Settings: attrs fields that are command-line options
+# ================================================================================================================
+OPTION_KEY = "treegram.option"
+
+
+@attrs.frozen
+class Option:
+    """How one settings field appears on the command line (stored in the attrs field's metadata)."""
+
+    help: str
+    flag: str | None = None  # default: --field-name
+    type: Callable[[str], Any] | None = None  # argparse type (use treegram.cli.argtypes for ranges and seeds)
+    choices: tuple | Callable[[], Any] | None = None  # a callable is evaluated when the parser is built
+    group: str | None = None  # argparse help group ("model", "sampling", ...)
+    metavar: str | tuple | None = None
+    nargs: str | int | None = None
+    required: bool = False
+
+
+def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, type: Callable | None = None,
+           choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None,
+           metavar: str | tuple | None = None, nargs: str | int | None = None, required: bool = False) -> Any:
+    """An attrs field that is also a ``treegram train NAME`` option::
+
+        @attrs.frozen
+        class Settings:
+            order: int = option(2, help="Markov order of the sibling model", type=positive_int, group="model")
+            lowercase: bool = option(False, help="lowercase words first")  # bool + False -> a store_true flag
+
+    ``required=True`` fields have no default (they are keyword-only).  ``type`` defaults to the type of the
+    default.  ``choices`` may be a callable (evaluated when the parser is built, e.g. names other plugins
+    register); a mutable default is given as ``attrs.Factory(list)``.
+    """
+    if choices is not None and not callable(choices):
+        choices = tuple(choices)
+    meta = Option(help=help, flag=flag, type=type, choices=choices,
+                  group=group, metavar=metavar, nargs=nargs, required=required)
+    if required:
+        return attrs.field(metadata={OPTION_KEY: meta}, kw_only=True)
+    return attrs.field(default=default, metadata={OPTION_KEY: meta})
+
+
+def option_fields(settings_cls: type) -> list[tuple[attrs.Attribute, Option]]:
+    """The (field, option) pairs of a settings class, in declaration order."""
+    return [(f, f.metadata[OPTION_KEY]) for f in attrs.fields(settings_cls) if OPTION_KEY in f.metadata]
+
+
+def _group(parser: argparse.ArgumentParser, title: str | None, groups: dict[str, Any]):
+    if title is None:
+        return parser
+    if title not in groups:
+        existing = [g for g in parser._action_groups if g.title == title]
+        groups[title] = existing[0] if existing else parser.add_argument_group(title)
+    return groups[title]
+
+
+def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
+                         groups: dict[str, Any] | None = None) -> None:
+    """Add one argparse option per :func:`option` field of `settings_cls` (dest = the field name)."""
+    groups = {} if groups is None else groups
+    for field, opt in option_fields(settings_cls):
+        target = _group(parser, opt.group, groups)
+        flag = opt.flag or "--" + field.name.replace("_", "-")
+        kwargs: dict[str, Any] = {"dest": field.name, "help": opt.help}
+        default = None if field.default is attrs.NOTHING else field.default
+        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+            default = default.factory()
+        if opt.required:
+            kwargs["required"] = True
+        if isinstance(default, bool) and opt.type is None and not opt.required:
+            kwargs["action"] = "store_false" if default else "store_true"
+        else:
+            kwargs["default"] = default
+            typ = opt.type
+            if typ is None and default is not None and isinstance(default, (int, float, str)):
+                typ = type(default)
+            if typ is not None:
+                kwargs["type"] = typ
+            if opt.choices is not None:
+                kwargs["choices"] = tuple(opt.choices()) if callable(opt.choices) else opt.choices
+            if opt.nargs is not None:
+                kwargs["nargs"] = opt.nargs
+            if opt.metavar is not None:
+                kwargs["metavar"] = opt.metavar
+        target.add_argument(flag, **kwargs)
+
+
+def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:
+    """Build the settings object from parsed options (the fields added by :func:`add_settings_options`)."""
+    values = {}
+    for field, _opt in option_fields(settings_cls):
+        value = getattr(args, field.name)
+        values[field.name] = value
+    return settings_cls(**values)
+
+
+# ================================================================================================================
+# The shared options the core adds (corpus, sampling run)
+# ================================================================================================================
+def _argtypes():
+    from treegram.cli import argtypes
+
+    return argtypes
+
+
+def add_treebank_options(parser: argparse.ArgumentParser) -> None:
+    """``--treebank FILE_OR_DIR...``, ``--limit N`` and ``--skip-bad-trees`` (every ``trains_on="trees"``)."""
+    from treegram.corpora.treebank import add_treebank_arguments
+
+    add_treebank_arguments(parser)
+
+
+def read_treebank_options(args: argparse.Namespace, ui: UI) -> list:
+    """Read the trees named by :func:`add_treebank_options` (malformed trees reported or fatal)."""
+    from treegram.corpora.treebank import load_treebanks
+
+    return load_treebanks(args, ui)
+
+
+@attrs.frozen
+class Sampling:
+    """A formalism trained by sweeps of a sampler move: which options the core adds and their defaults.
+
+    ``default_move`` is the default of ``--sampler``; ``site_order`` adds ``--site-order random|fixed``;
+    ``columns`` are (header, trace key) pairs shown in the per-iteration table after log-likelihood;
+    ``progress`` formats the progress-bar text of one trace record.
+    """
+
+    iterations: int = 100
+    default_move: str = "gibbs"
+    site_order: bool = True
+    group: str = "sampling"
+    label: str = ""  # progress/table title (default: "<move> sampling")
+    columns: tuple[tuple[str, str], ...] = ()
+    progress: Callable[[dict], str] | None = None
+
+
+@attrs.frozen
+class RunOptions:
+    """How the core runs a sampler (not part of the model): built from the ``sampling`` options."""
+
+    move: str = "gibbs"
+    iterations: int = 100
+    seed: int = 0
+    anneal_start: float = 1.0
+    anneal_end: float = 1.0
+    site_order: str = "random"
+    checkpoint: Path | None = None
+    checkpoint_every: int = 1
+    resume: bool = False
+
+    def __attrs_post_init__(self):
+        if self.iterations < 0:
+            raise InputError("--iterations must be >= 0")
+
+
+def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, moves: list[str],
+                         groups: dict[str, Any] | None = None) -> None:
+    """The core's sampler options (see :class:`Sampling`); ``moves`` are the ``--sampler`` choices."""
+    from treegram.plugin_manager import sampler_moves
+
+    at = _argtypes()
+    g = _group(parser, sampling.group, {} if groups is None else groups)
+    g.add_argument("--iterations", type=at.nonnegative_int, default=sampling.iterations,
+                   help=f"sampler sweeps over the treebank (default {sampling.iterations})")
+    if len(moves) > 1:
+        found = sampler_moves()
+        g.add_argument("--sampler", choices=tuple(moves), default=sampling.default_move,
+                       help="; ".join(f"{m}: {found[m].obj.help}" for m in moves)
+                            + f" (default {sampling.default_move})")
+    if sampling.site_order:
+        g.add_argument("--site-order", choices=("random", "fixed"), default="random")
+    g.add_argument("--anneal-start", type=at.nonnegative_float, default=1.0,
+                   help="temperature of the first sweep (default 1)")
+    g.add_argument("--anneal-end", type=at.nonnegative_float, default=1.0,
+                   help="temperature of the last sweep; linear schedule in between (default 1)")
+    g.add_argument("--checkpoint", type=Path, default=None,
+                   help="checkpoint file (default: OUT.ckpt); written every --checkpoint-every sweeps and on "
+                        "Ctrl-C or kill")
+    g.add_argument("--checkpoint-every", type=at.nonnegative_int, default=1)
+    g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
+
+
+def run_options_from_args(sampling: Sampling, args: argparse.Namespace) -> RunOptions:
+    return RunOptions(move=getattr(args, "sampler", sampling.default_move), iterations=args.iterations,
+                      seed=args.seed, anneal_start=args.anneal_start, anneal_end=args.anneal_end,
+                      site_order=getattr(args, "site_order", "random"),
+                      checkpoint=args.checkpoint or Path(str(args.out) + ".ckpt"),
+                      checkpoint_every=args.checkpoint_every, resume=args.resume)
+
+
+# ================================================================================================================
+# Models and formalisms
+# ================================================================================================================
 @runtime_checkable
 class Model(Protocol):
     """A trained model.  Parsing formalisms implement `parse`; all implement `save` and `describe`."""
@@ -44,54 +303,197 @@ class Model(Protocol):
     #       system (PCFG, TSG, TIG: `treegram.generation.cfg_view`), so `treegram generate --model` works on it;
     #   chart_input / derivation_tree / category_tree  parsing through the core charts, which gives the model
     #       every registered decoder (`treegram.charts.decoders.ChartModel`, `treegram parse --decoder`).
+    #   parse(tokens) -> Tree     raises ParseFailure for a sentence the grammar cannot derive.
+
+
+@attrs.frozen
+class TrainContext:
+    """What the core hands a formalism's `train`: where the model goes, the seed, the console."""
+
+    ui: Any
+    out: Path | None = None
+    seed: int = 0
+    json: bool = False
 
 
 class Formalism:
-    """Base class for formalism plugins; override what your formalism supports."""
+    """Base class of formalism plugins: set the attributes and override the methods your formalism supports.
+
+    See the module docstring for the data flow; ``examples/treegram-example-plugin`` is a complete example.
+    """
 
     name: str = ""
     description: str = ""
-    #: "trees" for treebank-trained parsers; "pairs" for compression; "sentences" for generation.
+    #: "trees" for treebank-trained parsers (the core reads --treebank); "pairs" / "sentences" / "none": the
+    #: formalism's Settings name its own inputs.
     trains_on: str = "trees"
+    #: attrs class whose :func:`option` fields are the `treegram train NAME` options (None: no own options).
+    Settings: type | None = None
+    #: set for formalisms trained by sweeps of a registered sampler move (see :class:`Sampling`).
+    sampling: Sampling | None = None
+    #: the derivation-state kinds `make_state` can build ("sites" for Gibbs site moves, "items" for blocked moves).
+    state_kinds: tuple[str, ...] = ()
+
+    # -- the command line (generated; override only for options the contract cannot express) -----------------
+    def sampler_moves(self) -> list[str]:
+        """Names of the registered sampler moves this formalism can run (their state kind is in state_kinds)."""
+        from treegram.plugin_manager import sampler_moves
+
+        return [name for name, c in sampler_moves().items() if c.obj.state_kind in self.state_kinds]
 
     def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        """Add this formalism's options to `treegram train NAME` (beyond the shared --out/--seed)."""
+        """Add this formalism's options to `treegram train NAME` (beyond the shared --out/--seed/--json)."""
+        groups: dict[str, Any] = {}
+        if self.trains_on == "trees":
+            add_treebank_options(parser)
+        if self.Settings is not None:
+            add_settings_options(parser, self.Settings, groups)
+        if self.sampling is not None:
+            add_sampling_options(parser, self.sampling, self.sampler_moves(), groups)
 
     def train_from_args(self, args: argparse.Namespace, ui: UI) -> Model:
-        """Train a model from parsed CLI options, reporting progress through `ui`."""
+        """Train from parsed options: settings from the generated options, corpus read by the core, then either
+        the core sampling loop (``sampling`` set) or :meth:`train`."""
+        settings = settings_from_args(self.Settings, args) if self.Settings is not None else None
+        corpus = read_treebank_options(args, ui) if self.trains_on == "trees" else None
+        ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),
+                           json=bool(getattr(args, "json", False)))
+        if self.sampling is not None:
+            from treegram.training import run_sampler
+
+            return run_sampler(self, corpus, settings, run_options_from_args(self.sampling, args), ctx)
+        return self.train(corpus, settings, ctx)
+
+    # -- training ----------------------------------------------------------------------------------------------
+    def train(self, corpus: Any, settings: Any, ctx: TrainContext) -> Model:
+        """Train a model directly (formalisms without a sweep sampler: estimation, EM, ...)."""
         raise TreegramError(f"formalism {self.name!r} cannot be trained from the command line")
 
+    def prepare(self, corpus: Any, settings: Any) -> Any:
+        """Derivation data built from the corpus, with the base distribution(s) P0 (sampling formalisms)."""
+        raise NotImplementedError
+
+    def make_state(self, prepared: Any, settings: Any, kind: str, run: RunOptions,
+                   ctx: TrainContext | None = None) -> Any:
+        """A derivation state of `kind` ("sites": `treegram.bayes.GibbsModel`; "items": `BlockedModel`), seeded
+        with ``run.seed``.  With ``run.resume`` the driver loads the checkpointed state into it right after, so
+        skip any expensive initialisation then.  ``ctx`` (None outside the CLI) gives a console for progress."""
+        raise NotImplementedError
+
+    def extract_model(self, state: Any, prepared: Any, settings: Any, run: RunOptions,
+                      trace: list[dict[str, Any]]) -> Model:
+        """The final sample -> a trained model (finite grammar + parsing CFG transform and back-transform)."""
+        raise NotImplementedError
+
+    # -- optional views ------------------------------------------------------------------------------------------
+    def generation_view(self, model: Model) -> Any:
+        """A Context/Outcome/Imply view of `model` or None: the default asks the model itself
+        (``model.generation_view()`` -> ``(GenerationModel, GenerationSystem)``, see `treegram.generation.cfg_view`),
+        which is what `treegram generate --model` uses."""
+        view = getattr(model, "generation_view", None)
+        return view() if callable(view) else None
+
+    # -- model files -------------------------------------------------------------------------------------------
     def load_model(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Model:
-        """Rebuild a model from what `save_model` wrote."""
+        """Rebuild a model from what `save_model` wrote (`meta`: the plugin's own metadata)."""
         raise NotImplementedError
 
 
+# ================================================================================================================
+# Model files
+# ================================================================================================================
+def _writer(formalism: str) -> dict[str, Any]:
+    """Which plugin (and distribution) provides `formalism` in this process: recorded in the model header."""
+    try:
+        from treegram.plugin_manager import formalisms, plugin_distribution
+
+        c = formalisms().get(formalism)
+        if c is None:
+            return {}
+        return {"plugin": c.plugin, **plugin_distribution(c.plugin)}
+    except Exception:  # noqa: BLE001 - the header is informative only; never fail a save over it
+        return {}
+
+
+def model_bundle(model: Model, meta: dict[str, Any]) -> dict[str, Any]:
+    """The JSON metadata of a model file: the core's header plus the plugin's metadata in its own namespace."""
+    return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "formalism": model.formalism,
+            "written_by": _writer(model.formalism), PLUGIN_META: meta}
+
+
 def save_model(path: str | Path, model: Model, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-    """Save any formalism's model: the shared header plus the formalism's own metadata and arrays."""
-    header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "formalism": model.formalism}
-    save_bundle(path, {**header, **meta}, arrays)
+    """Save any formalism's model: the shared header, the formalism's own metadata (namespaced) and arrays."""
+    save_bundle(path, model_bundle(model, meta), arrays)
+
+
+def plugin_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The formalism's own metadata of a model file's JSON: the namespace, or (files written before the
+    namespace existed) the flat dict without the header fields."""
+    if isinstance(meta.get(PLUGIN_META), dict):
+        return meta[PLUGIN_META]
+    return {k: v for k, v in meta.items() if k not in HEADER_KEYS}
+
+
+class PluginLoadError(ModelFileError):
+    """A formalism plugin's loader raised on a model file that is structurally fine: the plugin's bug."""
+
+
+def model_from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray], source: str | Path) -> Model:
+    """Check the header of a model file's (meta, arrays) and hand the plugin's part to its formalism."""
+    from treegram.plugin_manager import formalisms, plugin_distribution
+
+    if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
+        raise ModelFileError(f"{source}: not a treegram model file", hint="pass a file written by `treegram train`")
+    version = meta.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ModelFileError(f"{source}: corrupt model header (version {version!r})",
+                             hint="re-create it with `treegram train`")
+    if version > MODEL_VERSION:
+        raise ModelFileError(f"{source}: model format version {version} is newer than this treegram",
+                             hint="upgrade treegram")
+    name = meta.get("formalism")
+    found = formalisms()
+    if not isinstance(name, str) or name not in found:
+        from treegram.plugin_manager import failure_note
+
+        raise ModelFileError(f"{source}: model of formalism {name!r}, which no installed plugin provides"
+                             f"{failure_note()}",
+                             hint="install the plugin that trained it (`treegram plugins` lists installed ones)")
+    contribution = found[name]
+    own = plugin_meta(meta)
+    try:
+        return contribution.obj.load_model(own, arrays)
+    except TreegramError:
+        raise
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError) as exc:
+        if contribution.plugin.startswith("treegram") or _is_builtin(contribution.plugin):
+            # A built-in loader failing on its own keys/arrays: the file is damaged (or hand-edited).
+            raise ModelFileError(f"{source}: corrupt {name} model ({type(exc).__name__}: {exc})",
+                                 hint="re-create it with `treegram train`") from None
+        raise _plugin_bug(contribution.plugin, name, source, exc, plugin_distribution(contribution.plugin)) from exc
+    except Exception as exc:  # noqa: BLE001 - any other exception inside a plugin's loader is that plugin's bug
+        raise _plugin_bug(contribution.plugin, name, source, exc, plugin_distribution(contribution.plugin)) from exc
+
+
+def _is_builtin(plugin: str) -> bool:
+    from treegram.plugin_manager import plugin_distribution
+
+    return plugin_distribution(plugin).get("package") == "treegram"
+
+
+def _plugin_bug(plugin: str, name: str, source, exc: BaseException, dist: dict[str, Any]) -> PluginLoadError:
+    package = f" (package {dist['package']} {dist.get('package_version', '')}".rstrip() + ")" if dist.get("package") \
+        else ""
+    where = dist.get("url") or (f"the author of {dist['package']}" if dist.get("package") else "its author")
+    return PluginLoadError(
+        f"plugin {plugin!r}{package} failed to load {source} as a {name} model: {type(exc).__name__}: {exc}",
+        hint=f"this is a bug in the {plugin!r} plugin, not a corrupt file; report it to {where}")
 
 
 def load_model(path: str | Path) -> Model:
     """Load a model file of any registered formalism, with clear errors for missing/corrupt/foreign files."""
-    from treegram.plugin_manager import formalisms
-
     meta, arrays = load_bundle(path)
-    if meta.get("format") != MODEL_FORMAT:
-        raise ModelFileError(f"{path}: not a treegram model file", hint="pass a file written by `treegram train`")
-    if meta.get("version", 0) > MODEL_VERSION:
-        raise ModelFileError(f"{path}: model format version {meta.get('version')} is newer than this treegram",
-                             hint="upgrade treegram")
-    name = meta.get("formalism")
-    found = formalisms()
-    if name not in found:
-        raise ModelFileError(f"{path}: model of formalism {name!r}, which no installed plugin provides",
-                             hint="install the plugin that trained it (`treegram plugins` lists installed ones)")
-    try:
-        return found[name].obj.load_model(meta, arrays)
-    except (KeyError, ValueError, IndexError, TypeError) as exc:
-        raise ModelFileError(f"{path}: corrupt {name} model ({type(exc).__name__}: {exc})",
-                             hint="re-create it with `treegram train`") from None
+    return model_from_bundle(meta, arrays, path)
 
 
 def flat_fallback(tokens: list[str], label: str = "S", tag: str = "XX") -> Tree:
@@ -101,4 +503,7 @@ def flat_fallback(tokens: list[str], label: str = "S", tag: str = "XX") -> Tree:
     return Tree(label, tuple(Tree(tag, (w,)) for w in tokens))
 
 
-__all__ = ["Formalism", "Model", "ParseFailure", "flat_fallback", "load_model", "save_model"]
+__all__ = ["Formalism", "Model", "Option", "ParseFailure", "PluginLoadError", "RunOptions", "Sampling",
+           "TrainContext", "add_settings_options", "add_treebank_options", "flat_fallback", "load_model",
+           "model_bundle", "model_from_bundle", "option", "plugin_meta", "read_treebank_options", "save_model",
+           "settings_from_args"]

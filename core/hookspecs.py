@@ -21,10 +21,27 @@ hookspec = pluggy.HookspecMarker("treegram")
 def register_formalisms(register):
     """Contribute grammar formalisms.
 
-    Call ``register(formalism)`` with an instance of :class:`treegram.formalism.Formalism` (a name such as
-    ``"tsg"``, how to add its training options to ``treegram train NAME``, how to train a model from those
-    options, and how to load a saved model).  Models it returns implement :class:`treegram.formalism.Model`
-    (``parse``, ``save``, ``describe``), which makes ``treegram parse`` and ``treegram grammar`` work for it.
+    Call ``register(formalism)`` with an instance of a :class:`treegram.formalism.Formalism` subclass: the
+    contract documented in ``treegram.formalism`` (one module) -- a name, a settings class whose ``option``
+    fields become the ``treegram train NAME`` options, the derivation data and base distribution P0 built from
+    a corpus (``prepare``), the derivation state a sampler move works on (``make_state``), the trained model with
+    its parsing CFG transform and back-transform (``extract_model``), and ``load_model`` for saved models; or
+    ``train`` for formalisms that are estimated rather than sampled.  Models implement
+    :class:`treegram.formalism.Model` (``parse``, ``save``, ``describe``), which makes ``treegram parse`` and
+    ``treegram grammar`` work for them.
+    """
+
+
+@hookspec
+def register_sampler_moves(register):
+    """Contribute sampler moves that every formalism gets.
+
+    Call ``register(move)`` with a :class:`treegram.bayes.moves.SamplerMove`: a name (the value of
+    ``treegram train NAME --sampler``), a one-line help text, the derivation-state kind it works on (``"sites"``:
+    a `treegram.bayes.GibbsModel`, resampled site by site; ``"items"``: a `treegram.bayes.BlockedModel`, whole
+    trees resampled through the formalism's CFG transform) and the sweep driver class that runs it (annealing,
+    checkpoint/resume and the trace come with `treegram.bayes.driver.SweepDriver`).  Every formalism whose
+    ``state_kinds`` include the move's kind offers it; the core registers ``gibbs`` and ``blocked`` this way.
     """
 
 

@@ -128,3 +128,42 @@ def test_ud_english_ewt_dev(shared_data):
     assert len(sents) == text.count("# sent_id")
     assert not sents.problems
     assert all(s.heads.count(0) == 1 for s in sents)  # UD trees have exactly one root
+
+
+def test_training_treebanks_go_through_a_plugins_corpus_reader(tmp_path):
+    """`register_corpus_readers` is consumed: a file a plugin's tree reader claims is read by it, in argument order
+    with bracketed files, when a formalism loads its --treebank paths."""
+    import argparse
+
+    import treegram
+    from treegram.corpora.registry import CorpusReader
+    from treegram.corpora.treebank import load_treebanks
+    from treegram.plugin_manager import get_plugin_manager
+    from treegram.trees import Tree
+
+    def read_toy(path):  # one tree per line: "word/TAG word/TAG ..."
+        return [Tree("S", tuple(Tree(t, (w,)) for w, t in (x.split("/") for x in line.split())))
+                for line in path.read_text().splitlines() if line.strip()]
+
+    class ToyReader:
+        @treegram.hookimpl
+        def register_corpus_readers(self, register):
+            register(CorpusReader("toytrees", ("*.toy",), "trees", read_toy, "word/TAG lines"))
+
+    (tmp_path / "a.toy").write_text("the/DT dog/NN\n")
+    (tmp_path / "b.mrg").write_text("(S (NP (DT a) (NN cat)))\n")
+
+    class UI:
+        def note(self, _msg):
+            pass
+
+    args = argparse.Namespace(treebank=[tmp_path / "b.mrg", tmp_path / "a.toy"], limit=None, skip_bad_trees=False)
+    pm = get_plugin_manager()
+    plugin = ToyReader()
+    pm.register(plugin, name="toy-reader")
+    try:
+        trees = load_treebanks(args, UI())
+    finally:
+        pm.unregister(plugin)
+    assert [t.leaves() for t in trees] == [["a", "cat"], ["the", "dog"]]
+    assert trees[1].pos() == [("the", "DT"), ("dog", "NN")]

@@ -41,14 +41,14 @@ def test_cefrpy_levels(tmp_path, monkeypatch):
     from treegram.plugins.vocabgen import vocab as V
 
     monkeypatch.setenv("TREEGRAM_CACHE", str(tmp_path))
-    V.cefr_vocabulary.cache_clear()
-    a1 = parse_vocab_spec("cefr:A1")
+    V.cefrpy_vocabulary.cache_clear()
+    a1 = parse_vocab_spec("cefrpy:A1")
     assert {"dog", "dogs", "the", "go", "went", "school"} <= a1.words
     assert "abandon" not in a1
     assert (tmp_path / next(p.name for p in tmp_path.iterdir())).is_file()  # cached level table
-    b2 = parse_vocab_spec("cefr:B2")
+    b2 = parse_vocab_spec("cefrpy:B2")
     assert a1.words < b2.words and "abandon" in b2
-    V.cefr_vocabulary.cache_clear()
+    V.cefrpy_vocabulary.cache_clear()
 
 
 def test_shared_gold_trees_and_cefrj_a1(shared_data):

@@ -12,7 +12,8 @@ from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.generation import check_derivation, fit_mle
 from treegram.generation.constraints import NoSentenceError
-from treegram.plugins.vocabgen.exercises import make_items, render
+from treegram.plugins.vocabgen.exercises import make_sheet
+from treegram.plugins.vocabgen.formats import render
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator
 from treegram.plugins.vocabgen.model import VocabgenModel
 from treegram.plugins.vocabgen.spinedep import END, HEAD, ROOT_CONTEXT, SpineDepSystem, surface
@@ -159,20 +160,21 @@ def test_exercise_sheets_have_an_answer_key(model):
     gen = ConstrainedGenerator(model.generation, model.system, vocab)
     groups = {w: gen.sample(2, 0, word=w, unique=True)[0] for w in ("cat", "dog")}
     for kind in ("cloze", "translate", "reorder"):
-        items = make_items(groups, kind, np.random.default_rng(0))
-        md = render(items, kind=kind, fmt="md", vocab_name="test", words=["cat", "dog"])
+        sheet = make_sheet(groups, kind, np.random.default_rng(0), vocab)
+        items = sheet.items
+        md = render(sheet, "md").decode()
         assert "## Answer key" in md
         key = md.split("## Answer key")[1]
         for it in items:
-            assert f"{it['number']}. {it['answer']}" in key
+            assert f"{it.number}. " in key and it.sentence in key
         if kind == "cloze":
-            assert all("_____" in it["prompt"] and it["word"] not in it["prompt"].lower().split() for it in items)
+            assert all("_____" in it.prompt and it.word not in it.prompt.lower().split() for it in items)
         if kind == "reorder":
-            assert all(sorted(it["prompt"].split("  (")[0].replace("/", " ").lower().split())
-                       == sorted(t.lower() for t in it["answer"].rstrip(".!?").split()) for it in items)
-        html = render(items, kind=kind, fmt="html", vocab_name="test", words=["cat", "dog"])
+            assert all(sorted(" ".join(it.tiles).lower().replace("n't", " n't").split())
+                       == sorted(t.lower() for t in it.sentence.rstrip(".!?").split()) for it in items)
+        html = render(sheet, "html").decode()
         assert "Answer key" in html and html.startswith("<!DOCTYPE html>")
-        data = json.loads(render(items, kind=kind, fmt="json", vocab_name="test", words=["cat", "dog"]))
+        data = json.loads(render(sheet, "json"))
         assert len(data["items"]) == 4 and all("answer" in i for i in data["items"])
 
 
@@ -206,7 +208,9 @@ def test_cli_exercises(model_file, capsys, tmp_path):
     (["generate", "--vocab", VOCAB, "--include", "big"], "no sentence of the model contains"),
     (["generate", "--vocab", "words:xyz"], "no sentence of the model uses only words"),
     (["generate", "--vocab", "words:"], "empty"),
-    (["generate", "--vocab", VOCAB, "-n", "0"], "at least one"),
+    (["generate", "--vocab", VOCAB, "--include", "."], "is not a word"),
+    (["generate", "--vocab", VOCAB, "--include", "?!"], "is not a word"),
+    (["exercises", "--vocab", VOCAB, "--words", "cat,.,dog"], "is not a word"),
     (["generate", "--vocab", "cefr:Q3"], "unknown CEFR level"),
     (["generate", "--vocab", "nowhere.txt"], "no such vocabulary file"),
     (["exercises", "--vocab", VOCAB, "--words", "zebra,big"], "no sentence for any of the words"),
@@ -215,6 +219,29 @@ def test_cli_exercises(model_file, capsys, tmp_path):
 def test_cli_errors(model_file, capsys, argv, message):
     assert main(argv[:1] + ["--model", str(model_file)] + argv[1:]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_counts_use_the_shared_argtypes(model_file, capsys):
+    for argv in (["generate", "--vocab", VOCAB, "-n", "0"], ["exercises", "--vocab", VOCAB, "--words", "cat",
+                                                             "--per-word", "-3"]):
+        assert main(argv[:1] + ["--model", str(model_file)] + argv[1:]) == 2
+        assert "must be at least 1" in capsys.readouterr().err
+
+
+def test_cli_large_requests_are_capped_with_a_message(model_file, capsys, monkeypatch):
+    from treegram.plugins.vocabgen import cli as vcli
+
+    monkeypatch.setattr(vcli, "MAX_UNIQUE", 50)
+    monkeypatch.setattr(vcli, "UNIQUE_PATIENCE", 300)
+    assert main(["generate", "--model", str(model_file), "--vocab", VOCAB, "-n", "100000", "--unique"]) == 0
+    err = capsys.readouterr().err
+    assert "capped at 50" in err and "only" in err and "different sentences" in err
+    assert main(["generate", "--model", str(model_file), "--vocab", VOCAB, "-n", "2000"]) == 0
+    err = capsys.readouterr().err
+    assert "sentences are different" in err and "--unique" in err
+    assert main(["exercises", "--model", str(model_file), "--vocab", VOCAB, "--words", "cat", "--per-word",
+                 "100000"]) == 0
+    assert "capped at 50" in capsys.readouterr().err
 
 
 def test_cli_missing_model(capsys, tmp_path):

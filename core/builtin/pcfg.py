@@ -3,31 +3,34 @@ formalism would be).  The estimation itself is the core library `treegram.gramma
 
 from __future__ import annotations
 
-import argparse
+import attrs
 
-from treegram.corpora.treebank import add_treebank_arguments, load_treebanks
-from treegram.formalism import Formalism
+from treegram.cli.argtypes import horizontal, nonnegative_int, positive_int
+from treegram.formalism import Formalism, option
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 from treegram.plugin_manager import hookimpl
+
+
+@attrs.frozen
+class PCFGOptions:
+    """`treegram train pcfg` options (the settings fields are the command-line options; see treegram.formalism)."""
+
+    horizontal: int = option(2, help="horizontal markovization h (-1 = infinite)", type=horizontal)
+    vertical: int = option(2, help="vertical markovization v (2 = parent annotation)", type=positive_int)
+    rare_threshold: int = option(2, help="words seen fewer times are replaced by unknown-word classes (default 2)",
+                                 type=nonnegative_int)
 
 
 class PCFGFormalism(Formalism):
     name = "pcfg"
     description = "treebank PCFG (markovized binarization, parent annotation, unknown-word classes)"
     trains_on = "trees"
+    Settings = PCFGOptions
 
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        add_treebank_arguments(parser)
-        parser.add_argument("--horizontal", type=int, default=2, help="horizontal markovization h (-1 = infinite)")
-        parser.add_argument("--vertical", type=int, default=2, help="vertical markovization v (2 = parent annotation)")
-        parser.add_argument("--rare-threshold", type=int, default=2,
-                            help="words seen fewer times are replaced by unknown-word classes (default 2)")
-
-    def train_from_args(self, args: argparse.Namespace, ui) -> PCFGModel:
-        trees = load_treebanks(args, ui)
-        settings = PCFGSettings(horizontal=None if args.horizontal < 0 else args.horizontal,
-                                vertical=args.vertical, rare_threshold=args.rare_threshold)
-        return PCFGModel.train(trees, settings, progress=lambda xs: ui.track(xs, description="binarizing"))
+    def train(self, trees, options: PCFGOptions, ctx) -> PCFGModel:
+        settings = PCFGSettings(horizontal=None if options.horizontal < 0 else options.horizontal,
+                                vertical=options.vertical, rare_threshold=options.rare_threshold)
+        return PCFGModel.train(trees, settings, progress=lambda xs: ctx.ui.track(xs, description="binarizing"))
 
     def load_model(self, meta, arrays) -> PCFGModel:
         return PCFGModel.from_bundle(meta, arrays)

@@ -59,6 +59,16 @@ class Tables:
         return self.rule_logp(L, KIND_BINARY, int(self.label[self.child1[f]]), int(self.label[self.child2[f]]))
 
 
+def log0(x: float) -> float:
+    """log x, -inf at 0 (probabilities that may be exactly 0 in a proposal grammar)."""
+    return math.log(x) if x > 0 else NEG
+
+
+def log1m(x: float) -> float:
+    """log(1 - x), -inf at 1."""
+    return math.log1p(-x) if x < 1 else NEG
+
+
 def key_sig(node) -> tuple:
     """Rule shape of an internal type-key node: (0, word) / (1, child label) / (2, left label, right label)."""
     kids = node[1:]

@@ -3,13 +3,19 @@
 The TIG and Bayesian OSTAG samplers keep, besides their own formalism-specific decisions (insertions,
 adjunctions), several Dirichlet-process families of elementary trees (initial / left / right / auxiliary), one DP
 per family and root label, with a base probability per type that depends on hyperparameters being resampled.
-`TypeTableState` holds the parts they share: counting decoded occurrences, the exact (sequential) or independent
-predictive of a derivation's occurrences, and the collapsed joint with the per-label groups that concentration
-resampling needs.
+`TypeTableState` holds everything they share: the per-row derivation encoding (current / add / remove, exact
+checkpoints), counting decoded occurrences, the exact (sequential) predictive of a derivation (MH target) and the
+independent one (the proposal's weight), the collapsed joint with the per-label groups that concentration
+resampling needs, and the slice sampling of the base distributions' Bernoulli parameters (stop beta[c], foot).
 
-A subclass provides `self.counts` (`.count`: {(dp, key): n}, `.total`: array [dp, label], `.add(dp, label, key,
-by) -> new count`), `self.types` ({(dp, key): occurrence}) and `self.hyper` (`.alpha`: array [dp, label]);
-occurrences have `dp`, `key`, `label` and `log_p0(hyper)`.
+A subclass sets `NAME` and `ENCODING` (((array name, dtype), ...): the per-row arrays of its derivation
+encoding), provides `self.data` (`TSGData`), `self.counts` (a `tables.TypeCounts`), `self.types`
+({(dp, key): occurrence}), `self.hyper` (`.alpha`: array [dp, label], `.beta`, `.NAMES`, `to_dict` /
+`copy_from`), `self.settings`, `self.seed`, `self.hyper_rng`, and implements `decode(item, enc) ->
+(occurrences, decisions)` (raising `InvalidDerivation`), `_count_decisions(decisions, by)`,
+`_decisions_log(decisions)` (its own decisions' log-probability: insertions, adjunctions), `_proposal_log_z(item)`
+and `rebuild()`.  Occurrences have `dp`, `key`, `label`, `log_p0(hyper)` and the P0 pieces `stops`, `expands`,
+`fyes`, `fno` (labels whose beta / foot coin the type uses).
 
 The predictive and the joint's terms are `treegram.bayes.dp`'s (`log_predictive`, `log_rising`, `log_normaliser`),
 the same functions the TSG kernels and `DPCounts` use.
@@ -19,10 +25,15 @@ from __future__ import annotations
 
 import math
 
+from typing import Any
+
 import numba
 import numpy as np
 
 from treegram.bayes.dp import log_normaliser, log_predictive, log_rising
+from treegram.bayes.driver import rng_from_json, rng_to_json
+from treegram.bayes.hyper import slice_sample_logit
+from treegram.errors import ModelFileError, TreegramError
 
 
 @numba.njit(cache=True)
@@ -46,8 +57,130 @@ class GroupedTerms:
         return self._groups
 
 
+class Occurrence:
+    """One elementary tree in a derivation: DP family, root label, type key and the pieces of its log P0 -- the
+    fixed PCFG log-prob, the labels of its frontier (beta) and expanded (1 - beta) non-root nodes, and the labels of
+    its spine decisions foot / not foot (the family's foot coins, `hyper.foot_coins(dp)`)."""
+
+    __slots__ = ("dp", "label", "key", "pcfg", "stops", "expands", "fyes", "fno")
+
+    def __init__(self, dp: int = 0, label: int = -1):
+        self.dp = dp
+        self.label = label
+        self.key = None
+        self.pcfg = 0.0
+        self.stops: list[int] = []
+        self.expands: list[int] = []
+        self.fyes: list[int] = []
+        self.fno: list[int] = []
+
+    def log_p0(self, hyper) -> float:
+        b = hyper.beta
+        lp = self.pcfg
+        for c in self.stops:
+            lp += math.log(b[c])
+        for c in self.expands:
+            lp += math.log1p(-b[c])
+        if self.fyes or self.fno:
+            f = hyper.foot_coins(self.dp)
+            for c in self.fyes:
+                lp += math.log(f[c])
+            for c in self.fno:
+                lp += math.log1p(-f[c])
+        return lp
+
+
+class InvalidDerivation(Exception):
+    """An encoding that is not a derivation of the tree (or has probability zero under the base)."""
+
+
 class TypeTableState:
     """Shared type bookkeeping and DP probabilities of the TIG / OSTAG blocked samplers (see the module doc)."""
+
+    NAME = "elementary-tree"
+    ENCODING: tuple[tuple[str, type], ...] = ()
+    _last: tuple[int, float] | None = None  # (item, log Z of its proposal) cached between propose and log_q
+
+    # -- the derivation encoding ------------------------------------------------------------------------------
+    def tree_rows(self, t: int) -> tuple[int, int]:
+        return self.data.tree_rows(t)
+
+    def num_items(self) -> int:
+        return self.data.num_trees
+
+    def current(self, item: int) -> tuple:
+        lo, hi = self.tree_rows(item)
+        return tuple(getattr(self, name)[lo:hi].copy() for name, _ in self.ENCODING)
+
+    def remove(self, item: int) -> None:
+        self._apply(item, self.current(item), -1)
+        self._last = None
+
+    def add(self, item: int, enc) -> None:
+        lo, hi = self.tree_rows(item)
+        for (name, _), values in zip(self.ENCODING, enc):
+            getattr(self, name)[lo:hi] = values
+        self._apply(item, enc, 1)
+        self._last = None
+
+    def _apply(self, item: int, enc, by: int) -> None:
+        try:
+            occs, decisions = self.decode(item, enc)
+        except InvalidDerivation as e:
+            raise TreegramError(f"tree {item}: invalid {self.NAME} derivation ({e})") from None
+        self._count_occurrences(occs, by)
+        self._count_decisions(decisions, by)
+
+    def num_types(self) -> tuple[int, ...]:
+        """Live types per DP family."""
+        out = [0] * self.hyper.alpha.shape[0]
+        for dp, _ in self.counts.count:
+            out[dp] += 1
+        return tuple(out)
+
+    # -- checkpoints (the counts are a function of the encodings: resuming rebuilds them) ---------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {**{name: getattr(self, name).copy() for name, _ in self.ENCODING},
+                **{f"hyper_{k}": v for k, v in self.hyper.to_dict().items()},
+                "hyper_rng": rng_to_json(self.hyper_rng), "seed": self.seed, "settings": self.settings.to_dict(),
+                "data": self.data.signature()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state.get("data") != self.data.signature():
+            raise ModelFileError("the checkpoint was written for different training data or preparation settings",
+                                 hint="resume with the same --treebank, --limit and markovization options")
+        from treegram.schema import Arr, Dict, check_file
+
+        n = self.data.num_rows  # every encoding array has one entry per row, in its documented range
+        ranges = {"sub": (0, 1), "adir": (0, 2), "afoot": (-1, n - 1)}
+        check_file("checkpoint", state, Dict({name: Arr("iub", shape=(n,), min=ranges.get(name, (None, None))[0],
+                                                        max=ranges.get(name, (None, None))[1])
+                                              for name, _ in self.ENCODING}), "model", what="checkpoint")
+        for name, dtype in self.ENCODING:
+            setattr(self, name, np.asarray(state[name], dtype).copy())
+        self.hyper.copy_from({k: state[f"hyper_{k}"] for k in self.hyper.NAMES})
+        self.hyper_rng = rng_from_json(state["hyper_rng"])
+        self.rebuild()
+        self._last = None
+
+    # -- probabilities ----------------------------------------------------------------------------------------
+    def log_p(self, item: int, enc) -> float:
+        """Exact (sequential) predictive of the derivation given all other trees: the MH target."""
+        try:
+            occs, decisions = self.decode(item, enc)
+        except InvalidDerivation:
+            return -math.inf
+        return self._log_pred(occs, True) + self._decisions_log(decisions)
+
+    def log_q(self, item: int, enc) -> float:
+        """The proposal's log-probability: independent predictives x decision terms - log Z."""
+        if self._last is None or self._last[0] != item:
+            self._last = (item, self._proposal_log_z(item))
+        try:
+            occs, decisions = self.decode(item, enc)
+        except InvalidDerivation:
+            return -math.inf
+        return self._log_pred(occs, False) + self._decisions_log(decisions) - float(self._last[1])
 
     def _count_occurrences(self, occs, by: int) -> None:
         """Add (by=1) or remove (by=-1) decoded occurrences, keeping one representative per live type."""
@@ -103,6 +236,45 @@ class TypeTableState:
                 total += log_rising_sum(n.astype(np.float64), math.log(a) + lp0)
                 total += log_normaliser(float(a), n_c)
         return total
+
+    def _resample_base(self, rng, iterations: int, *, foot_family, get, put, ordered: bool) -> None:
+        """Slice-sample every Bernoulli parameter of the base distributions -- beta[c] (stop / expand: `stops`,
+        `expands` of the occurrences) and the foot coins (`fyes`, `fno`) -- from the exact collapsed joint of the
+        live types.  Parameters are (which, label): which = 0 for beta, `foot_family(occurrence)` for a foot
+        coin; `get(which, c)` / `put(which, c, value)` read and write them; `ordered`: visit them sorted
+        (else in order of first use)."""
+        h = self.hyper
+        types = list(self.types.items())
+        if not types:
+            return
+        n = np.array([self.counts.count[k] for k, _ in types], np.float64)
+        la = np.array([math.log(h.alpha[o.dp, o.label]) for _, o in types])
+        lp0 = np.array([o.log_p0(h) for _, o in types])
+        # (type index, label, code) for every use: 0 stop, 1 expand, 2 foot yes, 3 foot no
+        uses: dict[tuple[int, int], dict[int, list[int]]] = {}
+        for i, (_, o) in enumerate(types):
+            for code, labs in ((0, o.stops), (1, o.expands), (2, o.fyes), (3, o.fno)):
+                for c in labs:
+                    param = (0, c) if code < 2 else (foot_family(o), c)
+                    uses.setdefault(param, {}).setdefault(i, [0, 0])[0 if code in (0, 2) else 1] += 1
+        for (which, c), per in (sorted(uses.items()) if ordered else uses.items()):
+            idx = np.fromiter(per.keys(), np.int64, len(per))
+            yes = np.array([v[0] for v in per.values()], np.float64)
+            no = np.array([v[1] for v in per.values()], np.float64)
+            b0 = float(get(which, c))
+            l0, m0 = math.log(b0), math.log1p(-b0)
+            base = lp0[idx] - yes * l0 - no * m0
+            nn, aa = n[idx], la[idx]
+
+            def logpdf(b: float) -> float:
+                return log_rising_sum(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
+
+            b = b0
+            for _ in range(iterations):
+                b = slice_sample_logit(logpdf, b, rng)
+            b = min(max(b, 1e-6), 1 - 1e-6)
+            lp0[idx] = base + yes * math.log(b) + no * math.log1p(-b)
+            put(which, c, b)
 
     def _resample_concentrations(self, rng, iterations: int, groups=None) -> None:
         """Slice-sample every family's per-label concentrations alpha[dp, label] (Gamma prior)."""

@@ -39,12 +39,13 @@ import numpy as np
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData
 from treegram.elementary.tables import NEG, Tables
+from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
 
 DP_INIT, DP_AUX = 0, 1
 
 
-class Invalid(Exception):
+class Invalid(InvalidDerivation):
     """An encoding that is not an OSTAG derivation of the tree (or has base probability zero)."""
 
 
@@ -88,6 +89,10 @@ class Hyper:
 
     NAMES = ("alpha", "beta", "foot", "mu")
 
+    def foot_coins(self, dp: int) -> np.ndarray:
+        """Immediate-foot probabilities of the auxiliary base distribution (one row for the one family)."""
+        return self.foot
+
     def __init__(self, num_labels: int, settings: BayesOSTAGSettings):
         self.alpha = np.full((2, num_labels), float(settings.alpha))
         self.beta = np.full(num_labels, float(settings.beta))
@@ -100,36 +105,6 @@ class Hyper:
 
     def to_dict(self) -> dict[str, np.ndarray]:
         return {k: getattr(self, k).copy() for k in self.NAMES}
-
-
-class Occurrence:
-    """One elementary tree in a derivation: DP, root label, type key and the pieces of log P0 (fixed PCFG + coin
-    log-prob, labels of frontier / expanded children, labels of spine decisions foot / not foot)."""
-
-    __slots__ = ("dp", "label", "key", "pcfg", "stops", "expands", "fyes", "fno")
-
-    def __init__(self, dp: int, label: int):
-        self.dp = dp
-        self.label = label
-        self.key = None
-        self.pcfg = 0.0
-        self.stops: list[int] = []
-        self.expands: list[int] = []
-        self.fyes: list[int] = []
-        self.fno: list[int] = []
-
-    def log_p0(self, h: Hyper) -> float:
-        lp = self.pcfg
-        b, f = h.beta, h.foot
-        for c in self.stops:
-            lp += math.log(b[c])
-        for c in self.expands:
-            lp += math.log1p(-b[c])
-        for c in self.fyes:
-            lp += math.log(f[c])
-        for c in self.fno:
-            lp += math.log1p(-f[c])
-        return lp
 
 
 def adjunction_log(adj: list[tuple], h: Hyper) -> float:

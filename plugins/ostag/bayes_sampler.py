@@ -28,24 +28,29 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
+from treegram.cli.argtypes import seed_entropy
+
 from treegram.bayes.blocked import Proposal
-from treegram.bayes.driver import rng_from_json, rng_to_json
-from treegram.bayes.hyper import resample_beta, slice_sample_logit
+from treegram.bayes.hyper import resample_beta
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, TSGData, TSGSettings
 from treegram.elementary.gibbs import gibbs_cuts
 from treegram.elementary.run import RunOptions
 from treegram.elementary.tables import key_to_tree
-from treegram.elementary.types import TypeTableState, log_rising_sum
-from treegram.errors import InputError, ModelFileError, TreegramError
+from treegram.elementary.types import TypeTableState
+from treegram.errors import InputError, TreegramError
 from treegram.trees import Tree
 
-from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSettings, Hyper, Invalid, TreeTables,
+from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSettings, Hyper, TreeTables,
                                                 adjunction_log, decode, key_direction, key_size)
 from treegram.plugins.ostag.bayes_proposal import TreeProposal, ostag_counts
 
 
 class OSTAGState(TypeTableState):
-    """Derivations of all training trees + hyperparameters + the counts built from them."""
+    """Derivations of all training trees + hyperparameters + the counts built from them (the encoding, checkpoints,
+    predictives and base-parameter resampling are the core `TypeTableState`'s)."""
+
+    NAME = "OSTAG"
+    ENCODING = (("sub", np.int8), ("afoot", np.int32))
 
     def __init__(self, data: TSGData, settings: BayesOSTAGSettings, seed: int, init_sub: np.ndarray | None = None):
         self.data = data
@@ -54,8 +59,8 @@ class OSTAGState(TypeTableState):
         self.T = TreeTables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
-        rng = np.random.default_rng([self.seed, 1])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
+        rng = np.random.default_rng([seed_entropy(self.seed), 1])
         n = data.num_rows
         sub = np.zeros(n, np.int8)
         random_cuts = (rng.random(len(data.sites)) < settings.init_site_prob).astype(np.int8)
@@ -81,32 +86,20 @@ class OSTAGState(TypeTableState):
         for t in range(self.data.num_trees):
             self._apply(t, self.current(t), 1)
 
-    def tree_rows(self, t: int) -> tuple[int, int]:
-        return self.data.tree_rows(t)
-
-    def current(self, item: int):
-        lo, hi = self.tree_rows(item)
-        return (self.sub[lo:hi].copy(), self.afoot[lo:hi].copy())
-
     def decode(self, item: int, enc):
         lo, hi = self.tree_rows(item)
         return decode(self.T, lo, hi, enc[0], enc[1])
 
-    def _apply(self, item: int, enc, by: int) -> None:
-        try:
-            occs, adj = self.decode(item, enc)
-        except Invalid as e:
-            raise TreegramError(f"tree {item}: invalid OSTAG derivation ({e})") from None
-        self._count_occurrences(occs, by)
+    def _count_decisions(self, adj, by: int) -> None:
         for lab, k, _node in adj:
             self.adj_yes[lab] += by * k
             self.adj_no[lab] += by
 
-    def num_types(self) -> tuple[int, int]:
-        out = [0, 0]
-        for dp, _ in self.counts.count:
-            out[dp] += 1
-        return out[0], out[1]
+    def _decisions_log(self, adj) -> float:
+        return adjunction_log(adj, self.hyper)
+
+    def _proposal_log_z(self, item: int):
+        return self.proposal(item)[1].log_z
 
     def adjunctions(self) -> int:
         return int(np.count_nonzero(self.afoot >= 0))
@@ -119,25 +112,6 @@ class OSTAGState(TypeTableState):
                 types += 1
                 tokens += n
         return types, tokens
-
-    # -- probabilities ------------------------------------------------------------------------------------------
-    def log_p(self, item: int, enc) -> float:
-        """Exact (sequential) predictive of the derivation given all other trees."""
-        try:
-            occs, adj = self.decode(item, enc)
-        except Invalid:
-            return -math.inf
-        return self._log_pred(occs, True) + adjunction_log(adj, self.hyper)
-
-    def log_q(self, item: int, enc) -> float:
-        """The proposal's log-probability: independent predictives x adjunction terms - log Z."""
-        if self._last is None or self._last[0] != item:
-            self._last = (item, self.proposal(item)[1].log_z)
-        try:
-            occs, adj = self.decode(item, enc)
-        except Invalid:
-            return -math.inf
-        return self._log_pred(occs, False) + adjunction_log(adj, self.hyper) - float(self._last[1])
 
     def proposal(self, item: int):
         lo, hi = self.tree_rows(item)
@@ -165,81 +139,21 @@ class OSTAGState(TypeTableState):
             seen = (self.adj_yes + self.adj_no) > 0
             draw = np.asarray(resample_beta(self.adj_yes, self.adj_no, rng))
             h.mu = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.mu)
-        self._resample_base(rng)
+        self._resample_base(rng, s.hyper_iterations, foot_family=lambda o: 1,
+                            get=lambda which, c: h.beta[c] if which == 0 else h.foot[c],
+                            put=self._put_base, ordered=True)
         self._resample_concentrations(rng, s.hyper_iterations)
 
-    def _resample_base(self, rng) -> None:
-        """Slice-sample beta[c] and foot[c] per label from the exact collapsed joint of the live types."""
-        h = self.hyper
-        types = list(self.types.items())
-        if not types:
-            return
-        n = np.array([self.counts.count[k] for k, _ in types], np.float64)
-        la = np.array([math.log(h.alpha[o.dp, o.label]) for _, o in types])
-        lp0 = np.array([o.log_p0(h) for _, o in types])
-        uses: dict[tuple[int, int], dict[int, list[int]]] = {}
-        for i, (_, o) in enumerate(types):
-            for code, labs in ((0, o.stops), (1, o.expands), (2, o.fyes), (3, o.fno)):
-                for c in labs:
-                    param = (0 if code < 2 else 1, c)
-                    uses.setdefault(param, {}).setdefault(i, [0, 0])[0 if code in (0, 2) else 1] += 1
-        for (which, c), per in sorted(uses.items()):
-            idx = np.fromiter(per.keys(), np.int64, len(per))
-            yes = np.array([v[0] for v in per.values()], np.float64)
-            no = np.array([v[1] for v in per.values()], np.float64)
-            b0 = float(h.beta[c] if which == 0 else h.foot[c])
-            l0, m0 = math.log(b0), math.log1p(-b0)
-            base = lp0[idx] - yes * l0 - no * m0
-            nn, aa = n[idx], la[idx]
-
-            def logpdf(b: float) -> float:
-                return log_rising_sum(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
-
-            b = b0
-            for _ in range(self.settings.hyper_iterations):
-                b = slice_sample_logit(logpdf, b, rng)
-            b = min(max(b, 1e-6), 1 - 1e-6)
-            lp0[idx] = base + yes * math.log(b) + no * math.log1p(-b)
-            if which == 0:
-                h.beta[c] = b
-            else:
-                h.foot[c] = b
-
-    # -- checkpoints --------------------------------------------------------------------------------------------
-    def state_dict(self) -> dict[str, Any]:
-        return {"sub": self.sub.copy(), "afoot": self.afoot.copy(),
-                **{f"hyper_{k}": v for k, v in self.hyper.to_dict().items()},
-                "hyper_rng": rng_to_json(self.hyper_rng), "seed": self.seed, "settings": self.settings.to_dict(),
-                "data": self.data.signature()}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        if state.get("data") != self.data.signature():
-            raise ModelFileError("the checkpoint was written for different training data or preparation settings",
-                                 hint="resume with the same --treebank, --limit and markovization options")
-        self.sub = np.asarray(state["sub"], np.int8).copy()
-        self.afoot = np.asarray(state["afoot"], np.int32).copy()
-        self.hyper.copy_from({k: state[f"hyper_{k}"] for k in Hyper.NAMES})
-        self.hyper_rng = rng_from_json(state["hyper_rng"])
-        self.rebuild()
-        self._last = None
+    def _put_base(self, which: int, c: int, b: float) -> None:
+        if which == 0:
+            self.hyper.beta[c] = b
+        else:
+            self.hyper.foot[c] = b
 
 
 class BlockedOSTAG(OSTAGState):
     """`BlockedModel` for `treegram.bayes.BlockedMH`: items are trees, the proposal is the per-tree hypergraph of
     `bayes_proposal.TreeProposal`, sampled exactly; the MH ratio uses the exact sequential predictive."""
-
-    def num_items(self) -> int:
-        return self.data.num_trees
-
-    def remove(self, item: int) -> None:
-        self._apply(item, self.current(item), -1)
-        self._last = None
-
-    def add(self, item: int, enc) -> None:
-        lo, hi = self.tree_rows(item)
-        self.sub[lo:hi], self.afoot[lo:hi] = enc
-        self._apply(item, enc, 1)
-        self._last = None
 
     def propose(self, item: int, rng: np.random.Generator) -> Proposal:
         tp, hg = self.proposal(item)
@@ -294,13 +208,19 @@ def tsg_initial_cuts(data: TSGData, settings: BayesOSTAGSettings, sweeps: int, s
                                         rare_threshold=settings.rare_threshold), sweeps, seed)
 
 
+#: Training trees with more nodes are left out (with a note): the per-tree proposal is superlinear in its size.
+MAX_TRAIN_NODES = 2000
+
+
 def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
                    run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
                    note: Callable[[str], Any] | None = None, pcfg=None):
     """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
     from treegram.bayes import BlockedMH
 
-    trees = list(trees)
+    from treegram.trees.tree import drop_oversized
+
+    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="Bayesian OSTAG", note=note)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     t0 = time.perf_counter()

@@ -143,6 +143,14 @@ class OSTAGModel:
         lost), then the trimmed exact reduction is parsed."""
         from treegram.charts import viterbi
 
+        found = self._two_pass_input(tokens, mapped)
+        if found is None:
+            return None, None
+        red, lex, prune = found
+        return viterbi(red.cfg, lex, list(tokens), prune=prune), red
+
+    def _two_pass_input(self, tokens: list[str], mapped: list[str]):
+        """(reduction, lexical input, pruning) of the two-pass scheme, or None if the coarse chart has no parse."""
         from treegram.plugins.ostag.restrict import coarse_filter, coarse_grammar
 
         g = self.grammar
@@ -153,13 +161,38 @@ class OSTAGModel:
         found = coarse_filter(g, usable, mapped, self._unknown(), uncovered, None if prune is None else prune.mask,
                               coarse=probe)
         if found is None:
-            return None, None
+            return None
         keep, site_ok = found
         red = g.build_cfg(usable=keep, site_ok=site_ok)
         if self.settings.trim:
             red = self._trimmed(red, mapped, prune)
-        lex = self.lexical_input(red, mapped, uncovered)
-        return viterbi(red.cfg, lex, list(tokens), prune=prune), red
+        return red, self.lexical_input(red, mapped, uncovered), prune
+
+    # `treegram.charts.decoders.ChartModel`: the core decoders (MPP, max-rule, ...) on the per-sentence reduction
+    def chart_input(self, tokens: list[str]):
+        from treegram.charts.decoders import ChartInput
+
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        mapped = self.pcfg.mapper.map_sentence(tokens)
+        g = self.grammar
+        found = None
+        if self.settings.coarse_pass and g.spine_levels == 0:
+            found = self._two_pass_input(tokens, mapped)
+        if found is None:  # one reduction for the sentence, pruned by the coarse PCFG (no trimming: the decoders
+            red = g.build_cfg(words=mapped)  # drop the pruning when it loses every parse)
+            found = (red, self.lexical_input(red, mapped), self._pruning(tokens, red))
+        red, lex, prune = found
+        return ChartInput(red.cfg, lex, list(tokens), prune, context=red)
+
+    def derivation_tree(self, derivation, inp) -> Tree:
+        return _finish(derived_tree(inp.context, derivation.steps, inp.words))
+
+    def category_tree(self, tree: Tree, inp=None) -> Tree:
+        from treegram.charts.decoders import splice
+        from treegram.plugins.ostag.grammar import VIRTUAL_PREFIX
+
+        return _finish(splice(tree, lambda label: label.startswith(VIRTUAL_PREFIX)))
 
     @staticmethod
     def _uncovered(red, mapped: list[str]) -> list[int]:
@@ -192,18 +225,15 @@ class OSTAGModel:
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         g = self.grammar
-        pmeta, parrays = self.pcfg.cfg.to_bundle()
+        pmeta, parrays = self.pcfg.bundle("pcfg")
         meta = {
             "ostag_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info,
             "trace": self.trace, "start": g.start,
             "initial": [t.to_bracket() for t in g.initial], "initial_count": g.initial_count,
-            "auxiliary": [t.to_bracket() for t in g.auxiliary], "aux_count": g.aux_count,
-            "pcfg": {"settings": self.pcfg.settings.to_dict(), "mapper": self.pcfg.mapper.to_dict(), "cfg": pmeta,
-                     "info": self.pcfg.info},
+            "auxiliary": [t.to_bracket() for t in g.auxiliary], "aux_count": g.aux_count, **pmeta,
         }
         arrays = {"sub_logp": g.sub_logp, "aux_logp": g.aux_logp, "adj_logp": g.adj_logp,
-                  "noadj_logp": g.noadj_logp, **{f"pcfg.cfg.{k}": v for k, v in parrays.items()},
-                  "pcfg.unk_tags": self.pcfg.unk_tags, "pcfg.unk_logp": self.pcfg.unk_logp}
+                  "noadj_logp": g.noadj_logp, **parrays}
         save_model(path, self, meta, arrays)
 
     @classmethod
@@ -212,6 +242,13 @@ class OSTAGModel:
 
         if meta.get("ostag_version", 0) > MODEL_VERSION:
             raise ValueError(f"OSTAG model version {meta.get('ostag_version')} is newer than this plugin")
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Dict, Float, List, Str, validate
+
+        validate(meta, Dict({"settings": SETTINGS, "pcfg": Dict(), "start": Str(nonempty=True),
+                             "initial": List(Str(nonempty=True), length="initial"),
+                             "initial_count": List(Float(min=0), length="initial"),
+                             "auxiliary": List(Str(nonempty=True), length="auxiliary"),
+                             "aux_count": List(Float(min=0), length="auxiliary")}, optional=COMMON_OPTIONAL), "meta")
         settings = OSTAGSettings(**meta["settings"])
         parse = lambda s: parse_brackets(s, source="model")[0]  # noqa: E731
         g = OSTAG(zip(map(parse, meta["initial"]), meta["initial_count"]),
@@ -222,7 +259,7 @@ class OSTAGModel:
             if a.shape != getattr(g, name).shape:
                 raise ValueError(f"{name} has shape {a.shape}, the grammar needs {getattr(g, name).shape}")
             setattr(g, name, a)
-        pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
+        pcfg = PCFGModel.from_prefixed(meta, arrays)
         return cls(g, pcfg, settings, meta.get("info"), meta.get("trace"))
 
     # -- summaries -----------------------------------------------------------------------------------------------

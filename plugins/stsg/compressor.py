@@ -69,6 +69,12 @@ class STSGModel:
     def from_bundle(cls, meta: dict, arrays: dict) -> "STSGModel":
         from treegram.plugin_manager import formalisms
 
+        from treegram.schema import COMMON_OPTIONAL, Dict, Opt, Str, validate
+
+        validate(meta, Dict({"grammar": Dict()}, optional={**COMMON_OPTIONAL,
+                                                          "parser": Opt(Dict({"formalism": Str()}))}), "meta")
+        from treegram.formalism import model_from_bundle
+
         parser = None
         pm = meta.get("parser")
         if pm is not None:
@@ -76,8 +82,8 @@ class STSGModel:
             if pm.get("formalism") not in found:
                 raise ModelFileError(f"the embedded parser is a {pm.get('formalism')!r} model, which no installed "
                                      "plugin provides", hint="install the plugin that trained the parser")
-            parser = found[pm["formalism"]].obj.load_model(pm, {k[7:]: v for k, v in arrays.items()
-                                                              if k.startswith("parser.")})
+            parser = model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
+                                       "the embedded parser")
         return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:

@@ -1,13 +1,69 @@
-"""`treegram train tig`: options, progress display and model loading."""
+"""The TIG formalism through the core contract (`treegram.formalism`).
+
+The plugin supplies the settings (the `treegram train tig` options), `prepare` (the TSG tree preparation and the
+treebank PCFG whose rules form the base distributions P0 of the initial and auxiliary-tree DPs), `make_state`
+(the blocked state whose per-tree proposal is the TIG->TSG->CFG transform of `plugins/tig/proposal.py`,
+optionally started from the cuts of a few TSG Gibbs sweeps) and `extract_model` (the parsing CFG of
+`plugins/tig/grammar.py` with per-symbol metadata for the back-transform to derived trees).  The blocked MH loop,
+annealing, checkpoints and progress are the core's.
+"""
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
+import types
 
-from treegram.formalism import Formalism
+import attrs
 
-from treegram.plugins.tig.model import TIGSettings
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.errors import InputError
+from treegram.formalism import Formalism, Sampling, option
+
+from treegram.plugins.tig.derivation import TIGSettings
+from treegram.cli import argtypes
+
+
+@attrs.frozen
+class TIGOptions:
+    """`treegram train tig` options (model, initialisation and parsing grammar; the sampler options are the core's)."""
+
+    variant: str = option("tig", choices=("tig", "tig0"), group="model",
+                          help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
+                               "tig0: feet below the root, one insertion per node (Shindo et al. 2011)")
+    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
+    vertical: int = option(2, help="vertical markovization v (default 2)", type=positive_int, group="model")
+    rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
+                                 type=nonnegative_int, group="model")
+    alpha: float = option(1.0, help="initial DP concentration (all DPs)", type=positive_float, group="model")
+    beta: float = option(0.5, help="initial stop probability per label", type=open_probability, group="model")
+    phi: float = option(0.05, help="initial insertion probability per label and side", type=open_probability,
+                        group="model")
+    foot: float = option(0.5, type=open_probability, group="model",
+                         help="initial probability that an auxiliary tree's spine ends (foot) at the next level")
+    fixed_hyper: bool = option(False, help="keep alpha, beta, foot and phi fixed", group="model")
+    tsg_init: int = option(0, metavar="N", type=nonnegative_int, group="sampling",
+                           help="start from the cuts of N TSG collapsed-Gibbs sweeps (default 0: random cuts)")
+    min_count: int = option(1, help="keep elementary trees seen at least this often", type=nonnegative_int,
+                            group="parsing grammar")
+    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
+                                    type=nonnegative_float, group="parsing grammar")
+
+    def model_settings(self) -> TIGSettings:
+        return TIGSettings(variant=self.variant, horizontal=None if self.horizontal < 0 else self.horizontal,
+                           vertical=self.vertical, rare_threshold=self.rare_threshold, alpha=self.alpha,
+                           beta=self.beta, foot=self.foot, phi=self.phi, resample=not self.fixed_hyper)
+
+
+@attrs.frozen
+class Prepared:
+    trees: int
+    settings: TIGSettings
+    pcfg: object  # treebank PCFG: base distributions, unknown words, coarse-to-fine pruning
+    data: object  # TSGData: the prepared training trees
+
+
+def _progress(r: dict) -> str:
+    return (f"LL {r['log_likelihood']:.1f}  initial {r.get('initial', '?')}  left {r.get('left', '?')}  "
+            f"right {r.get('right', '?')}  acc {r.get('acceptance_rate', 0):.2f}  {r['seconds']:.1f}s")
 
 
 class TIGFormalism(Formalism):
@@ -15,77 +71,60 @@ class TIGFormalism(Formalism):
     description = ("Bayesian tree-insertion grammar (DPs over initial and left/right auxiliary trees; blocked MH "
                    "through the TIG->TSG->CFG transform); --variant tig0 for Shindo et al.'s restricted TIG")
     trains_on = "trees"
+    Settings = TIGOptions
+    sampling = Sampling(iterations=10, default_move="blocked", site_order=False, label="blocked MH",
+                        progress=_progress,
+                        columns=(("initial", "initial"), ("left aux", "left"), ("right aux", "right"),
+                                 ("insertions L", "ins_left"), ("insertions R", "ins_right"),
+                                 ("acceptance", "acceptance_rate")))
+    state_kinds = ("items",)
 
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        from treegram.corpora.treebank import add_treebank_arguments
+    def prepare(self, trees, options: TIGOptions) -> Prepared:
+        from treegram.elementary.data import prepare
+        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
-        add_treebank_arguments(parser)
-        m = parser.add_argument_group("model")
-        m.add_argument("--variant", choices=("tig", "tig0"), default="tig",
-                       help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
-                            "tig0: feet below the root, one insertion per node (Shindo et al. 2011)")
-        m.add_argument("--horizontal", type=int, default=1, help="horizontal markovization h (-1 = infinite; default 1)")
-        m.add_argument("--vertical", type=int, default=2, help="vertical markovization v (default 2)")
-        m.add_argument("--rare-threshold", type=int, default=2,
-                       help="words seen fewer times become unknown-word classes (default 2)")
-        m.add_argument("--alpha", type=float, default=1.0, help="initial DP concentration (all DPs)")
-        m.add_argument("--beta", type=float, default=0.5, help="initial stop probability per label")
-        m.add_argument("--phi", type=float, default=0.05, help="initial insertion probability per label and side")
-        m.add_argument("--foot", type=float, default=0.5,
-                       help="initial probability that an auxiliary tree's spine ends (foot) at the next level")
-        m.add_argument("--fixed-hyper", action="store_true", help="keep alpha, beta, foot and phi fixed")
-        g = parser.add_argument_group("sampling")
-        g.add_argument("--iterations", type=int, default=10, help="blocked MH sweeps over the treebank (default 10)")
-        g.add_argument("--tsg-init", type=int, default=0, metavar="N",
-                       help="start from the cuts of N TSG collapsed-Gibbs sweeps (default 0: random cuts)")
-        g.add_argument("--anneal-start", type=float, default=1.0, help="temperature of the first sweep (default 1)")
-        g.add_argument("--anneal-end", type=float, default=1.0, help="temperature of the last sweep (default 1)")
-        g.add_argument("--checkpoint", type=Path, default=None,
-                       help="checkpoint file (default: OUT.ckpt); written every --checkpoint-every sweeps and on "
-                            "Ctrl-C or kill")
-        g.add_argument("--checkpoint-every", type=int, default=1)
-        g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
-        p = parser.add_argument_group("parsing grammar")
-        p.add_argument("--min-count", type=int, default=1, help="keep elementary trees seen at least this often")
-        p.add_argument("--prune-threshold", type=float, default=1e-5,
-                       help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)")
+        from treegram.cli.ui import UI
+        from treegram.plugins.tig.train import MAX_TRAIN_NODES
+        from treegram.trees.tree import drop_oversized
 
-    def train_from_args(self, args: argparse.Namespace, ui):
-        from treegram.corpora.treebank import load_treebanks
-        from treegram.plugins.tig.train import RunOptions, train_tig
+        settings = options.model_settings()
+        trees = drop_oversized(trees, MAX_TRAIN_NODES, what="TIG", note=UI().note)
+        if not trees:
+            raise InputError("no training trees", hint="check the --treebank paths")
+        pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
+                                                   rare_threshold=settings.rare_threshold))
+        data, _ = prepare(trees, settings.tsg_settings(), pcfg.mapper)
+        return Prepared(len(trees), settings, pcfg, data)
 
-        settings = TIGSettings(variant=args.variant, horizontal=None if args.horizontal < 0 else args.horizontal,
-                               vertical=args.vertical, rare_threshold=args.rare_threshold, alpha=args.alpha,
-                               beta=args.beta, foot=args.foot, phi=args.phi, resample=not args.fixed_hyper)
-        checkpoint = args.checkpoint or Path(str(args.out) + ".ckpt")
-        run = RunOptions(iterations=args.iterations, seed=args.seed, tsg_init=args.tsg_init,
-                         anneal_start=args.anneal_start, anneal_end=args.anneal_end, checkpoint=checkpoint,
-                         checkpoint_every=args.checkpoint_every, resume=args.resume, min_count=args.min_count,
-                         prune_threshold=args.prune_threshold)
-        trees = load_treebanks(args, ui)
-        rows = []
+    def make_state(self, prepared: Prepared, options: TIGOptions, kind: str, run, ctx=None):
+        from contextlib import nullcontext
 
-        def callback(record, advance):
-            rows.append(record)
-            advance(1, info=f"LL {record['log_likelihood']:.1f}  initial {record.get('initial', '?')}  "
-                            f"left {record.get('left', '?')}  right {record.get('right', '?')}  "
-                            f"acc {record.get('acceptance_rate', 0):.2f}  {record['seconds']:.1f}s")
+        from treegram.elementary.gibbs import gibbs_cuts
 
-        def init_callback(record, advance):
-            advance(1, info=f"TSG LL {record['log_likelihood']:.1f}  types {record.get('types', '?')}")
+        from treegram.plugins.tig.sampler import BlockedTIG
 
-        model = train_tig(trees, settings, run, callback=callback, init_callback=init_callback, note=ui.note,
-                          task=ui.task)
-        if rows and not args.json:
-            ui.table("blocked MH (per iteration)", ["iteration", "log-likelihood", "initial", "left aux",
-                                                    "right aux", "insertions L/R", "acceptance", "seconds"],
-                     [(r["sweep"], round(r["log_likelihood"], 1), r.get("initial", ""), r.get("left", ""),
-                       r.get("right", ""), f"{r.get('ins_left', '')}/{r.get('ins_right', '')}",
-                       round(r.get("acceptance_rate", 0.0), 3), round(r["seconds"], 2)) for r in rows[-20:]])
-        ui.note(f"checkpoint: {checkpoint} (continue with --resume --iterations N)")
-        return model
+        init_sub = None
+        if options.tsg_init and not run.resume:  # on resume the checkpointed state replaces the initial cuts
+            task = ctx.ui.task("TSG Gibbs initialisation", total=options.tsg_init) if ctx else nullcontext()
+            with task as advance:
+                def callback(r):
+                    if advance is not None:
+                        advance(1, info=f"TSG LL {r['log_likelihood']:.1f}  types {r.get('types', '?')}")
+
+                init_sub = gibbs_cuts(prepared.data, prepared.settings.tsg_settings(), options.tsg_init, run.seed,
+                                      callback)
+        return BlockedTIG(prepared.data, prepared.settings, run.seed, init_sub=init_sub)
+
+    def extract_model(self, state, prepared: Prepared, options: TIGOptions, run, trace):
+        from treegram.plugins.tig.train import extract_model
+
+        grammar_run = types.SimpleNamespace(seed=run.seed, min_count=options.min_count,
+                                            prune_threshold=options.prune_threshold, keep_fragments=500)
+        info = {"variant": prepared.settings.variant, "training_trees": prepared.trees,
+                "labels": prepared.data.num_labels, "tsg_init_iterations": options.tsg_init}
+        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tig.train import TIGModel
+        from treegram.plugins.tig.model import TIGModel
 
         return TIGModel.from_bundle(meta, arrays)

@@ -12,24 +12,27 @@ collapsed joint.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from treegram.bayes.blocked import Proposal
-from treegram.bayes.driver import rng_from_json, rng_to_json
-from treegram.bayes.hyper import slice_sample_logit
-from treegram.elementary.data import TSGData
-from treegram.elementary.types import TypeTableState, log_rising_sum
-from treegram.errors import ModelFileError, TreegramError
+from treegram.cli.argtypes import seed_entropy
 
-from treegram.plugins.tig.anchored import TreeGrammar, tig_counts
-from treegram.plugins.tig.model import LEFT, RIGHT, Hyper, Invalid, TIGSettings, TIGTables, decode, phi_log
+from treegram.bayes.blocked import Proposal
+from treegram.elementary.data import TSGData
+from treegram.elementary.types import TypeTableState
+from treegram.errors import TreegramError
+
+from treegram.plugins.tig.proposal import TreeGrammar, tig_counts
+from treegram.plugins.tig.derivation import LEFT, RIGHT, Hyper, TIGSettings, TIGTables, decode, phi_log
 
 
 class TIGState(TypeTableState):
-    """Derivations of all training trees + hyperparameters + the counts built from them."""
+    """Derivations of all training trees + hyperparameters + the counts built from them (the encoding, checkpoints,
+    predictives and base-parameter resampling are the core `TypeTableState`'s)."""
+
+    NAME = "TIG"
+    ENCODING = (("sub", np.int8), ("adir", np.int8), ("afoot", np.int32))
 
     def __init__(self, data: TSGData, settings: TIGSettings, seed: int, *, init_sub: np.ndarray | None = None,
                  init_site_prob: float = 0.5):
@@ -39,10 +42,10 @@ class TIGState(TypeTableState):
         self.T = TIGTables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
         n = data.num_rows
         if init_sub is None:
-            rng = np.random.default_rng([self.seed, 1])
+            rng = np.random.default_rng([seed_entropy(self.seed), 1])
             sub = np.zeros(n, np.int8)
             sub[data.sites] = (rng.random(len(data.sites)) < init_site_prob).astype(np.int8)
         else:
@@ -65,52 +68,23 @@ class TIGState(TypeTableState):
         for t in range(self.data.num_trees):
             self._apply(t, self.current(t), 1)
 
-    def tree_rows(self, t: int) -> tuple[int, int]:
-        return self.data.tree_rows(t)
-
-    def current(self, item: int):
-        lo, hi = self.tree_rows(item)
-        return (self.sub[lo:hi].copy(), self.adir[lo:hi].copy(), self.afoot[lo:hi].copy())
-
     def decode(self, item: int, enc):
         lo, hi = self.tree_rows(item)
         return decode(self.T, lo, hi, enc[0], enc[1], enc[2], self.settings.tig0)
 
-    def _apply(self, item: int, enc, by: int) -> None:
-        try:
-            occs, phis = self.decode(item, enc)
-        except Invalid as e:
-            raise TreegramError(f"tree {item}: invalid TIG derivation ({e})") from None
-        self._count_occurrences(occs, by)
+    def _count_decisions(self, phis, by: int) -> None:
         for lab, side, yes, no in phis:
             self.phi_yes[side, lab] += by * yes
             self.phi_no[side, lab] += by * no
 
-    def num_types(self) -> tuple[int, int, int]:
-        out = [0, 0, 0]
-        for dp, _ in self.counts.count:
-            out[dp] += 1
-        return tuple(out)
+    def _decisions_log(self, phis) -> float:
+        return phi_log(phis, self.hyper)
+
+    def _proposal_log_z(self, item: int):
+        return self._grammar(item)[1].chart().log_z
 
     def insertions(self) -> tuple[int, int]:
         return int(np.count_nonzero(self.adir == LEFT)), int(np.count_nonzero(self.adir == RIGHT))
-
-    # -- probabilities --------------------------------------------------------------------------------------
-    def log_p(self, item: int, enc) -> float:
-        try:
-            occs, phis = self.decode(item, enc)
-        except Invalid:
-            return -math.inf
-        return self._log_pred(occs, True) + phi_log(phis, self.hyper)
-
-    def log_q(self, item: int, enc) -> float:
-        if self._last is None or self._last[0] != item:
-            self._last = (item, self._grammar(item)[1].chart().log_z)
-        try:
-            occs, phis = self.decode(item, enc)
-        except Invalid:
-            return -math.inf
-        return self._log_pred(occs, False) + phi_log(phis, self.hyper) - float(self._last[1])
 
     def _grammar(self, item: int):
         lo, hi = self.tree_rows(item)
@@ -140,82 +114,21 @@ class TIGState(TypeTableState):
             seen = (self.phi_yes[side] + self.phi_no[side]) > 0
             draw = rng.beta(1.0 + self.phi_yes[side], 1.0 + self.phi_no[side])
             h.phi[side] = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.phi[side])
-        self._resample_base(rng)
+        self._resample_base(rng, s.hyper_iterations, foot_family=lambda o: o.dp,
+                            get=lambda which, c: h.beta[c] if which == 0 else h.foot[which][c],
+                            put=self._put_base, ordered=False)
         self._resample_concentrations(rng, s.hyper_iterations)
 
-    def _resample_base(self, rng) -> None:
-        """Slice-sample beta[c] and foot[side][c] per label from the exact collapsed joint of the live types."""
-        h = self.hyper
-        types = list(self.types.items())
-        if not types:
-            return
-        n = np.array([self.counts.count[k] for k, _ in types], np.float64)
-        la = np.array([math.log(h.alpha[o.dp, o.label]) for _, o in types])
-        lp0 = np.array([o.log_p0(h) for _, o in types])
-        # (type index, label, code) for every use: 0 stop, 1 expand, 2 foot yes, 3 foot no
-        uses: dict[tuple[int, int], dict[int, list[int]]] = {}
-        for i, (_, o) in enumerate(types):
-            for code, labs in ((0, o.stops), (1, o.expands), (2, o.fyes), (3, o.fno)):
-                for c in labs:
-                    param = (0, c) if code < 2 else (o.dp, c)
-                    uses.setdefault(param, {}).setdefault(i, [0, 0])[0 if code in (0, 2) else 1] += 1
-        for (which, c), per in uses.items():
-            idx = np.fromiter(per.keys(), np.int64, len(per))
-            yes = np.array([v[0] for v in per.values()], np.float64)
-            no = np.array([v[1] for v in per.values()], np.float64)
-            b0 = float(h.beta[c] if which == 0 else h.foot[which][c])
-            l0, m0 = math.log(b0), math.log1p(-b0)
-            base = lp0[idx] - yes * l0 - no * m0
-            nn, aa = n[idx], la[idx]
-
-            def logpdf(b: float) -> float:
-                return log_rising_sum(nn, aa + base + yes * math.log(b) + no * math.log1p(-b))
-
-            b = b0
-            for _ in range(self.settings.hyper_iterations):
-                b = slice_sample_logit(logpdf, b, rng)
-            b = min(max(b, 1e-6), 1 - 1e-6)
-            lp0[idx] = base + yes * math.log(b) + no * math.log1p(-b)
-            if which == 0:
-                h.beta[c] = b
-            else:
-                h.foot[which][c] = b
-
-    # -- checkpoints ----------------------------------------------------------------------------------------
-    def state_dict(self) -> dict[str, Any]:
-        return {"sub": self.sub.copy(), "adir": self.adir.copy(), "afoot": self.afoot.copy(),
-                **{f"hyper_{k}": v for k, v in self.hyper.to_dict().items()},
-                "hyper_rng": rng_to_json(self.hyper_rng), "seed": self.seed, "settings": self.settings.to_dict(),
-                "data": self.data.signature()}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        if state.get("data") != self.data.signature():
-            raise ModelFileError("the checkpoint was written for different training data or preparation settings",
-                                 hint="resume with the same --treebank, --limit and markovization options")
-        self.sub = np.asarray(state["sub"], np.int8).copy()
-        self.adir = np.asarray(state["adir"], np.int8).copy()
-        self.afoot = np.asarray(state["afoot"], np.int32).copy()
-        self.hyper.copy_from({k: state[f"hyper_{k}"] for k in ("alpha", "beta", "foot", "phi")})
-        self.hyper_rng = rng_from_json(state["hyper_rng"])
-        self.rebuild()
+    def _put_base(self, which: int, c: int, b: float) -> None:
+        if which == 0:
+            self.hyper.beta[c] = b
+        else:
+            self.hyper.foot[which][c] = b
 
 
 class BlockedTIG(TIGState):
     """`BlockedModel` for `treegram.bayes.BlockedMH`: items are trees, the proposal is the anchored TIG -> CFG
-    transform (`anchored.TreeGrammar`) sampled exactly with the core charts."""
-
-    def num_items(self) -> int:
-        return self.data.num_trees
-
-    def remove(self, item: int) -> None:
-        self._apply(item, self.current(item), -1)
-        self._last = None
-
-    def add(self, item: int, enc) -> None:
-        lo, hi = self.tree_rows(item)
-        self.sub[lo:hi], self.adir[lo:hi], self.afoot[lo:hi] = enc
-        self._apply(item, enc, 1)
-        self._last = None
+    transform (`proposal.TreeGrammar`) sampled exactly with the core charts."""
 
     def propose(self, item: int, rng: np.random.Generator) -> Proposal:
         tg, g = self._grammar(item)

@@ -1,87 +1,105 @@
-"""`treegram train tsg`: options, progress display and model loading."""
+"""The TSG formalism through the core contract (`treegram.formalism`): the reference conversion.
+
+What the plugin supplies: the settings (their fields are the `treegram train tsg` options), `prepare` (binarized,
+integer-coded training trees and the treebank PCFG whose rule probabilities form the base distribution P0 of
+Cohn et al. 2010, eq. 2), `make_state` (a substitution-flag state for the Gibbs site move, or the blocked state
+whose proposal is the per-tree CFG transform of `plugins/tsg/proposal.py`), and `extract_model` (Goodman's
+TSG->CFG transform for parsing, `plugins/tsg/model.py`, whose derivations map back to derived trees).  The
+sampling loop, annealing, checkpoints, progress and the CLI are the core's (`treegram.training`).
+"""
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
+import types
 
-from treegram.formalism import Formalism
+import attrs
+
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.errors import InputError
+from treegram.formalism import Formalism, Sampling, option
 
 from treegram.elementary.data import TSGSettings
+
+
+@attrs.frozen
+class TSGOptions:
+    """`treegram train tsg` options (model definition and parsing grammar; the sampler options are the core's)."""
+
+    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
+    vertical: int = option(2, help="vertical markovization v (default 2: parent labels)", type=positive_int,
+                           group="model")
+    rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
+                                 type=nonnegative_int, group="model")
+    alpha: float = option(1.0, help="initial DP concentration per category", type=positive_float, group="model")
+    beta: float = option(0.5, help="initial stop probability per category", type=open_probability, group="model")
+    fixed_hyper: bool = option(False, help="keep alpha and beta fixed (no slice sampling)", group="model")
+    init: str = option("random", choices=("random", "minimal", "maximal"), group="model",
+                       help="initial derivations: random cuts, every node a site (PCFG), or whole trees")
+    min_count: int = option(1, help="keep elementary trees seen at least this often", type=nonnegative_int,
+                            group="parsing grammar")
+    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
+                                    type=nonnegative_float, group="parsing grammar")
+    mpp_samples: int = option(0, help="parse by the most frequent of N sampled derivations' trees instead of Viterbi",
+                              type=nonnegative_int, group="parsing grammar")
+
+    def model_settings(self) -> TSGSettings:
+        return TSGSettings(horizontal=None if self.horizontal < 0 else self.horizontal, vertical=self.vertical,
+                           rare_threshold=self.rare_threshold, alpha=self.alpha, beta=self.beta,
+                           resample_alpha=not self.fixed_hyper, resample_beta=not self.fixed_hyper, init=self.init)
+
+
+@attrs.frozen
+class Prepared:
+    trees: int
+    settings: TSGSettings
+    pcfg: object  # the treebank PCFG: base distribution P0, unknown words and coarse-to-fine pruning
+    data: object  # TSGData: binarized, integer-coded trees with their candidate substitution sites
+
+
+def _progress(record: dict) -> str:
+    return (f"LL {record['log_likelihood']:.1f}  types {record.get('types', '?')}  T {record['temperature']:.2f}  "
+            f"{record['seconds']:.1f}s")
 
 
 class TSGFormalism(Formalism):
     name = "tsg"
     description = "Bayesian tree-substitution grammar (DP prior; collapsed Gibbs or blocked MH sampling)"
     trains_on = "trees"
+    Settings = TSGOptions
+    sampling = Sampling(iterations=100, default_move="gibbs", progress=_progress,
+                        columns=(("elementary trees", "types"), ("changed/accepted", "changed|accepted")))
+    state_kinds = ("sites", "items")
 
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        from treegram.corpora.treebank import add_treebank_arguments
+    def prepare(self, trees, options: TSGOptions | TSGSettings) -> Prepared:
+        from treegram.elementary.data import prepare
+        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
-        add_treebank_arguments(parser)
-        g = parser.add_argument_group("sampling")
-        g.add_argument("--iterations", type=int, default=100, help="sampler sweeps over the treebank (default 100)")
-        g.add_argument("--sampler", choices=("gibbs", "blocked"), default="gibbs",
-                       help="gibbs: collapsed node-flip Gibbs; blocked: whole-tree Metropolis-Hastings through a "
-                            "CFG transform (default gibbs)")
-        g.add_argument("--site-order", choices=("random", "fixed"), default="random")
-        g.add_argument("--anneal-start", type=float, default=1.0, help="temperature of the first sweep (default 1)")
-        g.add_argument("--anneal-end", type=float, default=1.0,
-                       help="temperature of the last sweep; linear schedule in between (default 1)")
-        g.add_argument("--checkpoint", type=Path, default=None,
-                       help="checkpoint file (default: OUT.ckpt); written every --checkpoint-every sweeps and on "
-                            "Ctrl-C or kill")
-        g.add_argument("--checkpoint-every", type=int, default=1)
-        g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
-        m = parser.add_argument_group("model")
-        m.add_argument("--horizontal", type=int, default=1, help="horizontal markovization h (-1 = infinite; default 1)")
-        m.add_argument("--vertical", type=int, default=2, help="vertical markovization v (default 2: parent labels)")
-        m.add_argument("--rare-threshold", type=int, default=2,
-                       help="words seen fewer times become unknown-word classes (default 2)")
-        m.add_argument("--alpha", type=float, default=1.0, help="initial DP concentration per category")
-        m.add_argument("--beta", type=float, default=0.5, help="initial stop probability per category")
-        m.add_argument("--fixed-hyper", action="store_true", help="keep alpha and beta fixed (no slice sampling)")
-        m.add_argument("--init", choices=("random", "minimal", "maximal"), default="random",
-                       help="initial derivations: random cuts, every node a site (PCFG), or whole trees")
-        p = parser.add_argument_group("parsing grammar")
-        p.add_argument("--min-count", type=int, default=1, help="keep elementary trees seen at least this often")
-        p.add_argument("--prune-threshold", type=float, default=1e-5,
-                       help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)")
-        p.add_argument("--mpp-samples", type=int, default=0,
-                       help="parse by the most frequent of N sampled derivations' trees instead of Viterbi")
+        settings = options.model_settings() if isinstance(options, TSGOptions) else options
+        trees = list(trees)
+        if not trees:
+            raise InputError("no training trees", hint="check the --treebank paths")
+        pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
+                                                   rare_threshold=settings.rare_threshold))
+        data, _ = prepare(trees, settings, pcfg.mapper)
+        return Prepared(len(trees), settings, pcfg, data)
 
-    def train_from_args(self, args: argparse.Namespace, ui):
-        from treegram.corpora.treebank import load_treebanks
-        from treegram.plugins.tsg.train import RunOptions, train_tsg
+    def make_state(self, prepared: Prepared, options, kind: str, run, ctx=None):
+        from treegram.elementary.gibbs import GibbsTSG
+        from treegram.plugins.tsg.state import BlockedTSG
 
-        settings = TSGSettings(horizontal=None if args.horizontal < 0 else args.horizontal, vertical=args.vertical,
-                               rare_threshold=args.rare_threshold, alpha=args.alpha, beta=args.beta,
-                               resample_alpha=not args.fixed_hyper, resample_beta=not args.fixed_hyper,
-                               init=args.init)
-        checkpoint = args.checkpoint or Path(str(args.out) + ".ckpt")
-        run = RunOptions(sampler=args.sampler, iterations=args.iterations, seed=args.seed,
-                         anneal_start=args.anneal_start, anneal_end=args.anneal_end, site_order=args.site_order,
-                         checkpoint=checkpoint, checkpoint_every=args.checkpoint_every, resume=args.resume,
-                         min_count=args.min_count, prune_threshold=args.prune_threshold,
-                         mpp_samples=args.mpp_samples)
-        trees = load_treebanks(args, ui)
-        rows = []
-        with ui.task(f"{args.sampler} sampling", total=args.iterations) as advance:
-            def callback(record):
-                rows.append(record)
-                advance(1, info=f"LL {record['log_likelihood']:.1f}  types {record.get('types', '?')}  "
-                                f"T {record['temperature']:.2f}  {record['seconds']:.1f}s")
+        return (GibbsTSG if kind == "sites" else BlockedTSG)(prepared.data, prepared.settings, run.seed)
 
-            model = train_tsg(trees, settings, run, callback=callback, note=ui.note)
-        if rows and not args.json:
-            ui.table("sampling (per iteration)", ["iteration", "T", "log-likelihood", "elementary trees",
-                                                  "changed/accepted", "seconds"],
-                     [(r["sweep"], r["temperature"], round(r["log_likelihood"], 1), r.get("types", ""),
-                       r.get("changed", r.get("accepted", "")), r["seconds"]) for r in rows[-20:]])
-        ui.note(f"checkpoint: {checkpoint} (continue with --resume --iterations N)")
-        return model
+    def extract_model(self, state, prepared: Prepared, options: TSGOptions, run, trace):
+        from treegram.plugins.tsg.train import extract_model
+
+        grammar_run = types.SimpleNamespace(sampler=run.move, seed=run.seed, min_count=options.min_count,
+                                            prune_threshold=options.prune_threshold,
+                                            mpp_samples=options.mpp_samples)
+        info = {"training_trees": prepared.trees, "labels": prepared.data.num_labels,
+                "sites": int(len(prepared.data.sites))}
+        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tsg.grammar import TSGModel
+        from treegram.plugins.tsg.model import TSGModel
 
         return TSGModel.from_bundle(meta, arrays)

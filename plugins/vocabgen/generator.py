@@ -2,7 +2,8 @@
 
 `ConstrainedGenerator` prunes the model to the vocabulary (Algorithm 1 + FIXUP), estimates G(c), builds P_V
 (eq. 2), and samples either top-down (vocabulary only) or by generating up (required word).  Every sentence it
-returns is checked again at the surface: all tokens in the vocabulary, the required word present.
+returns is checked again at the surface: all tokens in the vocabulary, the required word present, and (unless
+`safe=False`) nothing the classroom safety filter flags.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from treegram.generation.sampling import SampleFailure, as_generator, sample_ent
 
 from treegram.generation.constraints import (GenerateUp, NoSentenceError, PruneReport, constrain,
                                                    expected_counts, goodness, oov_outcomes, prune_to_vocabulary)
+from treegram.plugins.vocabgen.safety import is_safe
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem, surface
 from treegram.plugins.vocabgen.vocab import Vocabulary
 
@@ -52,12 +54,13 @@ class Sentence:
 
 class ConstrainedGenerator:
     def __init__(self, model: GenerationModel, system, vocab: Vocabulary, *, method: str = "acyclic",
-                 max_nodes: int = 300):
+                 max_nodes: int = 300, safe: bool = True):
         self.base = model
         self.system = system
         self.vocab = vocab
         self.method = method
         self.max_nodes = max_nodes
+        self.safe = safe  # reject sentences the classroom safety filter (safety.py) flags
         oov = oov_outcomes(model, vocab)
         self.pruned, self.report = prune_to_vocabulary(model, oov)
         self.g = goodness(self.pruned, method=method)
@@ -98,7 +101,7 @@ class ConstrainedGenerator:
         """A generator whose vocabulary also allows the required word (a word to practise may be new)."""
         if w not in self._extra:
             self._extra[w] = ConstrainedGenerator(self.base, self.system, _with_word(self.vocab, w),
-                                                  method=self.method, max_nodes=self.max_nodes)
+                                                  method=self.method, max_nodes=self.max_nodes, safe=self.safe)
         return self._extra[w]
 
     def context_words(self) -> np.ndarray:
@@ -108,9 +111,11 @@ class ConstrainedGenerator:
         return self._ctx_words
 
     def sample(self, n: int, rng, *, word: str | None = None, unique: bool = False,
-               max_attempts: int | None = None) -> tuple[list[Sentence], dict]:
+               max_attempts: int | None = None, patience: int | None = None,
+               progress=None) -> tuple[list[Sentence], dict]:
         """n sentences (fewer if `unique` and the model cannot produce that many different ones within
-        max_attempts draws); returns (sentences, stats)."""
+        max_attempts draws, or finds no new one in `patience` draws in a row); returns (sentences, stats).
+        `progress(k)` is called with the number of new sentences every 1000 draws and at the end."""
         if n < 0:
             raise InputError(f"-n {n} is negative", hint="ask for at least one sentence")
         rng = as_generator(rng)
@@ -121,9 +126,18 @@ class ConstrainedGenerator:
         allowed = self.vocab if w is None else _with_word(self.vocab, w)
         out: list[Sentence] = []
         seen: set[str] = set()
-        stats = {"attempts": 0, "failed": 0, "rejected_by_check": 0, "duplicates": 0}
+        stats = {"attempts": 0, "failed": 0, "rejected_by_check": 0, "duplicates": 0, "stopped_early": False}
+        since_new = 0
+        reported = 0
         while len(out) < n and stats["attempts"] < max_attempts:
             stats["attempts"] += 1
+            if progress is not None and stats["attempts"] % 1000 == 0:
+                progress(len(out) - reported)
+                reported = len(out)
+            if patience is not None and since_new >= patience:
+                stats["stopped_early"] = True
+                break
+            since_new += 1
             ent = up.sample_entries(rng) if up is not None else sample_entries(model, rng, max_nodes=self.max_nodes)
             if isinstance(ent, SampleFailure):
                 stats["failed"] += 1
@@ -137,16 +151,21 @@ class ConstrainedGenerator:
                     stats["duplicates"] += 1
                     continue
                 seen.add(sent.text)
+            since_new = 0
             out.append(sent)
+        if progress is not None:
+            progress(len(out) - reported)
         return out, stats
 
     def _check(self, derivation, w: str | None, allowed: Vocabulary) -> Sentence | None:
         tagged = self.system.tagged_text(derivation) if isinstance(self.system, SpineDepSystem) \
             else self.system.text(derivation)
         tokens = tuple(t if isinstance(t, str) else t[1] for t in tagged)
-        if not tokens or any(t not in allowed for t in tokens):
+        if not tokens or allowed.missing(tokens):
             return None
         if w is not None and w not in {t.lower() for t in tokens}:
+            return None
+        if self.safe and not is_safe(tokens):
             return None
         return Sentence(tokens, surface(tagged), w)
 
@@ -168,6 +187,6 @@ def _context_word(system, context) -> str | None:
 
 
 def _with_word(vocab: Vocabulary, word: str) -> Vocabulary:
-    if word in vocab:
+    if word in vocab.words:
         return vocab
-    return Vocabulary(vocab.name, vocab.words | {word})
+    return vocab.with_words([word])

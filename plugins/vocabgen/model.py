@@ -6,18 +6,20 @@ A vocabgen model is a SPINEDEP GenerationModel (MLE, pairs seen once discarded) 
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 
+from treegram.cli.argtypes import nonnegative_int
 from treegram.corpora import DepSentence, read_dependency_file
 from treegram.errors import InputError, ModelFileError
-from treegram.formalism import Formalism, save_model
+from treegram.formalism import Formalism, option, save_model
 from treegram.generation import GenerationModel, fit_mle
 
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem
+from treegram.cli import argtypes
 
 def generation_model_to_bundle(model: GenerationModel, system) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """(meta, arrays) of a GenerationModel, for embedding in another bundle (arrays prefixed `g_`)."""
@@ -67,6 +69,12 @@ class VocabgenModel:
 
     @staticmethod
     def from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> VocabgenModel:
+        from treegram.schema import Arr, Dict, List, Str, validate
+
+        validate(meta, Dict({"generation": Dict({"system": Dict({"name": Str()}, optional={"config": Dict()}),
+                                                 "contexts": List(), "outcomes": List(), "words": List(Str())})},
+                            optional={"settings": Dict()}), "meta")
+        validate(arrays, Dict({"corpus_utf8": Arr("u")}), "arrays")
         g = meta["generation"]
         if g["system"].get("name") != "spinedep":
             raise ModelFileError(f"vocabgen model of system {g['system'].get('name')!r}",
@@ -119,55 +127,64 @@ def read_tree_paths(paths) -> list[DepSentence]:
     return out
 
 
+def _smooth_choices() -> list[str]:
+    from treegram.plugins.vocabgen.smoothing import smoother_names
+
+    return ["none", *smoother_names()]
+
+
+@attrs.frozen
+class VocabgenOptions:
+    """`treegram train vocabgen` options (the settings fields are the command-line options; see treegram.formalism)."""
+
+    sentences: list = option(attrs.Factory(list), nargs="*", metavar="FILE|DIR",
+                             help="text, one sentence per line (.tsv: first column); parsed with spaCy, cached")
+    trees: list = option(attrs.Factory(list), nargs="*", metavar="DIR",
+                         help="gold dependency trees (.conllu/.dp files or directories)")
+    min_count: int = option(2, type=nonnegative_int,
+                            help="discard context/outcome pairs seen fewer times (default 2, as the paper)")
+    smooth: str = option("none", choices=_smooth_choices,
+                         help="semantic-class smoothing of eq. 1 with EM switches: WordNet hypernyms or k-means "
+                              "clusters of GloVe vectors (500/5000; clustered once, cached) (default none)")
+    cache: Path | None = option(None, type=Path, help="parse cache directory (default: the user cache dir)")
+
+
 class VocabgenFormalism(Formalism):
     name = "vocabgen"
     description = "SPINEDEP generation model for vocabulary-limited sentences (train on text or dependency trees)"
     trains_on = "sentences"
+    Settings = VocabgenOptions
 
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--sentences", nargs="*", default=[], metavar="FILE|DIR",
-                            help="text, one sentence per line (.tsv: first column); parsed with spaCy, cached")
-        parser.add_argument("--trees", nargs="*", default=[], metavar="DIR",
-                            help="gold dependency trees (.conllu/.dp files or directories)")
-        parser.add_argument("--min-count", type=int, default=2,
-                            help="discard context/outcome pairs seen fewer times (default 2, as the paper)")
-        from treegram.plugins.vocabgen.smoothing import smoother_names
-
-        parser.add_argument("--smooth", choices=["none", *smoother_names()], default="none",
-                            help="semantic-class smoothing of eq. 1 with EM switches: WordNet hypernyms or k-means "
-                                 "clusters of GloVe vectors (500/5000; clustered once, cached) (default none)")
-        parser.add_argument("--cache", type=Path, default=None,
-                            help="parse cache directory (default: the user cache dir)")
-
-    def train_from_args(self, args: argparse.Namespace, ui) -> VocabgenModel:
+    def train(self, corpus, options: VocabgenOptions, ctx) -> VocabgenModel:
         from treegram.plugins.vocabgen.parsing import parse_sentences, read_sentences
         from treegram.plugins.vocabgen.vocab import user_cache_dir
 
-        if not args.sentences and not args.trees:
+        ui = ctx.ui
+        if not options.sentences and not options.trees:
             raise InputError("no training data", hint="give --sentences FILE... and/or --trees DIR...")
         deps: list[DepSentence] = []
-        if args.trees:
-            deps.extend(read_tree_paths(args.trees))
-        if args.sentences:
-            texts = read_sentences(args.sentences)
-            cache = args.cache if args.cache is not None else user_cache_dir() / "parses"
+        if options.trees:
+            deps.extend(read_tree_paths(options.trees))
+        if options.sentences:
+            texts = read_sentences(options.sentences)
+            cache = options.cache if options.cache is not None else user_cache_dir() / "parses"
             with ui.task("parsing sentences (spaCy)", total=len(texts)) as advance:
                 deps.extend(parse_sentences(texts, cache_dir=cache, progress=advance))
         ui.note(f"{len(deps)} training trees")
         classes = None
-        if args.smooth != "none":
+        if options.smooth != "none":
             from treegram.plugins.vocabgen.smoothing import make_classes
 
-            with ui.task(f"loading word classes ({args.smooth})", total=None):
-                classes = make_classes(args.smooth)
+            with ui.task(f"loading word classes ({options.smooth})", total=None):
+                classes = make_classes(options.smooth)
         with ui.task("estimating" + (" (EM for the smoothing switches)" if classes else ""), total=None):
-            model = VocabgenModel.train(deps, min_count=args.min_count, smooth=args.smooth, classes=classes,
-                                        settings={"seed": args.seed})
+            model = VocabgenModel.train(deps, min_count=options.min_count, smooth=options.smooth, classes=classes,
+                                        settings={"seed": ctx.seed})
         info = model.generation.info
         if classes is not None:
             ll = info.get("em_loglik", [])
-            ui.note(f"smoothed ({args.smooth}): {info['em_iterations']} EM iterations, leave-one-out log-likelihood "
-                    f"{ll[0]:.1f} -> {ll[-1]:.1f}; {model.generation.n_contexts} contexts, "
+            ui.note(f"smoothed ({options.smooth}): {info['em_iterations']} EM iterations, leave-one-out "
+                    f"log-likelihood {ll[0]:.1f} -> {ll[-1]:.1f}; {model.generation.n_contexts} contexts, "
                     f"{model.generation.n_entries} entries")
         return model
 

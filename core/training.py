@@ -1,0 +1,84 @@
+"""The core training loop every sampling formalism gets (see the contract in `treegram.formalism`).
+
+``run_sampler`` is what ``treegram train NAME`` runs for a formalism with ``sampling`` set::
+
+    prepared = formalism.prepare(corpus, settings)                 # derivation data + base distribution P0
+    state    = formalism.make_state(prepared, settings, move.state_kind, run, ctx)
+    driver   = move.start(state, ...)                               # registered sampler move (--sampler)
+    trace    = driver.run(iterations)                               # annealing, checkpoints, Ctrl-C, progress
+    model    = formalism.extract_model(state, prepared, settings, run, trace)
+
+Hyperparameter resampling happens inside the state's sweep (it is part of the model: which parameters have
+priors), checkpoint/resume and annealing inside the driver (`treegram.bayes.driver`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from treegram.errors import InputError
+from treegram.formalism import Formalism, RunOptions, TrainContext
+
+
+def get_move(formalism: Formalism, name: str):
+    """The registered sampler move `name`, checked against the state kinds `formalism` can build."""
+    from treegram.plugin_manager import sampler_moves
+
+    found = sampler_moves()
+    if name not in found:
+        raise InputError(f"unknown sampler {name!r} (installed: {', '.join(sorted(found)) or 'none'})",
+                         hint="run `treegram plugins` to see the registered sampler moves")
+    move = found[name].obj
+    if move.state_kind not in formalism.state_kinds:
+        usable = ", ".join(formalism.sampler_moves()) or "none"
+        raise InputError(f"sampler {name!r} needs a {move.state_kind!r} state, which {formalism.name} does not "
+                         f"provide", hint=f"use one of: {usable}")
+    return move
+
+
+def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *, callback=None, note=None,
+           ctx: TrainContext | None = None):
+    """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record."""
+    move = get_move(formalism, run.move)
+    prepared = formalism.prepare(corpus, settings)
+    state = formalism.make_state(prepared, settings, move.state_kind, run, ctx)
+    driver = move.start(state, seed=run.seed, iterations=run.iterations, anneal_start=run.anneal_start,
+                        anneal_end=run.anneal_end, site_order=run.site_order, checkpoint=run.checkpoint,
+                        checkpoint_every=run.checkpoint_every, resume=run.resume, callback=callback)
+    if note is not None and run.resume:
+        note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
+    trace = driver.run(run.iterations)  # Ctrl-C / kill: the driver checkpoints at the next site and stops
+    return formalism.extract_model(state, prepared, settings, run, trace), trace
+
+
+def _default_progress(record: dict) -> str:
+    return f"LL {record['log_likelihood']:.1f}  T {record['temperature']:.2f}  {record['seconds']:.1f}s"
+
+
+def run_sampler(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, ctx: TrainContext):
+    """`sample` with a progress bar, the per-iteration table and the checkpoint note on the console."""
+    ui, spec = ctx.ui, formalism.sampling
+    rows: list[dict] = []
+    label = spec.label or f"{run.move} sampling"
+    fmt = spec.progress or _default_progress
+    with ui.task(label, total=run.iterations) as advance:
+        def callback(record):
+            rows.append(record)
+            advance(1, info=fmt(record))
+
+        model, _trace = sample(formalism, corpus, settings, run, callback=callback, note=ui.note, ctx=ctx)
+    if rows and not ctx.json:
+        headers = ["iteration", "T", "log-likelihood", *[h for h, _ in spec.columns], "seconds"]
+        ui.table(f"{label} (per iteration)", headers,
+                 [(r["sweep"], r["temperature"], round(r["log_likelihood"], 1),
+                   *[_column(r, key) for _, key in spec.columns], round(r["seconds"], 2)) for r in rows[-20:]])
+    ui.note(f"checkpoint: {run.checkpoint} (continue with --resume --iterations N)")
+    return model
+
+
+def _column(record: dict, key: str):
+    for k in key.split("|"):  # "changed|accepted": the first key the record has
+        if k in record:
+            v = record[k]
+            return round(v, 3) if isinstance(v, float) else v
+    return ""

@@ -1,0 +1,412 @@
+"""Every format a teacher imports: a `Sheet` (exercises.py) as Markdown, printable HTML, PDF, Moodle GIFT, Moodle
+XML, an Anki deck (.apkg) or JSON.
+
+* ``html``: one self-contained page with print CSS (A4 margins; the answer key starts on a new printed page).
+* ``pdf``: PyPI `fpdf2`.  Latin text uses the PDF core font Helvetica (no font file needed); characters outside
+  its Latin-1 set are transliterated (accents dropped, curly quotes straightened).  Text in another script (the
+  graded corpus's Japanese reference translations) needs a font with those glyphs: when the optional package
+  `noto-cjk-sans-jp-regular` (extra ``treegram[pdf-cjk]``, Noto Sans CJK JP, SIL OFL) is installed, a sheet
+  with such text embeds a subset of it for all its text; otherwise such a translation is replaced by a note pointing to the HTML
+  or Markdown sheet, never by question marks.
+* ``gift``: Moodle GIFT: cloze = missing word short answer, choice = missing word multiple choice, reorder =
+  short answer (the whole sentence), translate = essay with the reference translation as feedback.  GIFT's
+  special characters ``~ = # { } :`` and backslash are escaped.
+* ``moodle-xml``: the same questions as Moodle XML (cloze items use the embedded-answers "cloze" type).
+* ``anki``: PyPI `genanki`; one note per item, the note GUID derived from the item (kind, word, sentence), so
+  re-importing an updated deck updates its notes instead of duplicating them; fixed deck and model ids.
+* ``json``: `Sheet.to_json()`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import tempfile
+import unicodedata
+import zlib
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from treegram.errors import InputError
+
+from treegram.plugins.vocabgen.exercises import BLANK, INSTRUCTIONS, KIND_TITLES, Item, Sheet
+
+#: format -> (file extension, binary?)
+FORMATS: dict[str, tuple[str, bool]] = {
+    "md": (".md", False), "html": (".html", False), "pdf": (".pdf", True), "gift": (".gift.txt", False),
+    "moodle-xml": (".xml", False), "anki": (".apkg", True), "json": (".json", False),
+}
+MEDIA_TYPES = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
+               "pdf": "application/pdf", "gift": "text/plain; charset=utf-8",
+               "moodle-xml": "application/xml; charset=utf-8", "anki": "application/octet-stream",
+               "json": "application/json; charset=utf-8"}
+LETTERS = "abcdefgh"
+
+
+def render(sheet: Sheet, fmt: str) -> bytes:
+    """The sheet in format `fmt`, as bytes (text formats are UTF-8)."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}", hint="use one of " + ", ".join(FORMATS))
+    fn = {"md": to_markdown, "html": to_html, "pdf": to_pdf, "gift": to_gift, "moodle-xml": to_moodle_xml,
+          "anki": to_anki, "json": to_json}[fmt]
+    out = fn(sheet)
+    return out.encode("utf-8") if isinstance(out, str) else out
+
+
+def _source(i: Item) -> str:
+    if i.source == "corpus":
+        return "corpus sentence" + (f" ({i.provenance})" if i.provenance else "")
+    return "generated sentence" + (f" ({i.provenance})" if i.provenance else "")
+
+
+def _key_line(i: Item) -> str:
+    if i.kind == "translate":
+        if i.translation:
+            return f"{i.sentence} - reference translation: {i.translation}"
+        return f"{i.sentence} - no reference translation (free translation)"
+    if i.kind == "reorder":
+        return i.sentence
+    return f"{i.answer}  ({i.sentence})"
+
+
+# -- text formats -------------------------------------------------------------------------------------------------
+def to_json(sheet: Sheet) -> str:
+    return json.dumps(sheet.to_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+def to_markdown(sheet: Sheet) -> str:
+    lines = [f"# {sheet.title}", "", f"Words: {', '.join(sheet.words)}", ""]
+    if sheet.names:
+        lines += [f"Names on this sheet: {', '.join(sheet.names)}", ""]
+    for kind in sheet.kinds():
+        if len(sheet.kinds()) > 1:
+            lines += [f"## {KIND_TITLES[kind]}", ""]
+        lines += [INSTRUCTIONS[kind], ""]
+        if kind == "cloze" and sheet.word_box():
+            lines += [f"Word box: {' · '.join(sheet.word_box())}", ""]
+        for i in sheet.section(kind):
+            lines.append(f"{i.number}. {i.question()}")
+            if i.choices:
+                lines.append("   " + "   ".join(f"({LETTERS[k]}) {c}" for k, c in enumerate(i.choices)))
+        lines.append("")
+    lines += ["## Answer key", ""]
+    for i in sorted(sheet.items, key=lambda x: x.number):
+        lines.append(f"{i.number}. {_key_line(i)} [{_source(i)}]")
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """
+body{font-family:"Helvetica Neue",Arial,"Noto Sans","Noto Sans CJK JP",sans-serif;max-width:44em;margin:2em auto;
+line-height:1.7;color:#111;padding:0 1em}
+h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.4em}
+.meta{color:#555;font-size:.9em} .instructions{font-weight:bold}
+ol.items li{margin:.55em 0;break-inside:avoid;page-break-inside:avoid} .choices{display:block;margin-left:1em} .choices span{margin-right:1.6em}
+.tile{display:inline-block;border:1px solid #444;border-radius:4px;padding:0 .45em;margin:.1em .25em .1em 0}
+.wordbox{border:1px solid #444;padding:.4em .8em;display:inline-block}
+.source{color:#666;font-size:.85em}
+.key{break-before:page;page-break-before:always}
+@page{size:A4;margin:18mm}
+@media print{body{margin:0;max-width:none} .noprint{display:none}}
+"""
+
+
+def html_body(sheet: Sheet, *, key: bool = True) -> str:
+    """The sheet (and its key) as HTML body markup: `to_html` wraps it in a page, the web page embeds it."""
+    e = html.escape
+    out = [f"<h1>{e(sheet.title)}</h1>", f'<p class="meta">Words: {e(", ".join(sheet.words))}</p>']
+    if sheet.names:
+        out.append(f'<p class="meta">Names on this sheet: {e(", ".join(sheet.names))}</p>')
+    for kind in sheet.kinds():
+        if len(sheet.kinds()) > 1:
+            out.append(f"<h2>{e(KIND_TITLES[kind])}</h2>")
+        out.append(f'<p class="instructions">{e(INSTRUCTIONS[kind])}</p>')
+        if kind == "cloze" and sheet.word_box():
+            out.append(f'<p class="wordbox"><b>Word box:</b> {e(" · ".join(sheet.word_box()))}</p>')
+        out.append('<ol class="items">')
+        for i in sheet.section(kind):
+            if i.kind == "reorder":
+                body = "".join(f'<span class="tile">{e(t)}</span>' for t in i.tiles) + (f" {e(i.end)}" if i.end
+                                                                                          else "")
+            else:
+                body = e(i.question())
+            if i.choices:
+                body += '<span class="choices">' + "".join(
+                    f"<span>({LETTERS[k]}) {e(c)}</span>" for k, c in enumerate(i.choices)) + "</span>"
+            out.append(f'<li value="{i.number}" data-item="{i.number}">{body}</li>')
+        out.append("</ol>")
+    if key:
+        out.append('<section class="key"><h2>Answer key</h2><ol class="answers">')
+        for i in sorted(sheet.items, key=lambda x: x.number):
+            out.append(f'<li value="{i.number}">{e(_key_line(i))} <span class="source">[{e(_source(i))}]</span></li>')
+        out.append("</ol></section>")
+    return "\n".join(out)
+
+
+def to_html(sheet: Sheet) -> str:
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>' + html.escape(sheet.title)
+            + f"</title><style>{_CSS}</style></head><body>\n" + html_body(sheet) + "\n</body></html>\n")
+
+
+# -- GIFT -----------------------------------------------------------------------------------------------------------
+def gift_escape(text: str) -> str:
+    """Escape GIFT's special characters (~ = # { } : and backslash); newlines become spaces."""
+    out = []
+    for ch in " ".join(str(text).split()):
+        out.append("\\" + ch if ch in "~=#{}:\\" else ch)
+    return "".join(out)
+
+
+def _split_blank(prompt: str) -> tuple[str, str]:
+    before, _, after = prompt.partition(BLANK)
+    return before, after
+
+
+def to_gift(sheet: Sheet) -> str:
+    g = gift_escape
+    category = "".join(ch if ch.isalnum() or ch in " ()-_," else " " for ch in sheet.title).strip()
+    out = [f"// {' '.join(sheet.title.split())} (treegram)", f"$CATEGORY: $course$/treegram/{' '.join(category.split())}",
+           ""]
+    for i in sorted(sheet.items, key=lambda x: x.number):
+        name = f"::{g(f'{i.number:02d} {i.kind} {i.word} {i.uid}')}::"
+        if i.kind in ("cloze", "choice"):  # GIFT has one answer slot: a repeated blank stays "_____"
+            before, after = _split_blank(i.prompt)
+            if i.kind == "cloze":
+                ans = "{=" + g(i.answer) + "}"
+            else:
+                ans = "{" + " ".join(("=" if c == i.answer else "~") + g(c) for c in i.choices) + "}"
+            out.append(f"{name}{g(before.rstrip())} {ans} {g(after.lstrip())}".rstrip())
+        elif i.kind == "reorder":
+            out.append(f"{name}{g(INSTRUCTIONS['reorder'])} {g(i.question())} {{={g(i.sentence)}}}")
+        else:
+            ref = i.translation or "no reference translation"
+            out.append(f"{name}{g(INSTRUCTIONS['translate'])} {g(i.sentence)} {{####{g(ref)}}}")
+        out.append("")
+    return "\n".join(out)
+
+
+# -- Moodle XML -------------------------------------------------------------------------------------------------
+def _cloze_escape(text: str) -> str:
+    """Escape characters that end or split an embedded answer in Moodle's cloze syntax."""
+    return "".join("\\" + ch if ch in "}#~/\"\\" else ch for ch in text)
+
+
+def to_moodle_xml(sheet: Sheet) -> str:
+    quiz = ET.Element("quiz")
+    cat = ET.SubElement(quiz, "question", type="category")
+    ET.SubElement(ET.SubElement(cat, "category"), "text").text = f"$course$/treegram/{sheet.title}"
+
+    def add(qtype: str, item: Item, text: str) -> ET.Element:
+        q = ET.SubElement(quiz, "question", type=qtype)
+        ET.SubElement(ET.SubElement(q, "name"), "text").text = f"{item.number:02d} {item.kind} {item.word} {item.uid}"
+        qt = ET.SubElement(q, "questiontext", format="html")
+        ET.SubElement(qt, "text").text = text
+        ET.SubElement(q, "defaultgrade").text = "1"
+        ET.SubElement(q, "penalty").text = "0.3333333"
+        ET.SubElement(q, "hidden").text = "0"
+        fb = ET.SubElement(q, "generalfeedback", format="html")
+        ET.SubElement(fb, "text").text = html.escape(_key_line(item))
+        return q
+
+    def answer(q: ET.Element, text: str, fraction: int) -> None:
+        a = ET.SubElement(q, "answer", fraction=str(fraction), format="plain_text")
+        ET.SubElement(a, "text").text = text
+        ET.SubElement(ET.SubElement(a, "feedback", format="html"), "text").text = ""
+
+    e = html.escape
+    for i in sorted(sheet.items, key=lambda x: x.number):
+        if i.kind == "cloze":  # one embedded answer per blank (a form that occurs twice is blanked twice)
+            slot = f"{{1:SHORTANSWER:={_cloze_escape(i.answer)}}}"
+            add("cloze", i, "<p>" + slot.join(e(part) for part in i.prompt.split(BLANK)) + "</p>")
+        elif i.kind == "choice":
+            q = add("multichoice", i, f"<p>{e(INSTRUCTIONS['choice'])}</p><p>{e(i.prompt)}</p>")
+            ET.SubElement(q, "single").text = "true"
+            ET.SubElement(q, "shuffleanswers").text = "1"
+            ET.SubElement(q, "answernumbering").text = "abc"
+            for c in i.choices:
+                answer(q, c, 100 if c == i.answer else 0)
+        elif i.kind == "reorder":
+            tiles = " / ".join(e(t) for t in i.tiles) + (f" ({e(i.end)})" if i.end else "")
+            q = add("shortanswer", i, f"<p>{e(INSTRUCTIONS['reorder'])}</p><p>{tiles}</p>")
+            ET.SubElement(q, "usecase").text = "0"
+            answer(q, i.sentence, 100)
+        else:
+            q = add("essay", i, f"<p>{e(INSTRUCTIONS['translate'])}</p><p>{e(i.sentence)}</p>")
+            ET.SubElement(q, "responseformat").text = "plain"
+            ET.SubElement(q, "responsefieldlines").text = "3"
+            gi = ET.SubElement(q, "graderinfo", format="html")
+            ET.SubElement(gi, "text").text = e("Reference translation: " + i.translation) if i.translation \
+                else "No reference translation."
+    ET.indent(quiz)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(quiz, encoding="unicode") + "\n"
+
+
+# -- Anki ---------------------------------------------------------------------------------------------------------
+ANKI_MODEL_ID = 1_607_392_319  # fixed: re-imports map onto the same note type
+_ANKI_CSS = ".card{font-family:arial;font-size:22px;text-align:center;color:black;background:white}" \
+            ".src{font-size:14px;color:#666}.tile{border:1px solid #444;border-radius:4px;padding:0 .3em;margin:0 .2em}"
+
+
+def _anki_front(i: Item) -> str:
+    e = html.escape
+    head = f"<div class=kind>{e(INSTRUCTIONS[i.kind])}</div><br>"
+    if i.kind == "reorder":
+        return head + "".join(f"<span class=tile>{e(t)}</span>" for t in i.tiles) + (f" {e(i.end)}" if i.end else "")
+    body = e(i.question())
+    if i.choices:
+        body += "<br><br>" + "<br>".join(f"({LETTERS[k]}) {e(c)}" for k, c in enumerate(i.choices))
+    return head + body
+
+
+def to_anki(sheet: Sheet) -> bytes:
+    try:
+        import genanki
+    except ImportError:
+        raise InputError("the anki format needs the `genanki` package", hint="pip install genanki==0.13.1") from None
+    model = genanki.Model(
+        ANKI_MODEL_ID, "treegram exercise",
+        fields=[{"name": "Front"}, {"name": "Back"}, {"name": "Source"}, {"name": "ItemId"}],
+        templates=[{"name": "Card 1", "qfmt": "{{Front}}",
+                    "afmt": "{{FrontSide}}<hr id=answer>{{Back}}<br><div class=src>{{Source}}</div>"}],
+        css=_ANKI_CSS, sort_field_index=3)
+    deck = genanki.Deck(zlib.crc32(("treegram:" + sheet.title).encode()) & 0x7FFFFFFF, sheet.title)
+    for i in sorted(sheet.items, key=lambda x: x.number):
+        deck.add_note(genanki.Note(model=model, fields=[_anki_front(i), html.escape(_key_line(i)),
+                                                        html.escape(_source(i)), i.uid],
+                                   guid=genanki.guid_for("treegram", i.uid), tags=["treegram", i.kind]))
+    with tempfile.TemporaryDirectory(prefix="treegram-anki-") as tmp:
+        path = Path(tmp) / "deck.apkg"
+        genanki.Package(deck).write_to_file(str(path))
+        return path.read_bytes()
+
+
+# -- PDF ----------------------------------------------------------------------------------------------------------
+def cjk_font_path() -> Path | None:
+    """Noto Sans CJK JP from the optional package `noto-cjk-sans-jp-regular` (None when not installed)."""
+    try:
+        import noto_cjk_sans_jp_regular as pkg
+    except ImportError:
+        return None
+    p = Path(str(pkg.FONT_PATH))
+    return p if p.is_file() else None
+
+
+_STRAIGHT = {"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "…": "...", "·": "-", "\u00a0": " ",
+             "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Œ": "OE", "œ": "oe", "ı": "i", "Ħ": "H", "ħ": "h"}
+
+
+def latin1(text: str) -> str | None:
+    """`text` in Latin-1 for the core fonts (quotes straightened, accents outside Latin-1 dropped); None when it
+    has letters of another script (it cannot be written without a font that has them)."""
+    text = "".join(_STRAIGHT.get(ch, ch) for ch in text)
+    try:
+        text.encode("latin-1")
+        return text
+    except UnicodeEncodeError:
+        pass
+    out = []
+    for ch in text:
+        try:
+            ch.encode("latin-1")
+            out.append(ch)
+            continue
+        except UnicodeEncodeError:
+            pass
+        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        try:
+            base.encode("latin-1")
+        except UnicodeEncodeError:
+            return None
+        out.append(base)
+    return "".join(out)
+
+
+def to_pdf(sheet: Sheet) -> bytes:
+    try:
+        from fpdf import FPDF
+    except ImportError:
+        raise InputError("the pdf format needs the `fpdf2` package", hint="pip install fpdf2==2.8.9") from None
+    pdf = FPDF(format="A4")
+    pdf.set_margins(18, 18, 18)
+    pdf.set_auto_page_break(True, margin=18)
+    pdf.set_title(latin1(sheet.title) or "treegram exercises")
+    pdf.set_creator("treegram")
+    texts = [sheet.title, *sheet.words] + [t for i in sheet.items for t in (i.question(), _key_line(i), *i.choices)]
+    # the CJK font only when some text needs it (loading and subsetting it takes seconds)
+    font = cjk_font_path() if any(latin1(t) is None for t in texts) else None
+    if font is not None:
+        pdf.add_font("body", "", str(font))
+        family, bold = "body", ""
+    else:
+        family, bold = "helvetica", "B"
+
+    def text(s: str, fallback: str = "[text in another script: see the HTML or Markdown sheet, or install "
+                                     "treegram[pdf-cjk]]") -> str:
+        if font is not None:
+            return s
+        t = latin1(s)
+        return t if t is not None else fallback
+
+    def para(s: str, size: float = 11, style: str = "", gap: float = 1.5, indent: float = 0) -> None:
+        pdf.set_font(family, style if font is None else "", size)
+        pdf.set_x(pdf.l_margin + indent)
+        pdf.multi_cell(pdf.epw - indent, size * 0.55, text(s), new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(gap)
+
+    pdf.add_page()
+    para(sheet.title, 16, bold, 2)
+    para(f"Words: {', '.join(sheet.words)}", 10, "", 3)
+    for kind in sheet.kinds():
+        if len(sheet.kinds()) > 1:
+            para(KIND_TITLES[kind], 13, bold, 1)
+        para(INSTRUCTIONS[kind], 11, bold, 2)
+        if kind == "cloze" and sheet.word_box():
+            para("Word box: " + "  -  ".join(sheet.word_box()), 11, "", 3)
+        for i in sheet.section(kind):
+            para(f"{i.number}.  {i.question()}", 12, "", 0.5 if i.choices else 3)
+            if i.choices:
+                para("      ".join(f"({LETTERS[k]}) {c}" for k, c in enumerate(i.choices)), 11, "", 3, indent=6)
+    pdf.add_page()
+    para("Answer key", 15, bold, 3)
+    for i in sorted(sheet.items, key=lambda x: x.number):
+        para(f"{i.number}.  {_key_line(i)}", 11, "", 0.2)
+        para(_source(i), 8, "", 2, indent=6)
+    return bytes(pdf.output())
+
+
+# -- writing ------------------------------------------------------------------------------------------------------
+def write_output(data: bytes, out: str, fmt: str, stdout=None) -> str | None:
+    """Write rendered `data` to the file `out` (atomically) or to stdout ("-"); returns the path written or None.
+
+    A missing folder is an error (nothing is created outside what the user named); binary formats refuse a
+    terminal.
+    """
+    import sys
+
+    binary = FORMATS[fmt][1]
+    if out == "-":
+        stream = stdout or sys.stdout
+        if binary and hasattr(stream, "isatty") and stream.isatty():
+            raise InputError(f"--format {fmt} is a binary file and stdout is a terminal",
+                             hint=f"give --out FILE{FORMATS[fmt][0]}, or redirect: > sheet{FORMATS[fmt][0]}")
+        stream.flush()
+        buf = getattr(stream, "buffer", None)
+        if buf is not None:
+            buf.write(data)
+            buf.flush()
+        else:
+            stream.write(data.decode("utf-8") if not binary else data.decode("latin-1"))
+        return None
+    path = Path(out)
+    if path.is_dir():
+        raise InputError(f"--out {out} is a folder", hint=f"name a file, e.g. {path / ('sheet' + FORMATS[fmt][0])}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"--out {out}: the folder {parent} does not exist",
+                         hint=f"create it first (mkdir -p {parent}) or write somewhere else")
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"--out {out}: the folder {parent} is not writable", hint="choose another folder")
+    from treegram.io import atomic_write_bytes
+
+    atomic_write_bytes(path, data)
+    return str(path)

@@ -1,0 +1,167 @@
+"""Plausibility scores for sheet sentences: an interpolated Kneser-Ney trigram model of the graded corpus, SLOR.
+
+SPINEDEP generates each dependent given only its head and grandparent, so its failures are local incoherence
+("My father is how tall.", "This student traveled was.") that a word-order model of real sentences sees.  The score
+is SLOR (Pauls & Klein 2012; Lau, Clark & Lappin 2017 found it the best acceptability measure of an LM):
+
+    SLOR(s) = (log P_KN(s) - sum_i log P_uni(w_i)) / |s|
+
+with P_KN the trigram (interpolated Kneser-Ney, one discount D per order, n-grams seen fewer than `min_count` times
+pruned after estimation so their mass falls to the lower order) over lowercased tokens with <s> </s>, and P_uni
+the add-one unigram.  Dividing by the unigram probability keeps rare-but-fine words (the practised word) from
+looking implausible; dividing by length keeps short and long sentences comparable.
+
+Arrays (all numpy, saved inside the default data bundle, never pickle): sorted int64 keys of the kept bigrams
+(u*V+v) and trigrams ((u*V+v)*V+w) with their discounted probabilities `alpha`, the leftover interpolation weight
+`gamma` of every history, the continuation unigram and the plain unigram.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+BOS, EOS, UNK = "<s>", "</s>", "<unk>"
+
+
+class NgramScorer:
+    def __init__(self, words: Sequence[str], arrays: dict[str, np.ndarray], info: dict | None = None):
+        self.words = list(words)
+        self.index = {w: i for i, w in enumerate(self.words)}
+        self.V = len(self.words)
+        for k in ("uni_cont", "uni_ml", "big_keys", "big_alpha", "big_gamma", "tri_keys", "tri_alpha",
+                  "tri_hist_keys", "tri_gamma"):
+            setattr(self, k, np.asarray(arrays[k]))
+        self.info = dict(info or {})
+
+    # -- estimation ---------------------------------------------------------------------------------------------
+    @staticmethod
+    def train(sentences: Iterable[Sequence[str]], *, min_count: int = 2, discount: float = 0.75) -> NgramScorer:
+        uni: Counter = Counter()
+        big: Counter = Counter()
+        tri: Counter = Counter()
+        n_sent = 0
+        for s in sentences:
+            toks = [BOS, BOS] + [t.lower() for t in s] + [EOS]
+            n_sent += 1
+            uni.update(toks[2:])
+            big.update(zip(toks[1:-1], toks[2:]))
+            tri.update(zip(toks[:-2], toks[1:-1], toks[2:]))
+        words = [UNK, BOS] + sorted(w for w in uni if w not in (BOS, EOS)) + [EOS]
+        idx = {w: i for i, w in enumerate(words)}
+        V = len(words)
+        D = discount
+        # unigram: continuation counts N1+(. w) interpolated with uniform
+        cont = Counter(v for (_u, v) in big)
+        tot = sum(cont.values())
+        uni_cont = np.full(V, 1.0 / V)
+        for w, c in cont.items():
+            uni_cont[idx[w]] = 0.9 * c / tot + 0.1 / V
+        uni_cont[idx[BOS]] = 1e-9
+        uni_ml = np.full(V, 1.0 / (sum(uni.values()) + V))
+        n_uni = sum(uni.values()) + V
+        for w, c in uni.items():
+            uni_ml[idx[w]] = (c + 1) / n_uni
+        # bigram level from continuation counts N1+(. v w), histories v
+        cont2 = Counter((v, w) for (_u, v, w) in tri)
+        for (v, w), c in big.items():  # sentence starts have one left context (<s>): use their plain counts
+            if v == BOS:
+                cont2[(v, w)] = c
+        hist2 = Counter()
+        types2 = Counter()
+        for (v, w), c in cont2.items():
+            hist2[v] += c
+            types2[v] += 1
+        big_items = sorted(((idx[v] * V + idx[w], max(c - D, 0.0) / hist2[v]) for (v, w), c in cont2.items()
+                            if big[(v, w)] >= min_count))
+        big_gamma = np.ones(V)
+        kept2 = Counter()
+        for (v, w), c in cont2.items():
+            if big[(v, w)] >= min_count:
+                kept2[v] += max(c - D, 0.0) / hist2[v]
+        for v in hist2:
+            big_gamma[idx[v]] = 1.0 - kept2[v]
+        # trigram level from plain counts, histories (u, v)
+        hist3 = Counter()
+        for (u, v, w), c in tri.items():
+            hist3[(u, v)] += c
+        tri_items = []
+        kept3 = Counter()
+        for (u, v, w), c in tri.items():
+            if c >= min_count:
+                a = max(c - D, 0.0) / hist3[(u, v)]
+                tri_items.append(((idx[u] * V + idx[v]) * V + idx[w], a))
+                kept3[(u, v)] += a
+        tri_items.sort()
+        hist_items = sorted((idx[u] * V + idx[v], 1.0 - kept3[(u, v)]) for (u, v) in hist3 if kept3[(u, v)] > 0)
+        arrays = {
+            "uni_cont": uni_cont.astype(np.float32), "uni_ml": uni_ml.astype(np.float32),
+            "big_keys": np.asarray([k for k, _ in big_items], dtype=np.int64),
+            "big_alpha": np.asarray([a for _, a in big_items], dtype=np.float32),
+            "big_gamma": big_gamma.astype(np.float32),
+            "tri_keys": np.asarray([k for k, _ in tri_items], dtype=np.int64),
+            "tri_alpha": np.asarray([a for _, a in tri_items], dtype=np.float32),
+            "tri_hist_keys": np.asarray([k for k, _ in hist_items], dtype=np.int64),
+            "tri_gamma": np.asarray([g for _, g in hist_items], dtype=np.float32),
+        }
+        return NgramScorer(words, arrays, {"sentences": n_sent, "min_count": min_count, "discount": D,
+                                           "bigrams": len(big_items), "trigrams": len(tri_items)})
+
+    # -- bundle -------------------------------------------------------------------------------------------------
+    _KEYS = ("big_keys", "tri_keys", "tri_hist_keys")
+
+    def to_bundle(self, prefix: str = "lm_") -> tuple[dict, dict[str, np.ndarray]]:
+        """Sorted keys are stored as gaps and interpolation weights as float16 (the file is ~2x smaller)."""
+        out = {}
+        for k in ("uni_cont", "uni_ml"):
+            out[prefix + k] = getattr(self, k).astype(np.float32)
+        for k in ("big_alpha", "big_gamma", "tri_alpha", "tri_gamma"):
+            out[prefix + k] = getattr(self, k).astype(np.float16)
+        for k in self._KEYS:
+            out[prefix + k] = np.diff(getattr(self, k), prepend=0)
+        return {"words": self.words, "info": self.info}, out
+
+    @staticmethod
+    def from_bundle(meta: dict, arrays: dict[str, np.ndarray], prefix: str = "lm_") -> NgramScorer:
+        got = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+        for k in NgramScorer._KEYS:
+            got[k] = np.cumsum(np.asarray(got[k], dtype=np.int64))
+        for k, v in got.items():
+            if v.dtype == np.float16:
+                got[k] = v.astype(np.float32)
+        return NgramScorer(meta["words"], got, meta.get("info"))
+
+    # -- scoring ------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _lookup(keys: np.ndarray, values: np.ndarray, q: np.ndarray, default: float) -> np.ndarray:
+        if len(keys) == 0:
+            return np.full(len(q), default)
+        pos = np.searchsorted(keys, q)
+        pos_c = np.minimum(pos, len(keys) - 1)
+        hit = keys[pos_c] == q
+        return np.where(hit, values[pos_c], default)
+
+    def token_logprobs(self, tokens: Sequence[str]) -> np.ndarray:
+        """log P_KN of every token and of </s> (natural log)."""
+        V = self.V
+        ids = np.asarray([self.index[BOS]] * 2 + [self.index.get(t.lower(), 0) for t in tokens]
+                         + [self.index[EOS]], dtype=np.int64)
+        u, v, w = ids[:-2], ids[1:-1], ids[2:]
+        p1 = self.uni_cont[w].astype(np.float64)
+        a2 = self._lookup(self.big_keys, self.big_alpha, v * V + w, 0.0)
+        p2 = a2 + self.big_gamma[v] * p1
+        a3 = self._lookup(self.tri_keys, self.tri_alpha, (u * V + v) * V + w, 0.0)
+        g3 = self._lookup(self.tri_hist_keys, self.tri_gamma, u * V + v, 1.0)
+        return np.log(a3 + g3 * p2)
+
+    def slor(self, tokens: Sequence[str]) -> float:
+        if not tokens:
+            return float("-inf")
+        ids = np.asarray([self.index.get(t.lower(), 0) for t in tokens] + [self.index[EOS]], dtype=np.int64)
+        lp = self.token_logprobs(tokens)
+        return float((lp.sum() - np.log(self.uni_ml[ids].astype(np.float64)).sum()) / (len(tokens) + 1))
+
+    def mean_logprob(self, tokens: Sequence[str]) -> float:
+        return float(self.token_logprobs(tokens).mean()) if tokens else float("-inf")

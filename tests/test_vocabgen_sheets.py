@@ -1,0 +1,115 @@
+"""Sheet sentence choice on the embedded default data: corpus items, ranking, safety, near-duplicates, re-checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from treegram.plugins.vocabgen.corpus import sentence_key, split_offsets, tokenize_with
+from treegram.plugins.vocabgen.default import default_corpus, default_scorer, load_default_model
+from treegram.plugins.vocabgen.generator import ConstrainedGenerator
+from treegram.plugins.vocabgen.safety import is_safe, unsafe_reason
+from treegram.plugins.vocabgen.selection import (MAX_PER_WORD, SheetSource, default_source, names_used,
+                                                 near_duplicate, select_sentences, sheet_order)
+from treegram.plugins.vocabgen.vocab import cefr_vocabulary, word_forms
+
+
+@pytest.fixture(scope="module")
+def source():
+    model = load_default_model()
+    gen = ConstrainedGenerator(model.generation, model.system, cefr_vocabulary("A1"))
+    return default_source(gen)
+
+
+def test_embedded_data_is_small_and_complete():
+    from treegram.plugins.vocabgen.default import DATA_FILES, data_dir
+
+    for name in DATA_FILES:
+        assert (data_dir() / name).stat().st_size < 1_000_000
+    notice = (data_dir() / "NOTICE.md").read_text(encoding="utf-8")
+    assert "Tono" in notice and "graded-enja" in notice and "CC BY-SA 4.0" in notice
+
+
+def test_main_sheet_items_are_checked_and_mixed(source):
+    vocab = source.vocab
+    groups, problems = select_sentences(source, ["school", "book", "family", "water"], 5, np.random.default_rng(3))
+    assert set(groups) == {"school", "book", "family", "water"} and not problems
+    items = [s for ss in groups.values() for s in ss]
+    assert {s.source for s in items} == {"corpus", "generated"}
+    for w, sents in groups.items():
+        allowed = vocab.with_words(word_forms(w, "A1"))
+        for s in sents:
+            assert not allowed.missing(s.tokens), s.text
+            assert any(t.lower() in word_forms(w, "A1") for t in s.tokens)
+            assert is_safe(s.tokens) and s.provenance and s.word == w
+            if s.source == "corpus":  # exact corpus text with its reference translation and file:line
+                assert s.translation and "graded-enja" in s.provenance and ".tsv:" in s.provenance
+                i = source.corpus.find_copy(s.tokens)
+                assert source.corpus.texts[i] == s.text
+            else:  # new: not a copy of any training sentence, and plausible enough
+                assert source.corpus.find_copy(s.tokens) is None
+                assert not source.corpus.is_training_sentence(s.tokens)
+                assert s.score >= source.threshold
+    for a in items:
+        for b in items:
+            if a is not b:
+                assert not near_duplicate(a.tokens, b.tokens), (a.text, b.text)
+
+
+def test_seeded_and_shuffled(source):
+    a, _ = select_sentences(source, ["school", "water"], 4, np.random.default_rng(7))
+    b, _ = select_sentences(source, ["school", "water"], 4, np.random.default_rng(7))
+    assert [[s.text for s in v] for v in a.values()] == [[s.text for s in v] for v in b.values()]
+    order = sheet_order(a, np.random.default_rng(1))
+    assert sorted(s.text for s in order) == sorted(s.text for v in a.values() for s in v)
+    words = [s.word for s in order]
+    assert words != sorted(words, key=["school", "water"].index)  # not grouped in word-box order
+
+
+def test_per_word_cap_and_unknown_words(source):
+    groups, problems = select_sentences(source, ["qwzx"], MAX_PER_WORD + 5, np.random.default_rng(0))
+    assert not groups and any("capped" in p for p in problems) and any(p.startswith("qwzx") for p in problems)
+
+
+def test_names_are_listed(source):
+    vocab = source.vocab
+    groups = {"tom": [s for s in select_sentences(source, ["tom"], 3, np.random.default_rng(2))[0]["tom"]]}
+    assert "Tom" in names_used(groups, vocab)
+
+
+def test_safety_filter_words_and_senses():
+    for bad in ("They say he gives good head .", "The child had to make water .", "He killed the cat .",
+                "She went to bed with him ."):
+        assert unsafe_reason(bad.split()), bad
+    for ok in ("I have a knife and a fork .", "She went to bed with a cold .", "I drink water ."):
+        assert unsafe_reason(ok.split()) is None, ok
+
+
+def test_near_duplicates():
+    assert near_duplicate("He likes school .".split(), "She likes school .".split())
+    assert near_duplicate("X was happy to get the win .".split(), "Tom was happy to get the win .".split())
+    assert near_duplicate("My brother goes to school by bus .".split(), "My sister goes to school by bus .".split())
+    assert not near_duplicate("I go to school .".split(), "Where is the water ?".split())
+
+
+def test_corpus_tokens_tile_the_text_and_copy_keys():
+    assert tokenize_with("I don't know.", split_offsets("I don't know.", ["I", "do", "n't", "know", "."])) \
+        == ("I", "do", "n't", "know", ".")
+    assert sentence_key("I don't know.") == sentence_key(["I", "do", "n't", "know", "."])
+    c = default_corpus()
+    assert len(c) > 20000 and c.is_training_sentence(c.tokens[5])
+    assert not c.is_training_sentence("Purple elephants never dance on Tuesdays .".split())
+
+
+def test_scorer_prefers_real_word_order():
+    scorer, threshold = default_scorer()
+    good = scorer.slor("I go to school every day .".split())
+    bad = scorer.slor("School day go every I to .".split())
+    assert good > threshold > bad
+
+
+def test_bare_generator_gets_the_embedded_corpus(source):
+    groups, _ = select_sentences(source.generator, ["water"], 2, np.random.default_rng(0))
+    assert len(groups["water"]) == 2
+    only_gen, _ = select_sentences(SheetSource(source.generator), ["water"], 2, np.random.default_rng(0))
+    assert all(s.source == "generated" for s in only_gen["water"])
