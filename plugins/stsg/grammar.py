@@ -374,10 +374,6 @@ class SentenceChart:
         return build(), keep
 
 
-def _preorder(t: Tree):
-    return t.subtrees()
-
-
 def copy_delete_rules(node: Tree) -> list[Fragment]:
     """The copy and the deletion rule of one CFG production (a node and its children)."""
     if node.is_preterminal:
