@@ -46,6 +46,8 @@ def run_case(argv, inputs=(), capsys=None):
     TALLY["cases"] += 1
     try:
         code = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse usage errors: one red line (see treegram.cli.app._Parser), exit 2
+        code = exc.code
     except BaseException as exc:  # anything escaping main() would be a traceback for the user
         TALLY["tracebacks"] += 1
         raise AssertionError(f"traceback for {argv}: {type(exc).__name__}: {exc}") from exc
