@@ -110,8 +110,8 @@ def main() -> None:
     t_small, rss_small = peak_mb(["parse", "--model", model, "--input", small, "--out", d / "s.mrg"])
     mem.append(["parse", f"{n // 4} / {n} lines", f"{rss_small:.0f} / {rss_full:.0f}"])
 
-    from treegram.formalisms.demo import demo_trees
-    from treegram.formalisms.pcfg import PCFGModel
+    from treegram.builtin.demo import demo_trees
+    from treegram.grammar.pcfg import PCFGModel
 
     trees = demo_trees()
     PCFGModel.train(trees).save(d / "parser.model")
