@@ -331,3 +331,21 @@ def test_every_decoder_on_tree_grammars(formalism, demo_model_files):
             assert tree.leaves() == words
             assert not any(n.label.startswith("@") or "^" in n.label or n.label.startswith("~")
                            for n in tree.subtrees())
+
+
+def test_every_decoder_on_ostag(tmp_path):
+    """OSTAG parses through a per-sentence reduction (ChartInput.context); the decoders work on it too."""
+    from treegram.formalism import load_model
+    from treegram.builtin.demo import demo_trees
+
+    tb = tmp_path / "demo.mrg"
+    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    out = tmp_path / "demo.ostag"
+    assert main(["-q", "train", "ostag", "--treebank", str(tb), "--em-iterations", "1", "--out", str(out)]) == 0
+    model = load_model(out)
+    assert isinstance(model, ChartModel)
+    words = "The hungry dog slept in the garden .".split()
+    assert decode(model, words, "mpd").to_bracket() == model.parse(words).to_bracket()
+    for name in ("mpp", "maxrule", "maxrule-sum"):
+        tree = decode(model, words, name, samples=20)
+        assert tree.leaves() == words and not any(n.label.startswith("<") for n in tree.subtrees())

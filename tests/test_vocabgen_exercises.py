@@ -249,6 +249,10 @@ CORPUS = [
     dep("She sat on the dog .", "PRP VBD IN DT NN .", "2 0 2 5 3 2"),
     dep("The dog likes the cat .", "DT NN VBZ DT NN .", "2 3 0 5 3 3"),
     dep("She likes the park .", "PRP VBZ DT NN .", "2 0 4 2 2"),
+    # sentences with a practised verb form and no preposition: a sheet shows each sentence once, so the tense
+    # items need sentences the preposition items do not take
+    dep("The cat saw the dog .", "DT NN VBD DT NN .", "2 3 0 5 3 3"),
+    dep("The dog sat .", "DT NN VBD .", "2 3 0 3"),
 ]
 CVOCAB = "words:the,a,dog,cat,she,me,saw,sat,likes,in,on,at,park,mat,to"
 

@@ -475,15 +475,18 @@ def decode_maxrule_sum(model: ChartModel, tokens: Sequence[str], *, samples: int
 
 # -- helpers for models ---------------------------------------------------------------------------------------
 
-def splice(tree: Tree, labels: set[str]) -> Tree:
-    """`tree` with every node whose label is in `labels` replaced by its children (in place in its parent)."""
+def splice(tree: Tree, labels) -> Tree:
+    """`tree` with every node whose label is in `labels` (a set, or a predicate label -> bool) replaced by its
+    children (in place in its parent)."""
+    drop = labels if callable(labels) else labels.__contains__
+
     def rebuild(node):
         if not isinstance(node, Tree):
             return [node]
         kids: list = []
         for c in node.children:
             kids.extend(rebuild(c))
-        if node.label in labels:
+        if drop(node.label):
             return kids
         return [Tree(node.label, tuple(kids))]
 

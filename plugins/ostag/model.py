@@ -143,6 +143,14 @@ class OSTAGModel:
         lost), then the trimmed exact reduction is parsed."""
         from treegram.charts import viterbi
 
+        found = self._two_pass_input(tokens, mapped)
+        if found is None:
+            return None, None
+        red, lex, prune = found
+        return viterbi(red.cfg, lex, list(tokens), prune=prune), red
+
+    def _two_pass_input(self, tokens: list[str], mapped: list[str]):
+        """(reduction, lexical input, pruning) of the two-pass scheme, or None if the coarse chart has no parse."""
         from treegram.plugins.ostag.restrict import coarse_filter, coarse_grammar
 
         g = self.grammar
@@ -153,13 +161,38 @@ class OSTAGModel:
         found = coarse_filter(g, usable, mapped, self._unknown(), uncovered, None if prune is None else prune.mask,
                               coarse=probe)
         if found is None:
-            return None, None
+            return None
         keep, site_ok = found
         red = g.build_cfg(usable=keep, site_ok=site_ok)
         if self.settings.trim:
             red = self._trimmed(red, mapped, prune)
-        lex = self.lexical_input(red, mapped, uncovered)
-        return viterbi(red.cfg, lex, list(tokens), prune=prune), red
+        return red, self.lexical_input(red, mapped, uncovered), prune
+
+    # `treegram.charts.decoders.ChartModel`: the core decoders (MPP, max-rule, ...) on the per-sentence reduction
+    def chart_input(self, tokens: list[str]):
+        from treegram.charts.decoders import ChartInput
+
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        mapped = self.pcfg.mapper.map_sentence(tokens)
+        g = self.grammar
+        found = None
+        if self.settings.coarse_pass and g.spine_levels == 0:
+            found = self._two_pass_input(tokens, mapped)
+        if found is None:  # one reduction for the sentence, pruned by the coarse PCFG (no trimming: the decoders
+            red = g.build_cfg(words=mapped)  # drop the pruning when it loses every parse)
+            found = (red, self.lexical_input(red, mapped), self._pruning(tokens, red))
+        red, lex, prune = found
+        return ChartInput(red.cfg, lex, list(tokens), prune, context=red)
+
+    def derivation_tree(self, derivation, inp) -> Tree:
+        return _finish(derived_tree(inp.context, derivation.steps, inp.words))
+
+    def category_tree(self, tree: Tree, inp=None) -> Tree:
+        from treegram.charts.decoders import splice
+        from treegram.plugins.ostag.grammar import VIRTUAL_PREFIX
+
+        return _finish(splice(tree, lambda label: label.startswith(VIRTUAL_PREFIX)))
 
     @staticmethod
     def _uncovered(red, mapped: list[str]) -> list[int]:
