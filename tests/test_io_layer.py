@@ -198,3 +198,34 @@ def test_corrupt_bundles_are_model_file_errors(tmp_path):
             p.write_bytes(cases[name])
         with pytest.raises(ModelFileError):
             tio.load_bundle(p)
+
+
+def test_damaged_cefrpy_cache_is_rebuilt(tmp_path, monkeypatch):
+    pytest.importorskip("cefrpy")
+    from treegram.plugins.vocabgen import vocab
+
+    cefrpy = pytest.importorskip("cefrpy")
+
+    class Tiny:  # two words instead of cefrpy's whole table (fast)
+        def yield_words(self):
+            yield from ("go", "house")
+
+        def get_pos_level_dict_for_word(self, w, **kw):
+            return {"VB": 1.0} if w == "go" else {"NN": 2.2}
+
+    monkeypatch.setattr(cefrpy, "CEFRAnalyzer", Tiny)
+    monkeypatch.setattr(vocab, "user_cache_dir", lambda: tmp_path)
+    levels = vocab.cefrpy_levels()  # builds and writes the cache
+    assert levels == {"go": 1, "house": 2}
+    (cache,) = tmp_path.glob("cefrpy-*.tsv")
+    cache.write_bytes(b"\xff\xfe\x00garbage\x80\n")
+    assert vocab.cefrpy_levels() == levels
+
+
+def test_a_sentence_over_spacys_length_limit_is_dropped_not_a_traceback():
+    from treegram.plugins.vocabgen.parsing import SPACY_MODEL, parse_sentences
+
+    pytest.importorskip("spacy")
+    pytest.importorskip(SPACY_MODEL.replace("-", "_"))
+    out = parse_sentences(["word " * 300_000, "The cat sat on the mat ."])
+    assert [s.words for s in out] == [("The", "cat", "sat", "on", "the", "mat", ".")]
