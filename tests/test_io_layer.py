@@ -229,3 +229,19 @@ def test_a_sentence_over_spacys_length_limit_is_dropped_not_a_traceback():
     pytest.importorskip(SPACY_MODEL.replace("-", "_"))
     out = parse_sentences(["word " * 300_000, "The cat sat on the mat ."])
     assert [s.words for s in out] == [("The", "cat", "sat", "on", "the", "mat", ".")]
+
+
+def test_interrupt_hint_names_what_is_left(tmp_path):
+    import argparse
+
+    from treegram.cli.app import _interrupt_hint
+
+    out = tmp_path / "m.model"
+    args = argparse.Namespace(command="train", out=out, checkpoint=None)
+    assert "nothing to resume" in _interrupt_hint(args)  # e.g. TIG stopped during its TSG initialisation
+    (tmp_path / "m.model.ckpt").write_text("x")
+    assert "--resume" in _interrupt_hint(args)
+    part = tmp_path / "p.mrg"
+    part.write_text("(S (A a))\n")
+    assert "--resume" in _interrupt_hint(argparse.Namespace(command="parse", out=str(part), resume=False))
+    assert _interrupt_hint(argparse.Namespace(command="show", file="x")) is None
