@@ -75,7 +75,7 @@ def main() -> None:
         print(rows[-1], flush=True)
 
     from treegram.plugins.tig.formalism import TIGOptions
-    from treegram.plugins.tig.model import TIGSettings
+    from treegram.plugins.tig.derivation import TIGSettings
     from treegram.plugins.tig.train import RunOptions as TIGRun, train_tig
 
     train_tig(train[:30], TIGSettings(), TIGRun(iterations=1, seed=1, tsg_init=1))  # warm-up

@@ -16,7 +16,7 @@ from treegram.elementary import kernels as K
 from treegram.elementary.data import TSGSettings, TSGData, prepare
 from treegram.elementary.gibbs import GibbsTSG, TSGState
 from treegram.plugins.tsg.state import BlockedTSG
-from treegram.plugins.tsg.transform import TreeProposal
+from treegram.plugins.tsg.proposal import TreeProposal
 
 # Tiny treebank, unannotated (v=1) so identical elementary trees recur; includes an A-A-A chain where a split
 # gives two *identical* elementary trees (A (A)) above and below the site.

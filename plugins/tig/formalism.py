@@ -2,7 +2,7 @@
 
 The plugin supplies the settings (the `treegram train tig` options), `prepare` (the TSG tree preparation and the
 treebank PCFG whose rules form the base distributions P0 of the initial and auxiliary-tree DPs), `make_state`
-(the blocked state whose per-tree proposal is the TIG->TSG->CFG transform of `plugins/tig/anchored.py`,
+(the blocked state whose per-tree proposal is the TIG->TSG->CFG transform of `plugins/tig/proposal.py`,
 optionally started from the cuts of a few TSG Gibbs sweeps) and `extract_model` (the parsing CFG of
 `plugins/tig/grammar.py` with per-symbol metadata for the back-transform to derived trees).  The blocked MH loop,
 annealing, checkpoints and progress are the core's.
@@ -18,7 +18,7 @@ from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, Sampling, option
 
-from treegram.plugins.tig.model import TIGSettings
+from treegram.plugins.tig.derivation import TIGSettings
 from treegram.cli import argtypes
 
 
@@ -125,6 +125,6 @@ class TIGFormalism(Formalism):
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tig.train import TIGModel
+        from treegram.plugins.tig.model import TIGModel
 
         return TIGModel.from_bundle(meta, arrays)

@@ -23,8 +23,8 @@ from treegram.elementary.data import TSGData
 from treegram.elementary.types import TypeTableState
 from treegram.errors import TreegramError
 
-from treegram.plugins.tig.anchored import TreeGrammar, tig_counts
-from treegram.plugins.tig.model import LEFT, RIGHT, Hyper, TIGSettings, TIGTables, decode, phi_log
+from treegram.plugins.tig.proposal import TreeGrammar, tig_counts
+from treegram.plugins.tig.derivation import LEFT, RIGHT, Hyper, TIGSettings, TIGTables, decode, phi_log
 
 
 class TIGState(TypeTableState):
@@ -128,7 +128,7 @@ class TIGState(TypeTableState):
 
 class BlockedTIG(TIGState):
     """`BlockedModel` for `treegram.bayes.BlockedMH`: items are trees, the proposal is the anchored TIG -> CFG
-    transform (`anchored.TreeGrammar`) sampled exactly with the core charts."""
+    transform (`proposal.TreeGrammar`) sampled exactly with the core charts."""
 
     def propose(self, item: int, rng: np.random.Generator) -> Proposal:
         tg, g = self._grammar(item)

@@ -3,8 +3,8 @@
 What the plugin supplies: the settings (their fields are the `treegram train tsg` options), `prepare` (binarized,
 integer-coded training trees and the treebank PCFG whose rule probabilities form the base distribution P0 of
 Cohn et al. 2010, eq. 2), `make_state` (a substitution-flag state for the Gibbs site move, or the blocked state
-whose proposal is the per-tree CFG transform of `plugins/tsg/transform.py`), and `extract_model` (Goodman's
-TSG->CFG transform for parsing, `plugins/tsg/grammar.py`, whose derivations map back to derived trees).  The
+whose proposal is the per-tree CFG transform of `plugins/tsg/proposal.py`), and `extract_model` (Goodman's
+TSG->CFG transform for parsing, `plugins/tsg/model.py`, whose derivations map back to derived trees).  The
 sampling loop, annealing, checkpoints, progress and the CLI are the core's (`treegram.training`).
 """
 
@@ -100,6 +100,6 @@ class TSGFormalism(Formalism):
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tsg.grammar import TSGModel
+        from treegram.plugins.tsg.model import TSGModel
 
         return TSGModel.from_bundle(meta, arrays)

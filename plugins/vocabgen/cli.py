@@ -254,7 +254,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     with ui.task("choosing sentences", total=len(words)) as advance:
         groups, problems = select_sentences(gen, words, args.per_word * spare, rng, progress=advance)
     if focus:
-        problems = [p for p in problems if "different sentence(s) exist" not in p]
+        problems = [p for p in problems if "different sentence(s)" not in p]
     for p in notes + problems:
         ui.note(f"[yellow]note:[/] {p}")
     if not groups:
@@ -266,6 +266,8 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
                        per_word=args.per_word, title=title, notes=notes + problems)
     for p in sheet.notes[len(notes) + len(problems):]:
         ui.note(f"[yellow]note:[/] {p}")
+    if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
+        ui.note(f"names on this sheet: {', '.join(sheet.names)}")
     path = write_output(render(sheet, args.format), args.out, args.format)
     if path is not None:
         ui.note(f"wrote {len(sheet.items)} exercises ({args.format}) to {path}")

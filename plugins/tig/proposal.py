@@ -33,14 +33,14 @@ from treegram.charts import AnchoredCFG
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
 from treegram.elementary.tables import NEG, TypeCounts, key_sig, log0 as _log, log1m as _log1m, row_sig
 
-from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
+from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
 
 ROLE_OTHER, ROLE_SUB, ROLE_AUXL, ROLE_AUXR = 0, 1, 2, 3
 
 
 def type_sig(dp: int, key) -> tuple:
     """The TIG's match signature of a type: (root label,) + root rule shape [+ foot label for auxiliary trees]."""
-    from treegram.plugins.tig.model import foot_label
+    from treegram.plugins.tig.derivation import foot_label
 
     s = (key[0],) + key_sig(key)
     return s + (foot_label(key, LEFT if dp == DP_LEFT else RIGHT),) if dp != DP_INIT else s
