@@ -87,9 +87,7 @@ def test_compress_errors(files, capsys):
     assert "not found" in capsys.readouterr().err
     assert main(["-q", "compress", "--model", str(files / "parser.model"), "--input", "a b"]) == 2
     assert "cannot compress" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exc:  # --rate is range-checked by the shared argparse type
-        main(["-q", "compress", "--model", str(files / "gs.model"), "--input", "a b", "--rate", "1.5"])
-    assert exc.value.code == 2
+    assert main(["-q", "compress", "--model", str(files / "gs.model"), "--input", "a b", "--rate", "1.5"]) == 2
     assert "--rate" in capsys.readouterr().err
     assert main(["-q", "train", "stsg", "--pairs", str(files / "src.txt"), str(files / "bad.txt"), "--parser",
                  str(files / "parser.model"), "--out", str(files / "x.model")]) == 2

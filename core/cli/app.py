@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         # Before any work: no output may be the same file as an input (or as another output).
         check_args_distinct(args, getattr(args, "_outputs", OUTPUT_DESTS))
         return int(args._run(args, ui) or 0)
+    except SystemExit as exc:  # argparse: usage errors (2), --help / --version (0); in-process callers get a code
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except TreegramError as exc:
         ui.error(str(exc), exc.hint)
         return 2
