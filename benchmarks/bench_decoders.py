@@ -117,7 +117,7 @@ def main() -> None:
                 continue
             ca, cb = paired_parseval_counts(results[dname], results["mpd"])
             r = approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=args.seed)
-            signif.append([mname, f"{dname} - mpd", round(r.difference, 2), round(r.p_value, 4)])
+            signif.append([mname, f"{dname} - mpd", round(r.difference, 2), f"{r.p_value:.4f}"])
             print("significance", signif[-1], flush=True)
     if args.no_write:
         return

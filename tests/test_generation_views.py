@@ -4,7 +4,6 @@ systems through the same constraint machinery as SPINEDEP, on small models of th
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest

@@ -198,3 +198,50 @@ def test_corrupt_bundles_are_model_file_errors(tmp_path):
             p.write_bytes(cases[name])
         with pytest.raises(ModelFileError):
             tio.load_bundle(p)
+
+
+def test_damaged_cefrpy_cache_is_rebuilt(tmp_path, monkeypatch):
+    pytest.importorskip("cefrpy")
+    from treegram.plugins.vocabgen import vocab
+
+    cefrpy = pytest.importorskip("cefrpy")
+
+    class Tiny:  # two words instead of cefrpy's whole table (fast)
+        def yield_words(self):
+            yield from ("go", "house")
+
+        def get_pos_level_dict_for_word(self, w, **kw):
+            return {"VB": 1.0} if w == "go" else {"NN": 2.2}
+
+    monkeypatch.setattr(cefrpy, "CEFRAnalyzer", Tiny)
+    monkeypatch.setattr(vocab, "user_cache_dir", lambda: tmp_path)
+    levels = vocab.cefrpy_levels()  # builds and writes the cache
+    assert levels == {"go": 1, "house": 2}
+    (cache,) = tmp_path.glob("cefrpy-*.tsv")
+    cache.write_bytes(b"\xff\xfe\x00garbage\x80\n")
+    assert vocab.cefrpy_levels() == levels
+
+
+def test_a_sentence_over_spacys_length_limit_is_dropped_not_a_traceback():
+    from treegram.plugins.vocabgen.parsing import SPACY_MODEL, parse_sentences
+
+    pytest.importorskip("spacy")
+    pytest.importorskip(SPACY_MODEL.replace("-", "_"))
+    out = parse_sentences(["word " * 300_000, "The cat sat on the mat ."])
+    assert [s.words for s in out] == [("The", "cat", "sat", "on", "the", "mat", ".")]
+
+
+def test_interrupt_hint_names_what_is_left(tmp_path):
+    import argparse
+
+    from treegram.cli.app import _interrupt_hint
+
+    out = tmp_path / "m.model"
+    args = argparse.Namespace(command="train", out=out, checkpoint=None)
+    assert "nothing to resume" in _interrupt_hint(args)  # e.g. TIG stopped during its TSG initialisation
+    (tmp_path / "m.model.ckpt").write_text("x")
+    assert "--resume" in _interrupt_hint(args)
+    part = tmp_path / "p.mrg"
+    part.write_text("(S (A a))\n")
+    assert "--resume" in _interrupt_hint(argparse.Namespace(command="parse", out=str(part), resume=False))
+    assert _interrupt_hint(argparse.Namespace(command="show", file="x")) is None

@@ -35,8 +35,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt_hint(args) -> str | None:
+    """What an interrupted command left behind: a checkpoint to resume, streamed lines to continue, or nothing."""
+    from pathlib import Path
+
+    if args is None:
+        return None
+    command = getattr(args, "command", None)
+    out = getattr(args, "out", None)
+    if command == "train":
+        ck = getattr(args, "checkpoint", None) or (Path(str(out) + ".ckpt") if out else None)
+        if ck is not None and Path(ck).is_file():
+            return f"the last checkpoint is {ck}; rerun the same command with --resume to continue"
+        return "no checkpoint was written yet, so there is nothing to resume; rerun to start again"
+    if hasattr(args, "resume") and out not in (None, "-") and Path(str(out)).is_file():
+        return f"the results so far are in {out}; rerun the same command with --resume to continue"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ui = UI()
+    args = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -56,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         ui.error("input nested too deeply for this operation", "please report this with the input that caused it")
         return 2
     except KeyboardInterrupt:
-        ui.error("interrupted", "long runs leave a checkpoint; rerun with --resume to continue")
+        ui.error("interrupted", _interrupt_hint(args))
         return 130
     except BrokenPipeError:
         # `treegram parse ... | head`: the reader went away; exit quietly.
