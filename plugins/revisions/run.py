@@ -97,8 +97,8 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
     cdir.mkdir(exist_ok=True)
     save_json(cdir / "manifest.json", manifest)
 
-    own = None
-    if client is None:
+    own, made = None, client is None
+    if made:
         client, own = start_client(workers, scheduler)
     try:
         nworkers = len(client.scheduler_info(n_workers=-1)["workers"]) if hasattr(client, "scheduler_info") else 0
@@ -130,8 +130,9 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
         for fut in ac:
             collect(fut)
     finally:
-        if own is not None:
+        if made:
             client.close()
+        if own is not None:
             own.close()
 
     # assemble in chunk order
