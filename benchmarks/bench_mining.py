@@ -108,9 +108,10 @@ def main() -> None:
 
     rows = []
     for name, s in (("enwiki sample, 1 worker", sw), ("PEP history, 1 worker", s1), ("PEP history, 2 workers", s2)):
-        per_worker = s["revisions"] / s["worker_seconds"] if s["worker_seconds"] else 0.0
+        per_cpu = s["revisions"] / s["worker_cpu_seconds"] if s["worker_cpu_seconds"] else 0.0
         rows.append([name, s["pages"], s["revisions"], s["chunks"], s["pairs"], s["compressions"], s["expansions"],
-                     s["pairs_per_1000_revisions"], s["seconds"], s["revisions_per_second"], per_worker])
+                     s["pairs_per_1000_revisions"], s["seconds"], s["revisions_per_second"], s["worker_cpu_seconds"],
+                     per_cpu, s["driver_cpu_seconds"]])
     filt = sorted(set(s1["filtered"]) | set(sw["filtered"]))
     frows = [[f, sw["filtered"].get(f, 0), s1["filtered"].get(f, 0)] for f in filt]
     frows = [["one-sentence replacements", sw["replacements"], s1["replacements"]],
@@ -131,7 +132,10 @@ def main() -> None:
     prec_e = [judged.get((r[7], r[8])) for r in sample if r[4] == "expansion"]
 
     speedup = s1["seconds"] / s2["seconds"]
-    per_worker = s1["revisions"] / s1["seconds"]
+    avg_chars = 336e6 / 16312  # SOURCE.txt: 336 M characters in 16,312 revisions
+    cpu_rate = s1["revisions"] / s1["worker_cpu_seconds"]
+    mb_worker = cpu_rate * avg_chars / 1e6
+    mb_driver = s1["revisions"] / s1["driver_cpu_seconds"] * avg_chars / 1e6
     body = [
         "## Revision mining on Dask (issue 14 items 1-2)",
         "",
@@ -142,7 +146,8 @@ def main() -> None:
         "applied). The driver streams the dump (bz2 + XML via mwxml) and scatters chunks to the workers.",
         "",
         markdown_table(["run", "pages", "revisions", "chunks", "pairs", "compressions", "expansions",
-                        "pairs / 1,000 rev.", "seconds", "revisions/s (wall)", "revisions / busy worker-s"], rows),
+                        "pairs / 1,000 rev.", "seconds (wall)", "revisions/s (wall)", "worker CPU s",
+                        "revisions / worker CPU-s", "driver CPU s"], rows),
         "",
         f"- Speed-up, 2 workers vs 1 on the PEP history: **{speedup:.2f}x** ({s1['seconds']:.1f} s vs "
         f"{s2['seconds']:.1f} s). Output identical for 1 and 2 workers: **{same}**.",
@@ -167,17 +172,22 @@ def main() -> None:
         f"(compressions {sum(m == 'ok' for m in prec_c)}/{len(prec_c)}, expansions "
         f"{sum(m == 'ok' for m in prec_e)}/{len(prec_e)}).",
         "",
-        f"100 GB of history: the measured rate is ~{per_worker:.0f} revisions/s for one worker process end to end "
-        f"({s1['revisions'] / max(s1['worker_seconds'], 1e-9):.0f} revisions per busy worker-second for the "
-        f"mining alone) on PEP revisions averaging {336e6 / 16312 / 1e3:.0f} k characters, i.e. "
-        f"~{per_worker * 336e6 / 16312 / 1e6:.1f} MB of revision text per second per worker. 100 GB of "
-        f"uncompressed history text at that rate is ~{100e3 / (per_worker * 336e6 / 16312 / 1e6) / 3600:.0f} "
-        f"worker-hours: with N machines of 8 workers each, ~{100e3 / (per_worker * 336e6 / 16312 / 1e6) / 3600 / 8:.0f}"
-        f"/N hours, provided each machine reads its own dump files (one driver per group of dump files, or the "
-        "history split into the ~hundreds of files Wikipedia publishes); through a single driver process the bz2 "
-        "+ XML reading (about 1 revision in 2-4 of the worker cost, measured above as the gap between the "
-        "1-worker wall time and the busy time) caps the whole cluster at a few workers' worth. Wikipedia's "
-        "history is ~20x compressible, so 100 GB of bz2 is ~2 TB of text: multiply by 20.",
+        "CPU seconds are `time.process_time()` of the chunk tasks (summed over workers) and of the driver process "
+        "(dump reading: bz2 + XML via mwxml, the Dask client and the LocalCluster's scheduler); unlike wall time "
+        "they do not depend on what else the shared machine was running.",
+        "",
+        f"100 GB of history, from these rates: one worker mines ~{cpu_rate:.0f} revisions per CPU-second of PEP "
+        f"history (average revision {avg_chars / 1e3:.0f} k characters), i.e. ~{mb_worker:.1f} MB of revision text "
+        f"per worker-second; the driver reads ~{mb_driver:.1f} MB/s (bz2 decompression and XML parsing in one "
+        f"process). 100 GB of uncompressed history text is then ~{100e3 / mb_worker / 3600:.1f} worker-hours of "
+        f"mining and ~{100e3 / mb_driver / 3600:.1f} hours of reading for one driver: on N machines of c worker "
+        f"processes, about max({100e3 / mb_worker / 3600:.1f} / (N c), {100e3 / mb_driver / 3600:.1f} / D) hours with D "
+        f"drivers reading D disjoint sets of dump files (Wikipedia publishes its history in hundreds of files; one "
+        f"`treegram mine-revisions` per file group against the same `--scheduler`). A single driver caps the "
+        f"cluster at ~{mb_driver / mb_worker:.1f} workers' worth of mining. If \"100 GB\" means bz2 files "
+        f"(Wikipedia's history compresses ~20:1, far more than the PEP history's {336e6 / 17.3e6:.0f}:1), multiply "
+        f"by ~20. Wikipedia revisions are longer and wikitext stripping (mwparserfromhell) costs more per character "
+        f"than reST: the enwiki sample row above gives its own rate.",
     ]
     write_section("mining", "\n".join(body))
     print("\n".join(body))
