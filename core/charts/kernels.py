@@ -52,6 +52,15 @@ def _grow_i4(a, need):
 
 
 @numba.njit(cache=True)
+def _grow_i8(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), np.int64)
+    b[: a.shape[0]] = a
+    return b
+
+
+@numba.njit(cache=True)
 def _grow_f8(a, need):
     if need <= a.shape[0]:
         return a
