@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import attrs
 
-from treegram.bayes import BlockedMH, GibbsSampler
+from treegram.bayes.moves import BLOCKED, GIBBS
 from treegram.elementary.data import TSGSettings, prepare
 from treegram.elementary.gibbs import GibbsTSG
 from treegram.elementary.run import RunOptions as ElementaryRunOptions
@@ -38,8 +38,7 @@ def make_state(data, settings: TSGSettings, run: RunOptions):
 
 
 def make_driver(state, run: RunOptions, callback: Callable[[dict], Any] | None = None):
-    driver_cls = GibbsSampler if run.sampler == "gibbs" else BlockedMH
-    return run.make_driver(driver_cls, state, callback, site_order=run.site_order)
+    return run.make_driver(GIBBS if run.sampler == "gibbs" else BLOCKED, state, callback, site_order=run.site_order)
 
 
 def extract_model(state, pcfg, settings: TSGSettings, run: RunOptions, trace: list[dict], info: dict) -> TSGModel:
