@@ -39,7 +39,9 @@ class TSGOptions:
                             group="parsing grammar")
     prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
                                     type=nonnegative_float, group="parsing grammar")
-    mpp_samples: int = option(0, help="parse by the most frequent of N sampled derivations' trees instead of Viterbi",
+    mpp_samples: int = option(0, help="the model's default parse becomes the sampled MPP over N derivations "
+                                      "(same as `treegram parse --decoder mpp --samples N`, which any model can "
+                                      "use without retraining); 0 = Viterbi",
                               type=nonnegative_int, group="parsing grammar")
 
     def model_settings(self) -> TSGSettings:
