@@ -48,7 +48,7 @@ from numba import types
 from numba.typed import Dict
 
 from treegram.charts.chart import Derivation, inside, outside, sample, viterbi
-from treegram.charts.kernels import NEG_INF, _find, _grow_f8, _grow_i8
+from treegram.charts.kernels import NEG_INF, _find, _grow
 from treegram.charts.pruning import Pruning
 from treegram.errors import InputError, ParseFailure
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
@@ -221,12 +221,12 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                         arg[key] = np.int64(t) * nsym + b
             for key, x in acc.items():
                 if nu == u_cell.shape[0]:
-                    u_cell = _grow_i8(u_cell, nu + 1)
-                    u_t = _grow_i8(u_t, nu + 1)
-                    u_b = _grow_i8(u_b, nu + 1)
-                    u_p = _grow_f8(u_p, nu + 1)
-                    u_ft = _grow_i8(u_ft, nu + 1)
-                    u_fb = _grow_i8(u_fb, nu + 1)
+                    u_cell = _grow(u_cell, nu + 1)
+                    u_t = _grow(u_t, nu + 1)
+                    u_b = _grow(u_b, nu + 1)
+                    u_p = _grow(u_p, nu + 1)
+                    u_ft = _grow(u_ft, nu + 1)
+                    u_fb = _grow(u_fb, nu + 1)
                 u_cell[nu] = cell
                 u_t[nu] = key // ncat
                 u_b[nu] = key % ncat
@@ -274,12 +274,12 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                     rin[post_sym[r]] = NEG_INF
                 for key, x in acc.items():
                     if nb == b_cell.shape[0]:
-                        b_cell = _grow_i8(b_cell, nb + 1)
-                        b_split = _grow_i8(b_split, nb + 1)
-                        b_a = _grow_i8(b_a, nb + 1)
-                        b_b = _grow_i8(b_b, nb + 1)
-                        b_c = _grow_i8(b_c, nb + 1)
-                        b_p = _grow_f8(b_p, nb + 1)
+                        b_cell = _grow(b_cell, nb + 1)
+                        b_split = _grow(b_split, nb + 1)
+                        b_a = _grow(b_a, nb + 1)
+                        b_b = _grow(b_b, nb + 1)
+                        b_c = _grow(b_c, nb + 1)
+                        b_p = _grow(b_p, nb + 1)
                     b_cell[nb] = cell
                     b_split[nb] = k
                     b_a[nb] = key // (ncat * ncat)
