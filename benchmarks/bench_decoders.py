@@ -32,7 +32,7 @@ from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.plugin_manager import decoders  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
-from treegram.plugins.tig.model import TIGSettings  # noqa: E402
+from treegram.plugins.tig.derivation import TIGSettings  # noqa: E402
 from treegram.plugins.tig.sampler import BlockedTIG  # noqa: E402
 from treegram.plugins.tig.train import RunOptions as TIGRun, extract_model as tig_extract  # noqa: E402
 from treegram.elementary import GibbsTSG, TSGSettings, prepare  # noqa: E402

@@ -33,7 +33,7 @@ from treegram.formalism import flat_fallback  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
-from treegram.plugins.tig.model import TIGSettings  # noqa: E402
+from treegram.plugins.tig.derivation import TIGSettings  # noqa: E402
 from treegram.plugins.tig.sampler import BlockedTIG  # noqa: E402
 from treegram.plugins.tig.train import RunOptions as TIGRun, extract_model as tig_extract  # noqa: E402
 from treegram.elementary.data import TSGSettings, prepare  # noqa: E402

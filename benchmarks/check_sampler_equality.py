@@ -7,7 +7,8 @@ log-likelihood traces and model-file hashes must not change when code only moves
 
 Runs (first --train-limit ptb-sample train trees, seed 1): TSG collapsed Gibbs 3 sweeps, TSG blocked MH 1 sweep,
 TIG blocked MH 1 sweep from a 2-sweep TSG Gibbs start, Bayesian OSTAG 1 sweep from a 2-sweep TSG Gibbs start.
-Every run's model is saved, reloaded with `treegram.io.load_bundle` and hashed (timings removed), and the
+Every run's model is saved, reloaded with `treegram.io.load_bundle` and hashed (the formalism's own metadata and
+the arrays; timings and the core's file header left out), and the
 log-likelihood trace compared exactly; seconds per sweep (the minimum over --repeat timed runs, after one warm-up
 run that compiles / loads the numba kernels) are printed next to the recorded ones.  The 2-core machine is shared:
 record and compare close together, or alternate them, before reading anything into the speeds.
@@ -46,7 +47,11 @@ def model_hash(model) -> str:
         path = Path(tmp) / "m.model"
         model.save(path)
         meta, arrays = load_bundle(path)
-    h = hashlib.sha256(json.dumps(_strip(meta), sort_keys=True, default=str).encode())
+    # the formalism's own metadata: the model file's header (format, version, formalism, written_by) is the core's
+    # and changed shape with the plugin-metadata namespace; what the sampler produced is the rest
+    own = meta["plugin_meta"] if isinstance(meta.get("plugin_meta"), dict) else {
+        k: v for k, v in meta.items() if k not in ("format", "version", "formalism", "written_by")}
+    h = hashlib.sha256(json.dumps(_strip(own), sort_keys=True, default=str).encode())
     for k in sorted(arrays):
         h.update(k.encode())
         h.update(arrays[k].tobytes())
@@ -65,13 +70,16 @@ def run_all(train) -> dict:
         from treegram.elementary import GibbsTSG, TSGSettings, prepare
         from treegram.grammar.pcfg import PCFGModel, PCFGSettings
     except ImportError:  # before
-        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
+        from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # (old name)
         from treegram.plugins.tsg.data import TSGSettings, prepare
         from treegram.plugins.tsg.state import GibbsTSG
     from treegram.plugins.tsg.state import BlockedTSG
     from treegram.plugins.tsg.train import RunOptions as TSGRun
     from treegram.plugins.tsg.train import extract_model as tsg_extract
-    from treegram.plugins.tig.model import TIGSettings
+    try:
+        from treegram.plugins.tig.derivation import TIGSettings
+    except ImportError:  # before
+        from treegram.plugins.tig.model import TIGSettings
     from treegram.plugins.tig.train import RunOptions as TIGRun, train_tig
     from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
     from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian
@@ -113,6 +121,7 @@ def main() -> int:
     ap.add_argument("--train-limit", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=1, help="timed runs (the speed is the minimum over them)")
     ap.add_argument("--write", action="store_true", help="with --compare: write the RESULTS.md section")
+    ap.add_argument("--speed-log", help="with --write: output lines of benchmarks/sampler_speed.py to include")
     args = ap.parse_args()
     shared = require_shared()
     train = list(read_treebank([shared / "ptb-sample" / "train"]))[: args.train_limit]
@@ -141,16 +150,29 @@ def main() -> int:
                      round(b["s_per_sweep"], 3), round(a["s_per_sweep"], 3),
                      round(a["s_per_sweep"] / b["s_per_sweep"], 2)])
     if args.write:
+        speed = Path(args.speed_log).read_text().splitlines() if args.speed_log else []
+        speed_rows = []
+        for line in speed:
+            parts = line.split()
+            if len(parts) >= 9:
+                speed_rows.append([parts[0]] + [parts[i] for i in (2, 4, 6, 8)])
         write_section("sampler-equality", "\n".join([
-            "## Sampler equality across the issue 11 refactoring\n",
-            f"`python benchmarks/check_sampler_equality.py --compare before.json --repeat {args.repeat} --write` "
-            f"(before.json recorded by the same script on the pre-refactoring commit); first {len(train)} "
-            "ptb-sample train trees, seed 1.  Runs: TSG collapsed Gibbs 3 sweeps, TSG blocked MH 1 sweep, TIG "
-            "blocked MH 1 sweep from a 2-sweep TSG Gibbs start, Bayesian OSTAG 1 sweep from a 2-sweep TSG Gibbs "
-            "start.  Model hash: sha256 of the saved model file's arrays and metadata without timings.  Seconds per "
-            "sweep: minimum over the timed runs of each side (a shared 2-core machine: expect noise).\n",
-            markdown_table(["run", "log-likelihood trace (after)", "trace", "model hash (after)", "hash",
-                            "s/sweep before", "s/sweep after", "after / before"], rows),
+            "## Sampler equality and speed across the issue 11 refactoring\n",
+            f"`python benchmarks/check_sampler_equality.py --compare before.json --write` (before.json recorded by "
+            f"the same script on the pre-refactoring commit ab1f5ce plus this change's one-line fix of the Bayesian "
+            "OSTAG extraction memo, without which the old code's OSTAG model file differs from process to process); "
+            f"first {len(train)} ptb-sample train trees, "
+            "seed 1.  Runs: TSG collapsed Gibbs 3 sweeps, TSG blocked MH 1 sweep, TIG blocked MH 1 sweep from a "
+            "2-sweep TSG Gibbs start, Bayesian OSTAG 1 sweep from a 2-sweep TSG Gibbs start.  Model hash: sha256 of "
+            "the saved model file's arrays and the formalism's own metadata (timings and the core's file header left "
+            "out).\n",
+            markdown_table(["run", "log-likelihood trace (after)", "trace vs before", "model hash (after)",
+                            "hash vs before"], [r[:5] for r in rows]),
+            "",
+            "Speed, s/sweep (`python benchmarks/sampler_speed.py`, first 300 train trees, minimum of 2 timed runs "
+            "after a warm-up; before = the old commit, after = this tree, alternated on the shared 2-core machine, "
+            "load average 7-15 from other jobs, so runs of the same code differ by up to ~40%):\n",
+            markdown_table(["code", "TSG Gibbs", "TSG blocked", "TIG blocked", "Bayesian OSTAG"], speed_rows),
             "", machine_line(), ""]))
     return 1 if bad else 0
 

@@ -144,6 +144,11 @@ def test_rule_typer_codes_common_corrections():
     assert rule_code(["should", "I"], ["I", "should"], ["MD", "PRP"], ["PRP", "MD"]) == "W"
     assert rule_code([], [","], [], [","]) == "MP"
     assert rule_code(["house"], ["home"], ["NN"], ["NN"]) == "RN"
+    assert rule_code(["go"], ["goes"], ["VBP"], ["VBZ"]) == "AGV" and rule_code(["is"], ["are"], ["VBZ"], ["VBP"]) == "AGV"
+    assert rule_code(["is"], ["was"], ["VBZ"], ["VBD"]) == "TV"
+    assert rule_code(["practicing"], ["practising"], ["VBG"], ["VBG"]) == "S"
+    assert rule_code(["not"], [], ["RB"], []) == "UY"
+    assert rule_code(["not", "to"], ["don't"], ["RB", "TO"], ["VBP"]) == "X"
 
 
 # -- command line ----------------------------------------------------------------------------------------------
@@ -197,6 +202,21 @@ def test_corrections_whole_text_alignment_and_terminal_output(tmp_path, capsys):
     assert main(["corrections", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--by-student"]) == 0
     out = capsys.readouterr().out
     assert "went" in out and "corrections in the class" in out and "a:" in out
+
+
+def test_corrections_directories_one_file_per_student(tmp_path, capsys):
+    (tmp_path / "o").mkdir(); (tmp_path / "c").mkdir()
+    (tmp_path / "o" / "kim.txt").write_text("He go to school every day.\n", encoding="utf-8")
+    (tmp_path / "c" / "kim.txt").write_text("He goes to school every day.\n", encoding="utf-8")
+    (tmp_path / "o" / "lee.txt").write_text("It is fine.\n", encoding="utf-8")
+    (tmp_path / "c" / "lee.txt").write_text("It is fine.\n", encoding="utf-8")
+    assert main(["-q", "corrections", str(tmp_path / "o"), str(tmp_path / "c"), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert [(s["student"], s["corrections"], s["by_code"]) for s in rep["students"]] == [
+        ("kim", 1, {"AGV": 1}), ("lee", 0, {})]
+    (tmp_path / "c" / "lee.txt").rename(tmp_path / "c" / "lea.txt")
+    assert main(["corrections", str(tmp_path / "o"), str(tmp_path / "c")]) == 2
+    assert "lea.txt" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "lines", "latin1", "students", "unrelated"])
@@ -273,3 +293,16 @@ def test_fce_essays_train_and_type(shared_data, tmp_path):
     res = evaluate_files([fce / "fce-dev.json"], ModelTyper(model), heuristics=["h0"], limit=8)
     assert res["accuracy_15"] > res["majority_15"]["accuracy"] + 0.2
     assert res["isolation"]["h0"]["unlabelled"]["f1"] > 0.5
+
+
+def test_isolation_scores_pool_over_folds():
+    from treegram.plugins.corrections.analysis import RuleTyper
+    from treegram.plugins.corrections.evaluate import isolation, pool_isolation
+
+    pairs, _ = essay_pairs(_essay())
+    whole = isolation(pairs, RuleTyper(), heuristics=["h0", "hinf"])
+    pooled = pool_isolation([isolation(pairs[:1], RuleTyper(), heuristics=["h0", "hinf"]),
+                             isolation(pairs[1:], RuleTyper(), heuristics=["h0", "hinf"])])
+    assert pooled == whole
+    assert whole["h0"]["gold"] == 6 and whole["h0"]["unlabelled"]["f1"] == 1.0
+    assert whole["h0"]["matched"]["labelled_15"] >= 3

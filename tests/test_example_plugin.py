@@ -1,6 +1,6 @@
 """examples/treegram-example-plugin, installed as a package: its entry point registers the `lapcfg` formalism,
-which trains on the demo treebank through the core loop, parses, resumes exactly, and is listed by
-`treegram plugins`.
+which trains on the demo treebank through the core loop, parses (default decoder and the core's max-rule
+decoder), resumes exactly, and is listed by `treegram plugins`.
 
 CI installs the example into its environment (.ci/run) before the README's test command; elsewhere the test
 installs it into a temporary target with pip (build isolation fetches setuptools from the package index) and
@@ -89,3 +89,10 @@ def test_example_plugin_trains_parses_resumes_and_is_listed(env, tmp_path):
     assert parsed[-1].leaves() == ["Zorblax", "quibbled", "."]  # unknown words through signatures
     assert not any("|" in n.label or n.label.startswith("@") for t in parsed for n in t.subtrees())
     assert score_corpus(gold, parsed[:-1], ParsevalParams()).f1 > 80  # training sentences: a real grammar
+
+    # the core decoders work on it too (it implements treegram.charts.decoders.ChartModel)
+    r = treegram(env, "-q", "parse", "--model", str(model), "--input", str(sentences), "--decoder", "maxrule")
+    assert r.returncode == 0, r.stderr
+    summed = [parse_brackets(line)[0] for line in r.stdout.splitlines()]
+    assert [t.leaves() for t in summed] == [t.leaves() for t in parsed]
+    assert score_corpus(gold, summed[:-1], ParsevalParams()).f1 > 80

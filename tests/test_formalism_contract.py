@@ -154,8 +154,9 @@ def test_a_plugin_sampler_move_is_offered_to_every_formalism(registered, demo_fi
     from treegram.errors import InputError
     from treegram.training import get_move
 
-    with pytest.raises(SystemExit):
-        main(["-q", "train", "tig", "--treebank", str(demo_file), "--sampler", "gibbs", "--out", str(tmp_path / "x")])
+    assert main(["-q", "train", "tig", "--treebank", str(demo_file), "--sampler", "gibbs",
+                 "--out", str(tmp_path / "x")]) == 2  # argparse's refusal, as one line (exit 2)
+    assert "invalid choice: 'gibbs'" in capsys.readouterr().err
     with pytest.raises(InputError, match="needs a 'sites' state"):
         get_move(formalisms()["tig"].obj, "gibbs")
 
@@ -267,9 +268,7 @@ class RaisingPlugin:
 
 def test_a_raising_hook_is_listed_and_skipped(registered, demo_file, tmp_path, capsys):
     registered(RaisingPlugin(), "raising-plugin")
-    with pytest.raises(SystemExit) as exit_:
-        main(["--version"])
-    assert exit_.value.code == 0
+    assert main(["--version"]) == 0
     capsys.readouterr()
     assert main(["-q", "train", "pcfg", "--treebank", str(demo_file), "--out", str(tmp_path / "p")]) == 0
     assert main(["-q", "train", "broken", "--out", str(tmp_path / "b")]) == 2

@@ -14,8 +14,8 @@ import pytest
 
 from treegram.bayes import BlockedMH
 
-from treegram.plugins.tig.anchored import TreeGrammar
-from treegram.plugins.tig.model import TIGSettings
+from treegram.plugins.tig.proposal import TreeGrammar
+from treegram.plugins.tig.derivation import TIGSettings
 from treegram.plugins.tig.sampler import BlockedTIG
 
 from test_tig_transform import make_state

@@ -14,7 +14,7 @@ from treegram.formalism import load_model
 from treegram.builtin.demo import demo_trees
 from treegram.trees import parse_brackets
 
-from treegram.plugins.tig.model import TIGSettings
+from treegram.plugins.tig.derivation import TIGSettings
 from treegram.plugins.tig.train import RunOptions, train_tig
 
 

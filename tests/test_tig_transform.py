@@ -18,8 +18,8 @@ import pytest
 from treegram.bayes import BlockedMH
 from treegram.trees import parse_brackets
 
-from treegram.plugins.tig.anchored import TreeGrammar
-from treegram.plugins.tig.model import LEFT, RIGHT, Invalid, TIGSettings, decode, phi_log
+from treegram.plugins.tig.proposal import TreeGrammar
+from treegram.plugins.tig.derivation import LEFT, RIGHT, Invalid, TIGSettings, decode, phi_log
 from treegram.plugins.tig.sampler import BlockedTIG
 from treegram.elementary.data import KIND_BINARY, TSGData
 

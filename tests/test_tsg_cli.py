@@ -22,7 +22,7 @@ from treegram.builtin.demo import demo_trees
 from treegram.trees import parse_brackets
 
 from treegram.elementary.data import TSGSettings, prepare
-from treegram.plugins.tsg.grammar import goodman_cfg
+from treegram.plugins.tsg.model import goodman_cfg
 from treegram.elementary.gibbs import GibbsTSG
 
 

@@ -16,7 +16,7 @@ from treegram.elementary import kernels as K
 from treegram.elementary.data import TSGSettings, TSGData, prepare
 from treegram.elementary.gibbs import GibbsTSG, TSGState
 from treegram.plugins.tsg.state import BlockedTSG
-from treegram.plugins.tsg.transform import TreeProposal
+from treegram.plugins.tsg.proposal import TreeProposal
 
 # Tiny treebank, unannotated (v=1) so identical elementary trees recur; includes an A-A-A chain where a split
 # gives two *identical* elementary trees (A (A)) above and below the site.
@@ -324,7 +324,7 @@ def test_interrupted_run_resumes_to_the_same_state(tmp_path, cls, driver):
     with pytest.raises(KeyboardInterrupt):
         driver(first, seed=3, checkpoint=CheckpointConfig(ck, every=0), callback=stop_after_two).run(5)
     fresh = cls(data, settings, 999)  # a different seed: everything must come from the checkpoint
-    resumed = driver.resume(ck, fresh)
+    resumed = driver.resume(ck, fresh, force=True)  # allowed only when forced
     assert resumed.sweeps_done == 2
     resumed.run(5)
     assert np.array_equal(fresh.flags, full.flags)

@@ -12,6 +12,8 @@ T = 0 exactly means argmax (ties broken uniformly at random; MH accepts only non
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import signal
 import threading
@@ -32,6 +34,7 @@ __all__ = [
     "join_state",
     "make_rng",
     "rng_from_json",
+    "resume_policy",
     "rng_to_json",
     "split_state",
     "tempered_accept",
@@ -170,6 +173,10 @@ def make_rng(seed: int | np.random.SeedSequence | np.random.Generator | None) ->
         return seed
     if seed is None:
         raise TreegramError("samplers need an explicit seed", hint="pass seed=<int> for reproducible runs")
+    if isinstance(seed, (int, np.integer)) and seed < 0:
+        from treegram.cli.argtypes import seed_entropy
+
+        seed = seed_entropy(int(seed))  # any integer seed works; negatives map to distinct non-negative ones
     return np.random.default_rng(seed)
 
 
@@ -495,10 +502,15 @@ class SweepDriver:
 
     @classmethod
     def resume(cls, path: str | Path, model, *, schedule: AnnealingSchedule | None = None,
-               checkpoint: CheckpointConfig | None = None, callback=None, handle_sigint: bool = True):
+               checkpoint: CheckpointConfig | None = None, callback=None, handle_sigint: bool = True,
+               force: bool | None = None):
         """A sampler continuing from checkpoint `path`: loads the model state into `model` (a freshly built model
         of the same kind), restores RNG, trace and sweep count.  By default it keeps checkpointing to `path` with
-        the saved interval; `run(total)` then finishes the run exactly as if it had never stopped."""
+        the saved interval; `run(total)` then finishes the run exactly as if it had never stopped.
+
+        The file is validated first (`CHECKPOINT_SCHEMA`: types, ranges, counts).  The run settings the model
+        records in its state (``seed``, ``settings`` and scalar hyperparameters such as ``alpha``) must equal those
+        of `model`, unless `force` (default: the `resume_policy` in effect, i.e. `treegram train --force`)."""
         path = Path(path)
         meta, arrays = load_bundle(path)
         if meta.get("format") != CHECKPOINT_FORMAT:
@@ -508,10 +520,24 @@ class SweepDriver:
         if meta.get("driver") != cls.kind:
             raise ModelFileError(f"{path}: checkpoint of a {meta.get('driver')!r} sampler, not {cls.kind!r}",
                                  hint="resume it with the matching sampler class")
-        model.load_state_dict(join_state(meta["model"], arrays))
+        validate_checkpoint(path, meta, arrays)
+        saved = join_state(meta["model"], arrays)
+        _check_same_run(path, saved, model, _FORCE.get() if force is None else force)
+        try:
+            model.load_state_dict(saved)
+        except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+            if isinstance(exc, TreegramError):
+                raise
+            raise ModelFileError(f"{path}: corrupt checkpoint ({type(exc).__name__}: {exc})"[:300],
+                                 hint="delete it and train again without --resume") from None
         if checkpoint is None and meta.get("checkpoint") is not None:
             checkpoint = CheckpointConfig(path, **meta["checkpoint"])
-        sampler = cls(model, seed=rng_from_json(meta["rng"]),
+        try:
+            rng = rng_from_json(meta["rng"])
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise ModelFileError(f"{path}: corrupt checkpoint (random generator state: {exc})"[:300],
+                                 hint="delete it and train again without --resume") from None
+        sampler = cls(model, seed=rng,
                       schedule=schedule or AnnealingSchedule.from_json(meta["schedule"]),
                       site_order=meta["site_order"], checkpoint=checkpoint, callback=callback,
                       handle_sigint=handle_sigint)
@@ -522,3 +548,91 @@ class SweepDriver:
             sampler._partial = _Partial(arrays["partial/order"], int(p["position"]), float(p["temperature"]),
                                         int(p["changed"]), float(p["seconds"]))
         return sampler
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Checkpoint validation and the same-run check
+
+_FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("treegram_resume_force", default=False)
+
+
+@contextlib.contextmanager
+def resume_policy(*, force: bool):
+    """Within this block, `SweepDriver.resume` accepts checkpoints written with other settings iff `force`
+    (`treegram train --force`)."""
+    token = _FORCE.set(bool(force))
+    try:
+        yield
+    finally:
+        _FORCE.reset(token)
+
+
+def _checkpoint_schema():
+    from treegram.schema import Arr, Bool, Dict, Float, Int, List, Opt, Str
+
+    return Dict({
+        "sweeps_done": Int(min=0, max=10**9),
+        "rng": Dict({"bit_generator": Str()}),
+        "schedule": Dict({"start": Float(min=0), "end": Float(min=0), "sweeps": Int(min=1),
+                          "kind": Str(choices=("linear", "geometric", "constant"))}),
+        "site_order": Str(choices=("random", "fixed")),
+        "checkpoint": Opt(Dict({"every": Int(min=0), "on_finish": Bool(), "on_interrupt": Bool()}, extra=False)),
+        "partial": Opt(Dict({"position": Int(min=0), "temperature": Float(min=0), "changed": Int(min=0),
+                             "seconds": Float(min=0)})),
+        "trace": List(Dict()),
+        "model": Dict(),
+    }), Arr("iu", ndim=1, min=0)
+
+
+def validate_checkpoint(path: Path, meta: dict, arrays: dict) -> None:
+    """Types, ranges and counts of a checkpoint's driver fields (the model state is checked by the model)."""
+    from treegram.schema import check_file
+
+    schema, order_spec = _checkpoint_schema()
+    check_file(path, meta, schema, "checkpoint", what="checkpoint")
+    if len(meta["trace"]) != meta["sweeps_done"]:
+        raise ModelFileError(f"{path}: corrupt checkpoint file (the trace has {len(meta['trace'])} sweeps but "
+                             f"sweeps_done is {meta['sweeps_done']})", hint="delete it and train without --resume")
+    if meta["partial"] is not None:
+        order = arrays.get("partial/order")
+        if order is None:
+            raise ModelFileError(f"{path}: corrupt checkpoint file (partial sweep without its order)")
+        check_file(path, order, order_spec, "partial/order", what="checkpoint")
+        if meta["partial"]["position"] > len(order) or (len(order) and int(order.max()) >= len(order)):
+            raise ModelFileError(f"{path}: corrupt checkpoint file (partial sweep position or order out of range)",
+                                 hint="delete it and train without --resume")
+
+
+#: Keys of a model's `state_dict()` that describe the run's settings rather than its sampled state.
+RUN_KEYS = ("seed", "settings", "alpha", "beta")
+
+
+def _plain_setting(value):
+    if isinstance(value, np.ndarray):
+        return None  # arrays are sampled state (resampled hyperparameters), not settings
+    return _from_json(_to_json(value)) if isinstance(value, (dict, list, tuple, np.generic)) else value
+
+
+def _check_same_run(path: Path, saved: dict, model, force: bool) -> None:
+    current_fn = getattr(model, "state_dict", None)
+    if not callable(current_fn) or not isinstance(saved, dict):
+        return
+    current = current_fn()
+    if not isinstance(current, dict):
+        return
+    diffs = []
+    for key in RUN_KEYS:
+        if key not in current or key not in saved:
+            continue
+        a, b = _plain_setting(saved[key]), _plain_setting(current[key])
+        if a is None or b is None:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(set(a) | set(b)):
+                if a.get(k) != b.get(k):
+                    diffs.append(f"{k} {a.get(k)!r} -> {b.get(k)!r}")
+        elif a != b:
+            diffs.append(f"{key} {a!r} -> {b!r}")
+    if diffs and not force:
+        raise TreegramError(f"{path}: the checkpoint was written with other settings ({'; '.join(diffs[:4])})",
+                            hint="resume with the original options, or add --force to continue with the new ones")

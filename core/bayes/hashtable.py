@@ -7,7 +7,8 @@ keep its count, log base probability P0, category and an example root in paralle
     cnt[s]    int64    the count n_e (may drop to 0: the entry stays, with its P0, until the table is rebuilt)
     logb[s]   float64  log P0(e)
     cat[s]    int      the category c of e (one DP per category)
-    rep[s]    int64    a node rooting an occurrence of e (the latest one added; the sampler decides what it means)
+    rep[s]    int64    a node rooting an occurrence of e (the latest one added); a table without examples passes an
+                       empty `rep` array
     size      int64[1 or 2]  size[0] = occupied slots; size[1] (if present) = live keys, i.e. with count > 0
     total[c]  int64    n_c, the count of category c
 
@@ -39,7 +40,7 @@ def fix_key(k):
     return _ONE if k == EMPTY else k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def slot_of(keys, k):
     """The slot holding key k, or the empty slot where it would go (k != 0; the table must not be full)."""
     mask = np.uint64(keys.shape[0] - 1)
@@ -52,7 +53,7 @@ def slot_of(keys, k):
         i = (i + 1) & m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def table_find(keys, cnt, k):
     """Slot of key k if it is present with a count > 0, else -1."""
     s = slot_of(keys, fix_key(k))
@@ -77,12 +78,14 @@ def set_contains(pkeys, h):
     return pkeys[slot_of(pkeys, fix_key(h))] != EMPTY
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def table_add(keys, cnt, logb, cat, rep, size, total, k, lp, c, r, by):
     """Add `by` to the count of key k (k != 0), registering a new key with log P0 lp, category c and example root r.
+    The category is a function of the key (the caller always passes the same c for a key).
 
     Returns the slot, or -1 (nothing changed) when the count would become negative (removing an absent key)."""
     s = slot_of(keys, k)
+    has_rep = rep.shape[0] > 0
     if keys[s] == EMPTY:
         if by < 0:
             return -1
@@ -90,14 +93,15 @@ def table_add(keys, cnt, logb, cat, rep, size, total, k, lp, c, r, by):
         cnt[s] = 0
         logb[s] = lp
         cat[s] = c
-        rep[s] = r
+        if has_rep:
+            rep[s] = r
         size[0] += 1
     old = cnt[s]
     if old + by < 0:
         return -1
     cnt[s] = old + by
-    total[cat[s]] += by
-    if by > 0:
+    total[c] += by
+    if by > 0 and has_rep:
         rep[s] = r
     if size.shape[0] > 1:
         if old == 0 and by > 0:
@@ -117,7 +121,8 @@ def _rehash(keys, cnt, logb, cat, rep, nkeys, ncnt, nlogb, ncat, nrep):
             ncnt[q] = cnt[s]
             nlogb[q] = logb[s]
             ncat[q] = cat[s]
-            nrep[q] = rep[s]
+            if nrep.shape[0] > 0:
+                nrep[q] = rep[s]
             live += 1
     return live
 
@@ -128,18 +133,20 @@ def capacity_for(entries: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
-def new_table(capacity: int, cat_dtype=np.int64, live_count: bool = True):
-    """Empty arrays (keys, cnt, logb, cat, rep, size) of a table with `capacity` slots (a power of two)."""
+def new_table(capacity: int, cat_dtype=np.int64, live_count: bool = True, examples: bool = True):
+    """Empty arrays (keys, cnt, logb, cat, rep, size) of a table with `capacity` slots (a power of two); without
+    `examples`, `rep` is empty."""
     if capacity & (capacity - 1):
         raise ValueError("hash table capacity must be a power of two")
     return (np.zeros(capacity, np.uint64), np.zeros(capacity, np.int64), np.zeros(capacity, np.float64),
-            np.zeros(capacity, cat_dtype), np.zeros(capacity, np.int64), np.zeros(2 if live_count else 1, np.int64))
+            np.zeros(capacity, cat_dtype), np.zeros(capacity if examples else 0, np.int64),
+            np.zeros(2 if live_count else 1, np.int64))
 
 
 def rehash(keys, cnt, logb, cat, rep, size, capacity: int):
     """The live entries (count > 0) copied into a fresh table of `capacity` slots; returns its six arrays (the
     category totals are unchanged: zero-count entries contribute nothing)."""
-    nk, nc, nl, nt, nr, ns = new_table(capacity, cat.dtype, size.shape[0] > 1)
+    nk, nc, nl, nt, nr, ns = new_table(capacity, cat.dtype, size.shape[0] > 1, rep.shape[0] > 0)
     live = _rehash(keys, cnt, logb, cat, rep, nk, nc, nl, nt, nr)
     ns[0] = live
     if ns.shape[0] > 1:

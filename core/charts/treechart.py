@@ -62,16 +62,6 @@ def _logaddexp(x, y):
 
 
 @numba.njit(cache=True)
-def _app_scores(score, extra, rule, rule_scores, use_rule_scores):
-    n = score.shape[0]
-    out = np.empty(n)
-    for e in range(n):
-        base = rule_scores[rule[e]] if use_rule_scores else score[e]
-        out[e] = base + extra[e]
-    return out
-
-
-@numba.njit(cache=True)
 def _viterbi(group_ptr, head, base, tail_ptr, tail, n_items):
     best = np.full(n_items, -np.inf)
     back = np.full(n_items, -1, np.int64)
@@ -491,8 +481,8 @@ class TreeChart:
         if extra.shape != (len(self),):
             raise ValueError(f"extra scores: expected {len(self)} values (one per application), got {extra.shape}")
         if rule_scores is None:
-            return _app_scores(self.score, extra, self.rule, np.zeros(1), False)
-        return _app_scores(self.score, extra, self.rule, np.asarray(rule_scores, dtype=np.float64), True)
+            return self.score + extra
+        return np.asarray(rule_scores, dtype=np.float64)[self.rule] + extra
 
     def _to_added(self, back: np.ndarray) -> np.ndarray:
         return np.where(back >= 0, self._perm[np.maximum(back, 0)], -1)

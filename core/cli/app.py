@@ -9,12 +9,21 @@ import sys
 from treegram import __version__
 from treegram.cli.ui import UI
 from treegram.errors import TreegramError
+from treegram.io import OUTPUT_DESTS, check_args_distinct
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one red line (what was wrong, and where to look), exit 2 -- not a usage block."""
+
+    def error(self, message: str):  # type: ignore[override]
+        UI().error(f"{self.prog}: {message}", f"see `{self.prog} -h`")
+        raise SystemExit(2)
 
 
 def build_parser() -> argparse.ArgumentParser:
     from treegram.plugin_manager import commands
 
-    parser = argparse.ArgumentParser(prog="treegram", description="Bayesian tree grammars: parse, compress, generate.")
+    parser = _Parser(prog="treegram", description="Bayesian tree grammars: parse, compress, generate.")
     parser.add_argument("--version", action="version", version=f"treegram {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -26,8 +35,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt_hint(args) -> str | None:
+    """What an interrupted command left behind: a checkpoint to resume, streamed lines to continue, or nothing."""
+    from pathlib import Path
+
+    if args is None:
+        return None
+    command = getattr(args, "command", None)
+    out = getattr(args, "out", None)
+    if command == "train":
+        ck = getattr(args, "checkpoint", None) or (Path(str(out) + ".ckpt") if out else None)
+        if ck is not None and Path(ck).is_file():
+            return f"the last checkpoint is {ck}; rerun the same command with --resume to continue"
+        return "no checkpoint was written yet, so there is nothing to resume; rerun to start again"
+    if hasattr(args, "resume") and out not in (None, "-") and Path(str(out)).is_file():
+        return f"the results so far are in {out}; rerun the same command with --resume to continue"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ui = UI()
+    args = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -35,12 +63,19 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         ui = UI(json_mode=bool(getattr(args, "json", False)), quiet=args.quiet)
+        # Before any work: no output may be the same file as an input (or as another output).
+        check_args_distinct(args, getattr(args, "_outputs", OUTPUT_DESTS))
         return int(args._run(args, ui) or 0)
+    except SystemExit as exc:  # argparse: usage errors (2), --help / --version (0); in-process callers get a code
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except TreegramError as exc:
         ui.error(str(exc), exc.hint)
         return 2
+    except RecursionError:  # a safety net: tree walks are iterative, so this would be a bug, still not a traceback
+        ui.error("input nested too deeply for this operation", "please report this with the input that caused it")
+        return 2
     except KeyboardInterrupt:
-        ui.error("interrupted", "long runs leave a checkpoint; rerun with --resume to continue")
+        ui.error("interrupted", _interrupt_hint(args))
         return 130
     except BrokenPipeError:
         # `treegram parse ... | head`: the reader went away; exit quietly.

@@ -50,6 +50,11 @@ def nonnegative_int(text: str) -> int:
     return value
 
 
+def finite_float(text: str) -> float:
+    """Any finite number (rewards, log-scale offsets)."""
+    return _float(text)
+
+
 def positive_float(text: str) -> float:
     value = _float(text)
     if value <= 0:
@@ -88,6 +93,37 @@ def seed(text: str) -> int:
     return value
 
 
+def horizontal(text: str) -> int:
+    """Horizontal markovization: 0 or more, or -1 for infinite."""
+    value = _int(text)
+    if value < -1:
+        raise argparse.ArgumentTypeError(f"{value} must be -1 (infinite) or 0 or more")
+    return value
+
+
+def encoding(text: str) -> str:
+    """A text encoding Python knows (utf-8, latin-1, cp1252, utf-16, ...)."""
+    import codecs
+
+    try:
+        return codecs.lookup(str(text).strip()).name
+    except LookupError:
+        raise argparse.ArgumentTypeError(f"unknown encoding {text!r} (e.g. utf-8, latin-1, cp1252)") from None
+
+
+def line_range(text: str) -> tuple[int, int]:
+    """A 1-based inclusive line range `A-B` (or a single line `A`) with 1 <= A <= B."""
+    parts = str(text).strip().split("-")
+    if len(parts) == 1:
+        parts = parts * 2
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a line range like 1-100")
+    a, b = (_int(p) for p in parts)
+    if a < 1 or b < a:
+        raise argparse.ArgumentTypeError(f"line range {text!r} is empty (need 1 <= A <= B)")
+    return a, b
+
+
 def seed_entropy(value: int) -> int:
     """The non-negative integer handed to ``numpy.random.default_rng`` for a user seed (negatives folded in).
 
@@ -97,5 +133,5 @@ def seed_entropy(value: int) -> int:
     return value if value >= 0 else _SEED_LIMIT + (-value)
 
 
-__all__ = ["nonnegative_float", "nonnegative_int", "open_probability", "positive_float", "positive_int",
+__all__ = ["encoding", "finite_float", "horizontal", "line_range", "nonnegative_float", "nonnegative_int", "open_probability", "positive_float", "positive_int",
            "probability", "seed", "seed_entropy"]

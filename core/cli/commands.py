@@ -4,14 +4,16 @@ plugin's commands."""
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
 
 import attrs
 
+from treegram.cli import argtypes
 from treegram.cli.ui import UI
 from treegram.errors import InputError, ParseFailure, TreegramError
 from treegram.plugin_manager import hookimpl
@@ -62,7 +64,9 @@ def _configure_train(p: argparse.ArgumentParser) -> None:
         formalism = contribution.obj
         fp = sub.add_parser(name, help=formalism.description, description=formalism.description)
         fp.add_argument("--out", required=True, type=Path, help="model file to write")
-        fp.add_argument("--seed", type=seed, default=0, help="random seed (same seed, same model)")
+        fp.add_argument("--seed", type=argtypes.seed, default=0, help="random seed, any integer (same seed, same model)")
+        fp.add_argument("--force", action="store_true",
+                        help="with --resume: continue even if the checkpoint was written with another seed or settings")
         add_json_flag(fp)
         try:
             formalism.configure_train_parser(fp)
@@ -80,9 +84,12 @@ def _run_train(args: argparse.Namespace, ui: UI) -> int:
         raise TreegramError(f"plugin {plugin!r} failed to set up `treegram train {args.formalism}`: "
                             f"{type(exc).__name__}: {exc}", hint=f"this is a bug in the {plugin!r} plugin; "
                                                                  "`treegram plugins` lists it with its error")
+    from treegram.bayes.driver import resume_policy
+
     formalism = get_formalism(args.formalism)
     start = time.perf_counter()
-    model = formalism.train_from_args(args, ui)
+    with resume_policy(force=bool(getattr(args, "force", False))):
+        model = formalism.train_from_args(args, ui)
     model.save(args.out)
     summary = model.describe(top=0)
     summary["seconds"] = round(time.perf_counter() - start, 2)
@@ -96,31 +103,35 @@ def _run_train(args: argparse.Namespace, ui: UI) -> int:
 
 
 # -- treegram parse --------------------------------------------------------------------------------
-def _open_in(path: str) -> TextIO:
-    if path == "-":
-        return sys.stdin
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{path}: input file not found", hint="give a file with one tokenized sentence per line, or - for stdin")
-    return p.open(encoding="utf-8")
+def add_encoding_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--encoding", default=None, type=argtypes.encoding,
+                        help="text encoding of the input files (default UTF-8)")
 
 
 def _configure_parse(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, type=Path, help="model file from `treegram train`")
     p.add_argument("--input", default="-", help="one tokenized sentence per line (- = stdin)")
-    p.add_argument("--out", default="-", help="one bracketed tree per line (- = stdout)")
-    p.add_argument("--max-length", type=int, default=100,
+    p.add_argument("--out", default="-",
+                   help="one bracketed tree per line, written as each sentence is parsed (- = stdout)")
+    p.add_argument("--max-length", type=argtypes.positive_int, default=100,
                    help="longer sentences are not parsed; they get a flat fallback tree (default 100)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: keep the trees already in --out and parse the rest")
+    add_encoding_option(p)
     p.add_argument("--decoder", default=None,
                    help="mpd (Viterbi, the default), mpp (sampled most probable parse), maxrule, maxrule-sum, or a "
                         "plugin's decoder (`treegram plugins` lists them); default: the model's own")
-    p.add_argument("--samples", type=int, default=None, help="derivations sampled per sentence by mpp (default 100)")
+    p.add_argument("--samples", type=argtypes.positive_int, default=None, help="derivations sampled per sentence by mpp (default 100)")
     add_json_flag(p)
 
 
 def _run_parse(args: argparse.Namespace, ui: UI) -> int:
     from treegram.formalism import flat_fallback, load_model
+    from treegram.io import count_lines, iter_lines, open_output
+    from treegram.trees.bracket import escape_word
 
+    if args.resume and args.out == "-":
+        raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
     model = load_model(args.model)
     if not hasattr(model, "parse"):
         raise TreegramError(f"{args.model}: a {model.formalism} model cannot parse sentences",
@@ -130,42 +141,58 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
         from treegram.charts.decoders import decoder_parse
 
         parse = decoder_parse(model, args.decoder or "mpd", args.samples)
-    with _open_in(args.input) as fh:
-        lines = [line.rstrip("\n") for line in fh]
-    results = []
+    lines = iter_lines(args.input, encoding=args.encoding, what="input")
+    first = next(lines, None)  # an empty input is an error before the output is touched
+    if first is None:
+        raise InputError(f"{'stdin' if args.input == '-' else args.input}: no sentences (the input is empty)",
+                         hint="give one tokenized sentence per line")
+    total = count_lines(args.input)
     counts = {"ok": 0, "failed": 0, "too_long": 0, "empty": 0}
     start = time.perf_counter()
     parse_seconds = 0.0
-    for lineno, line in enumerate(ui.track(lines, description="parsing"), 1):
-        tokens = line.split()
-        status, tree = "ok", None
-        if not tokens:
-            status = "empty"
-        elif len(tokens) > args.max_length:
-            status, tree = "too_long", flat_fallback(tokens)
-        else:
-            t0 = time.perf_counter()
-            try:
-                tree = parse(tokens)
-            except ParseFailure:
-                status, tree = "failed", flat_fallback(tokens)
-            parse_seconds += time.perf_counter() - t0
-        counts[status] += 1
-        results.append({"line": lineno, "status": status, "tree": tree.to_bracket() if tree is not None else ""})
-    elapsed = time.perf_counter() - start
+    seen = 0
+    json_out = args.json and args.out == "-"  # --json with --out FILE: trees to the file, JSON summary to stdout
+    with open_output(args.out, resume=args.resume, encoding="utf-8") as sink:
+        if args.json:
+            sys.stdout.write('{"sentences": [')
+        skip = sink.done
+        if skip:
+            ui.note(f"resuming: {skip} trees already in {args.out}")
+        for lineno, line in enumerate(ui.track(itertools.chain([first], lines), total=total,
+                                               description="parsing"), 1):
+            seen = lineno
+            if lineno <= skip:
+                continue
+            tokens = [escape_word(w) for w in line.split()]  # Penn Treebank escapes: the tree reads back
+            status, tree = "ok", None
+            if not tokens:
+                status = "empty"
+            elif len(tokens) > args.max_length:
+                status, tree = "too_long", flat_fallback(tokens)
+            else:
+                t0 = time.perf_counter()
+                try:
+                    tree = parse(tokens)
+                except ParseFailure:
+                    status, tree = "failed", flat_fallback(tokens)
+                parse_seconds += time.perf_counter() - t0
+            counts[status] += 1
+            bracket = tree.to_bracket() if tree is not None else ""
+            if not json_out:
+                sink.write_line(bracket)
+            if args.json:
+                sep = "" if lineno == skip + 1 else ","
+                sys.stdout.write(sep + "\n  " + json.dumps({"line": lineno, "status": status, "tree": bracket},
+                                                            ensure_ascii=False))
+        if args.json:
+            elapsed = time.perf_counter() - start
+            sys.stdout.write("\n], \"counts\": " + json.dumps(counts) + f', "seconds": {round(elapsed, 3)}}}\n')
+            sys.stdout.flush()
+    if skip and seen < skip:
+        ui.note(f"[yellow]note:[/] {args.out} already has {skip} lines but the input has only {seen}")
     parsed = counts["ok"] + counts["failed"]
-    if args.json:
-        ui.emit_json({"sentences": results, "counts": counts, "seconds": round(elapsed, 3)})
-    else:
-        text = "".join(r["tree"] + "\n" for r in results)
-        if args.out == "-":
-            sys.stdout.write(text)
-        else:
-            from treegram.io import atomic_write_text
-
-            atomic_write_text(args.out, text)
     rate = parsed / parse_seconds if parse_seconds > 0 else float("nan")
-    ui.note(f"parsed {counts['ok']}/{len(lines)} sentences ({rate:.1f} sentences/s); "
+    ui.note(f"parsed {counts['ok']}/{seen - skip} sentences ({rate:.1f} sentences/s); "
             f"flat fallback: {counts['failed']} unparseable, {counts['too_long']} longer than {args.max_length}; "
             f"{counts['empty']} empty lines left empty")
     return 0
@@ -175,8 +202,10 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
 def _configure_evalb(p: argparse.ArgumentParser) -> None:
     p.add_argument("gold", type=Path, help="gold trees, one per line (or any bracketed file)")
     p.add_argument("test", type=Path, help="parser output, one tree per line, aligned with gold")
-    p.add_argument("--max-length", type=int, default=None, help="score only sentences up to this length")
+    p.add_argument("--max-length", type=argtypes.positive_int, default=None,
+                   help="score only sentences up to this length")
     p.add_argument("--per-sentence", action="store_true", help="also list per-sentence scores")
+    add_encoding_option(p)
     add_json_flag(p)
 
 
@@ -184,7 +213,7 @@ def _run_evalb(args: argparse.Namespace, ui: UI) -> int:
     from treegram.evaluation.parseval import ParsevalParams, evalb_files
 
     params = ParsevalParams(max_length=args.max_length) if args.max_length else ParsevalParams()
-    result = evalb_files(args.gold, args.test, params)
+    result = evalb_files(args.gold, args.test, params, encoding=args.encoding)
     data = result.to_dict()
     if args.json:
         if not args.per_sentence:
@@ -203,19 +232,23 @@ def _run_evalb(args: argparse.Namespace, ui: UI) -> int:
 # -- treegram show ---------------------------------------------------------------------------------
 def _configure_show(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, help="a file of bracketed trees")
-    p.add_argument("--first", type=int, default=5, help="how many trees to draw (default 5)")
+    p.add_argument("--first", type=argtypes.positive_int, default=5, help="how many trees to draw (default 5)")
     p.add_argument("--raw", action="store_true", help="keep function tags, traces and the empty top bracket")
+    add_encoding_option(p)
     add_json_flag(p)
 
 
 def _run_show(args: argparse.Namespace, ui: UI) -> int:
-    from treegram.trees import NormalizeOptions, ascii_tree, read_tree_file
+    from treegram.trees import NormalizeOptions, ascii_tree, read_tree_file, unescape_word
 
     options = NormalizeOptions(remove_empty_top=not args.raw, remove_traces=not args.raw,
                                strip_function_tags=not args.raw, strip_indices=not args.raw)
-    trees = read_tree_file(args.file, normalize=options)[: args.first]
+    trees = read_tree_file(args.file, normalize=options, encoding=args.encoding)
+    if not trees:
+        raise InputError(f"{args.file}: no trees in the file", hint="give a file of bracketed trees")
+    trees = trees[: args.first]
     if args.json:
-        ui.emit_json([{"tree": t.to_bracket(), "words": t.leaves()} for t in trees])
+        ui.emit_json([{"tree": t.to_bracket(), "words": [unescape_word(w) for w in t.leaves()]} for t in trees])
         return 0
     for t in trees:
         ui.print(ascii_tree(t), highlight=False, markup=False)
@@ -226,7 +259,7 @@ def _run_show(args: argparse.Namespace, ui: UI) -> int:
 # -- treegram grammar MODEL ------------------------------------------------------------------------
 def _configure_grammar(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="model file")
-    p.add_argument("--top", type=int, default=20, help="how many rules/elementary trees to list")
+    p.add_argument("--top", type=argtypes.nonnegative_int, default=20, help="how many rules/elementary trees to list")
     p.add_argument("--aux", action="store_true", help="auxiliary trees (TIG/OSTAG models), foot marked")
     p.add_argument("--wrapping", action="store_true", help="only wrapping auxiliary trees (OSTAG models)")
     add_json_flag(p)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from treegram.cli.argtypes import positive_int
 from treegram.errors import InputError
 
 from treegram.trees.bracket import (
@@ -40,7 +41,7 @@ def add_treebank_arguments(parser: argparse.ArgumentParser) -> None:
     """The shared `--treebank DIR...` and `--limit N` options of tree-trained formalisms."""
     parser.add_argument("--treebank", nargs="+", required=True, type=Path,
                         help="treebank files or directories (*.mrg, *.ptb, *.tree)")
-    parser.add_argument("--limit", type=int, default=None, help="use only the first N trees")
+    parser.add_argument("--limit", type=positive_int, default=None, help="use only the first N trees")
     parser.add_argument("--skip-bad-trees", action="store_true",
                         help="skip malformed trees (reported) instead of stopping")
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from treegram.cli.argtypes import seed_entropy
+
 from treegram.bayes.driver import rng_from_json, rng_to_json
 from treegram.bayes.hyper import Beta, Gamma, resample_concentrations, slice_sample_logit
 from treegram.errors import ModelFileError, TreegramError
@@ -44,7 +46,7 @@ class TSGState:
         nl = data.num_labels
         self.alpha = np.full(nl, float(settings.alpha))
         self.beta = np.full(nl, float(settings.beta))
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
         self.use_prefixes = prefixes
         self.flags = self._initial_flags()
         self.rebuild()
@@ -58,7 +60,7 @@ class TSGState:
         if s.init == "minimal":
             flags[nt] = 1
         elif s.init == "random":
-            rng = np.random.default_rng([self.seed, 1])
+            rng = np.random.default_rng([seed_entropy(self.seed), 1])
             flags[d.sites] = (rng.random(len(d.sites)) < s.init_site_prob).astype(np.int8)
         flags[d.is_root] = 1
         return flags
@@ -114,9 +116,12 @@ class TSGState:
         if state.get("data") != self.data.signature():
             raise ModelFileError("the checkpoint was written for different training data or preparation settings",
                                  hint="resume with the same --treebank, --limit and markovization options")
+        from treegram.schema import Arr, Dict, check_file
+
+        check_file("checkpoint", state, Dict({"flags": Arr("iub", shape=self.flags.shape, values=(0, 1)),
+                                              "alpha": Arr("f", min=0, finite=True), "beta": Arr("f", min=0, max=1)}),
+                   "model", what="checkpoint")
         flags = np.asarray(state["flags"], dtype=np.int8)
-        if flags.shape != self.flags.shape:
-            raise ModelFileError("checkpoint flags do not match the training trees")
         self.flags = flags.copy()
         self.alpha = np.asarray(state["alpha"], dtype=np.float64).copy()
         self.beta = np.asarray(state["beta"], dtype=np.float64).copy()

@@ -149,6 +149,13 @@ class TypeTableState:
         if state.get("data") != self.data.signature():
             raise ModelFileError("the checkpoint was written for different training data or preparation settings",
                                  hint="resume with the same --treebank, --limit and markovization options")
+        from treegram.schema import Arr, Dict, check_file
+
+        n = self.data.num_rows  # every encoding array has one entry per row, in its documented range
+        ranges = {"sub": (0, 1), "adir": (0, 2), "afoot": (-1, n - 1)}
+        check_file("checkpoint", state, Dict({name: Arr("iub", shape=(n,), min=ranges.get(name, (None, None))[0],
+                                                        max=ranges.get(name, (None, None))[1])
+                                              for name, _ in self.ENCODING}), "model", what="checkpoint")
         for name, dtype in self.ENCODING:
             setattr(self, name, np.asarray(state[name], dtype).copy())
         self.hyper.copy_from({k: state[f"hyper_{k}"] for k in self.hyper.NAMES})

@@ -491,9 +491,11 @@ def score_corpus(
 # -- files --------------------------------------------------------------------------------------------------------
 
 
-def _read_bracket_file(path: Path) -> list[str]:
+def _read_bracket_file(path: Path, encoding: str | None = None) -> list[str]:
+    from treegram.io import read_lines
+
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_lines(path, encoding=encoding, what="tree")  # split on \n only: lines stay aligned
     except OSError as exc:
         raise InputError(f"cannot read tree file {path}: {exc.strerror}") from exc
     while lines and not lines[-1].strip():
@@ -511,7 +513,8 @@ def _parse_line(line: str, where: str) -> Tree:
 
 
 def evalb_files(
-    gold_path: str | Path, test_path: str | Path, params: ParsevalParams | None = None
+    gold_path: str | Path, test_path: str | Path, params: ParsevalParams | None = None, *,
+    encoding: str | None = None,
 ) -> ParsevalResult:
     """Score two files of one bracketed tree per line (EVALB's input format).
 
@@ -520,7 +523,9 @@ def evalb_files(
     Trees may be wrapped in an empty top bracket `( (S ...) )` or in (TOP ...)/(ROOT ...).
     """
     gold_path, test_path = Path(gold_path), Path(test_path)
-    gold_lines, test_lines = _read_bracket_file(gold_path), _read_bracket_file(test_path)
+    gold_lines, test_lines = _read_bracket_file(gold_path, encoding), _read_bracket_file(test_path, encoding)
+    if not gold_lines:
+        raise InputError(f"{gold_path}: no gold trees (the file is empty)", hint="give a file with one tree per line")
     if len(gold_lines) != len(test_lines):
         raise InputError(
             f"{gold_path} has {len(gold_lines)} lines but {test_path} has {len(test_lines)}",

@@ -369,6 +369,7 @@ class WeightedCFG:
         if meta.get("version") != VERSION:
             raise ModelFileError(f"{source}: weighted CFG version {meta.get('version')} is not supported "
                                  f"(this treegram reads version {VERSION})", hint="re-create the grammar")
+        check_cfg_bundle(meta, arrays)
         try:
             return cls(nonterminals=SymbolTable.from_list(meta["nonterminals"]),
                        words=SymbolTable.from_list(meta["words"]), start=meta["start"],
@@ -387,3 +388,25 @@ class WeightedCFG:
     def load(cls, path: str | os.PathLike) -> WeightedCFG:
         meta, arrays = load_bundle(path)
         return cls.from_bundle(meta, arrays, source=str(path))
+
+
+def check_cfg_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """Types, shapes, counts and index ranges of a saved weighted CFG (`treegram.schema`; raises SchemaError)."""
+    from treegram.schema import Arr, Dict, Int, List, Str, validate
+
+    validate(meta, Dict({"nonterminals": List(Str(), min_len=1), "words": List(Str()), "categories": List(Str()),
+                         "start": Int(min=0, max=len(meta.get("nonterminals") or [0]) - 1)}), "cfg")
+    nt, nw, nc = len(meta["nonterminals"]), len(meta["words"]), len(meta["categories"])
+    sym = Arr("iu", ndim=1, min=0, max=nt - 1)
+    validate(arrays, Dict({
+        "bin_parent": Arr("iu", shape=("bin",), min=0, max=nt - 1), "bin_left": sym, "bin_right": sym,
+        "bin_logp": Arr("f", shape=("bin",)),
+        "un_parent": Arr("iu", shape=("un",), min=0, max=nt - 1), "un_child": sym, "un_logp": Arr("f", shape=("un",)),
+        "lex_parent": Arr("iu", shape=("lex",), min=0, max=nt - 1), "lex_word": Arr("iu", ndim=1, min=0, max=nw - 1),
+        "lex_logp": Arr("f", shape=("lex",)),
+        "category": Arr("iu", shape=(nt,), min=0, max=max(nc - 1, 0))}), "cfg arrays")
+    for group, names in (("bin", ("bin_left", "bin_right")), ("un", ("un_child",)), ("lex", ("lex_word",))):
+        n = len(arrays[f"{group}_parent"])
+        for name in names:
+            if len(arrays[name]) != n:
+                validate(arrays[name], Arr(shape=(n,)), f"cfg arrays.{name}")

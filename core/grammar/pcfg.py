@@ -15,8 +15,18 @@ import attrs
 import numpy as np
 
 from treegram.errors import InputError, ParseFailure
+from treegram.schema import Arr, Bool, Dict, Int, Opt, Str, validate
 
 START = "TOP"
+
+
+#: What a saved PCFG's metadata must look like (TSG, TIG and OSTAG models embed one under "pcfg").
+PCFG_SETTINGS = Dict({"horizontal": Opt(Int(min=0)), "vertical": Int(min=1), "rare_threshold": Int(min=0)},
+                     optional={"mark_unary": Bool()}, extra=False)
+PCFG_META = Dict({"settings": PCFG_SETTINGS, "cfg": Dict(),
+                  "mapper": Dict({"kind": Str(), "min_count": Int(min=0), "counts": Dict(values=Int(min=0))})},
+                 optional={"info": Opt(Dict())})
+PCFG_ARRAYS = Dict({"unk_tags": Arr("iu", min=0), "unk_logp": Arr("f")})
 
 
 @attrs.frozen
@@ -107,19 +117,34 @@ class PCFGModel:
         return self._generation_view
 
     # -- persistence ---------------------------------------------------------------------------
+    def bundle(self, prefix: str = "") -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """(metadata, arrays) of this PCFG; with a prefix (a model that embeds its coarse PCFG, e.g. "pcfg") the
+        metadata sits under that key and the array names start with "prefix." (`from_prefixed` reads it back)."""
+        cmeta, carrays = self.cfg.to_bundle()
+        meta = {"settings": self.settings.to_dict(), "mapper": self.mapper.to_dict(), "cfg": cmeta, "info": self.info}
+        arrays = {**{f"cfg.{k}": v for k, v in carrays.items()}, "unk_tags": self.unk_tags, "unk_logp": self.unk_logp}
+        if not prefix:
+            return meta, arrays
+        return {prefix: meta}, {f"{prefix}.{k}": v for k, v in arrays.items()}
+
+    @classmethod
+    def from_prefixed(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray], prefix: str = "pcfg") -> PCFGModel:
+        """The PCFG a model embedded with `bundle(prefix)`."""
+        n = len(prefix) + 1
+        return cls.from_bundle(meta[prefix], {k[n:]: v for k, v in arrays.items() if k.startswith(prefix + ".")})
+
     def save(self, path: str | Path) -> None:
         from treegram.formalism import save_model
 
-        meta, arrays = self.cfg.to_bundle()
-        save_model(path, self, {
-            "settings": self.settings.to_dict(), "mapper": self.mapper.to_dict(), "cfg": meta, "info": self.info,
-        }, {**{f"cfg.{k}": v for k, v in arrays.items()}, "unk_tags": self.unk_tags, "unk_logp": self.unk_logp})
+        save_model(path, self, *self.bundle())
 
     @classmethod
     def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> PCFGModel:
         from treegram.grammar.cfg import WeightedCFG
         from treegram.trees.signatures import RareWordMapper
 
+        validate(meta, PCFG_META, "meta")
+        validate(arrays, PCFG_ARRAYS, "arrays")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         return cls(cfg, RareWordMapper.from_dict(meta["mapper"]), PCFGSettings(**meta["settings"]),
                    arrays["unk_tags"], arrays["unk_logp"], meta.get("info"))

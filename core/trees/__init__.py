@@ -7,11 +7,15 @@ from treegram.trees.bracket import (
     TREE_FILE_SUFFIXES,
     ReadProblem,
     ReadResult,
+    escape_tree,
+    escape_word,
     format_tree,
     parse_brackets,
     read_tree_file,
     read_treebank,
     tree_files,
+    unescape_tree,
+    unescape_word,
     write_treebank,
 )
 from treegram.trees.draw import ascii_tree, rich_tree
@@ -47,6 +51,8 @@ __all__ = [
     "binarize",
     "binarized_head_side",
     "bottom_up",
+    "escape_tree",
+    "escape_word",
     "format_tree",
     "head_child",
     "head_child_by_category",
@@ -63,6 +69,8 @@ __all__ = [
     "strip_label",
     "tree_files",
     "unbinarize",
+    "unescape_tree",
+    "unescape_word",
     "word_signature",
     "write_treebank",
 ]

@@ -187,6 +187,24 @@ def binarize(
     return result
 
 
+class _Splice(list):
+    """Children an @ node hands up to its parent: items and nested `_Splice`s, in order."""
+
+
+def _flatten(items: list) -> list[Child]:
+    out: list[Child] = []
+    stack = [iter(items)]
+    while stack:
+        for x in stack[-1]:
+            if x.__class__ is _Splice:
+                stack.append(iter(x))
+                break
+            out.append(x)
+        else:
+            stack.pop()
+    return out
+
+
 def unbinarize(tree: Tree) -> Tree:
     """Undo `binarize`: splice out `@` nodes and strip vertical annotations and unary marks."""
     stripped: dict[str, str] = {}
@@ -206,34 +224,27 @@ def unbinarize(tree: Tree) -> Tree:
                     if plain == label and label[:1] != BINARIZED_PREFIX:
                         continue
                 stack.append(c)
-    # For each node: its rebuilt children list; @ nodes hand theirs up to be spliced into the parent.
-    done: dict[int, Child | list[Child]] = {}
+    # For each node: its rebuilt children; an @ node hands its children up as a `_Splice` (a rope: items and nested
+    # ropes, flattened once by the first non-@ ancestor), so a long @ chain costs linear, not quadratic, time/memory.
+    done: dict[int, Child | _Splice] = {}
     for node in reversed(order):
-        spliced: list[Child] = []
-        for c in node.children:
-            if c.__class__ is Tree:
-                r = done.get(id(c), c)
-                if r.__class__ is list:
-                    spliced.extend(r)  # type: ignore[arg-type]
-                else:
-                    spliced.append(r)  # type: ignore[arg-type]
-            else:
-                spliced.append(c)
+        items: list = [done.get(id(c), c) if c.__class__ is Tree else c for c in node.children]
         label = node.label
         if label[:1] == BINARIZED_PREFIX:
-            done[id(node)] = spliced
+            done[id(node)] = _Splice(items)
+            continue
+        spliced = _flatten(items) if any(i.__class__ is _Splice for i in items) else items
+        plain = stripped.get(label)
+        if plain is None:
+            plain = stripped[label] = strip_annotations(label)
+        if plain == label and len(spliced) == len(node.children) and all(
+            k is c for k, c in zip(spliced, node.children)
+        ):
+            done[id(node)] = node  # unchanged subtree: share it
         else:
-            plain = stripped.get(label)
-            if plain is None:
-                plain = stripped[label] = strip_annotations(label)
-            if plain == label and len(spliced) == len(node.children) and all(
-                k is c for k, c in zip(spliced, node.children)
-            ):
-                done[id(node)] = node  # unchanged subtree: share it
-            else:
-                done[id(node)] = Tree(plain, spliced)
+            done[id(node)] = Tree(plain, spliced)
     result = done[id(tree)]
-    if isinstance(result, list):  # a parser may return a bare @ root; name it by its category
-        return Tree(base_label(tree.label), result)
+    if isinstance(result, _Splice):  # a parser may return a bare @ root; name it by its category
+        return Tree(base_label(tree.label), _flatten(result))
     assert isinstance(result, Tree)
     return result

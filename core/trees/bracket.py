@@ -29,7 +29,7 @@ import attrs
 import lark
 
 from treegram.errors import InputError, TreeSyntaxError
-from treegram.io import atomic_write_text
+from treegram.io import atomic_write_text, read_text
 from treegram.trees.normalize import TRACE_LABEL, NormalizeOptions, normalize_tree, remove_empty_top, strip_label
 from treegram.trees.tree import Child, Tree
 
@@ -286,6 +286,7 @@ def read_tree_file(
     normalize: NormalizeOptions | None = NormalizeOptions(),
     on_error: OnError = "raise",
     on_problem: ProblemCallback | None = None,
+    encoding: str | None = None,
 ) -> ReadResult:
     """The trees of one bracketed file, normalized unless `normalize=None`.
 
@@ -302,12 +303,11 @@ def read_tree_file(
         )
     problems: list[ReadProblem] = []
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        err = InputError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})", hint="convert the file to UTF-8")
+        text = read_text(path, encoding=encoding, what="tree")
+    except InputError as exc:
         if on_error == "raise":
-            raise err from None
-        problems.append(ReadProblem(source, 0, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+            raise
+        problems.append(ReadProblem(source, 0, 0, str(exc).removeprefix(source + ":").strip()))
         text = ""
     if on_error == "raise":
         trees = _parse_normalized(text, source, normalize)
@@ -365,6 +365,51 @@ def read_treebank(
             f"skipped {len(result.problems)} malformed tree(s); first: {result.problems[0]}", stacklevel=2
         )
     return result
+
+
+# -- escaping words (Penn Treebank conventions) ---------------------------------------------------------------------
+#: Whole-token escapes the Penn Treebank uses; parentheses are also escaped inside words, so every word reads back.
+PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
+PTB_UNESCAPES = {v: k for k, v in PTB_ESCAPES.items()}
+_INNER_UNESCAPE = re.compile(r"-LRB-|-RRB-")
+
+
+def escape_word(word: str) -> str:
+    """A word as the Penn Treebank writes it: `(` -> -LRB-, `)` -> -RRB-, `{` -> -LCB-, `[` -> -LSB- (and the
+    closing ones); parentheses inside a word become -LRB-/-RRB- too, so the word can be written in brackets.
+
+    >>> escape_word("("), escape_word("f(x)"), escape_word("[")
+    ('-LRB-', 'f-LRB-x-RRB-', '-LSB-')
+    """
+    whole = PTB_ESCAPES.get(word)
+    if whole is not None:
+        return whole
+    if "(" in word or ")" in word:
+        return word.replace("(", "-LRB-").replace(")", "-RRB-")
+    return word
+
+
+def unescape_word(word: str) -> str:
+    """The inverse of `escape_word`: the word a user typed.
+
+    >>> unescape_word("-LRB-"), unescape_word("f-LRB-x-RRB-"), unescape_word("-RSB-")
+    ('(', 'f(x)', ']')
+    """
+    whole = PTB_UNESCAPES.get(word)
+    if whole is not None:
+        return whole
+    if "-LRB-" in word or "-RRB-" in word:
+        return _INNER_UNESCAPE.sub(lambda m: PTB_UNESCAPES[m.group()], word)
+    return word
+
+
+def escape_tree(tree: Tree) -> Tree:
+    """The tree with every word escaped (`escape_word`); labels are left as they are."""
+    return tree.map_words(escape_word)
+
+
+def unescape_tree(tree: Tree) -> Tree:
+    return tree.map_words(unescape_word)
 
 
 # -- writing --------------------------------------------------------------------------------------------------------

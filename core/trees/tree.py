@@ -7,6 +7,7 @@ derivation states) and every traversal here is iterative, so deep trees never hi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from typing import Union
 
@@ -167,3 +168,52 @@ def bottom_up(tree: Tree, build: Callable[[Tree, tuple[Child, ...]], Child]) -> 
     if not isinstance(result, Tree):
         raise TypeError("bottom_up must return a Tree for the root")
     return result
+
+
+def oversized(trees, max_nodes: int) -> list[int]:
+    """Indices of the trees with more than `max_nodes` nodes (words included), counted without recursion."""
+    out = []
+    for i, t in enumerate(trees):
+        n = 0
+        stack: list[Child] = [t]
+        while stack:
+            node = stack.pop()
+            n += 1
+            if n > max_nodes:
+                out.append(i)
+                break
+            if not isinstance(node, str):
+                stack.extend(node.children)
+    return out
+
+
+def drop_oversized(trees, max_nodes: int, *, what: str, note: Callable[[str], object] | None = None) -> list[Tree]:
+    """`trees` without those over `max_nodes` nodes, with one note saying how many were left out and why.
+
+    For training paths whose per-tree cost grows faster than linearly in the tree's size (TIG insertion chains,
+    OSTAG adjunction spans): a 100,000-node tree is left out with a message instead of running for hours."""
+    trees = list(trees)
+    big = oversized(trees, max_nodes)
+    if not big:
+        return trees
+    if note is not None:
+        note(f"[yellow]note:[/] left out {len(big)} training tree(s) with more than {max_nodes} nodes "
+             f"(first: tree {big[0] + 1}); {what} training cost grows faster than the tree size")
+    skip = set(big)
+    return [t for i, t in enumerate(trees) if i not in skip]
+
+
+@contextlib.contextmanager
+def recursion_headroom(limit: int = 20_000):
+    """Temporarily allow deeper Python recursion for memoized builders whose depth is bounded by a size limit
+    (Python 3.11+ runs Python-to-Python calls without growing the C stack)."""
+    import sys
+
+    old = sys.getrecursionlimit()
+    if old < limit:
+        sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        if old < limit:
+            sys.setrecursionlimit(old)

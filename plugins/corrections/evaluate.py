@@ -62,5 +62,18 @@ def isolation(pairs, typer, *, heuristics=None, ui=None) -> dict[str, dict]:
             tp_75 += sum((g75 & Counter((f.span, f.code) for f in fs)).values())
             tp_15 += sum((g15 & Counter((f.span, f.label15) for f in fs)).values())
         out[h] = {"unlabelled": _prf(tp_u, n_pred, n_gold), "labelled_75": _prf(tp_75, n_pred, n_gold),
-                  "labelled_15": _prf(tp_15, n_pred, n_gold), "predicted": n_pred, "gold": n_gold}
+                  "labelled_15": _prf(tp_15, n_pred, n_gold), "predicted": n_pred, "gold": n_gold,
+                  "matched": {"unlabelled": tp_u, "labelled_75": tp_75, "labelled_15": tp_15}}
+    return out
+
+
+def pool_isolation(parts: list[dict[str, dict]]) -> dict[str, dict]:
+    """Sum the counts of several `isolation` results (e.g. cross-validation folds) and recompute P/R/F1."""
+    out = {}
+    for h in parts[0]:
+        n_pred = sum(p[h]["predicted"] for p in parts)
+        n_gold = sum(p[h]["gold"] for p in parts)
+        tp = {k: sum(p[h]["matched"][k] for p in parts) for k in ("unlabelled", "labelled_75", "labelled_15")}
+        out[h] = {k: _prf(v, n_pred, n_gold) for k, v in tp.items()}
+        out[h].update(predicted=n_pred, gold=n_gold, matched=tp)
     return out

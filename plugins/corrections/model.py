@@ -94,7 +94,7 @@ class CorrectionsModel:
 
     # -- training ---------------------------------------------------------------------------------
     @classmethod
-    def train(cls, feats: list[dict[str, float]], codes: list[str], *, C: float = 1.0, max_iter: int = 300,
+    def train(cls, feats: list[dict[str, float]], codes: list[str], *, C: float = 1.0, max_iter: int = 100,
               seed: int = 0, lexical: bool = True, min_count: int = 1) -> "CorrectionsModel":
         if not feats:
             raise InputError("no training instances", hint="the FCE files hold no usable corrections")
@@ -160,7 +160,7 @@ class CorrectionsFormalism(Formalism):
         parser.add_argument("--fce", nargs="+", required=True, type=Path, metavar="FILE.json",
                             help="FCE JSON-lines files (BEA-2019 release): essays with coded character edits")
         parser.add_argument("--C", type=float, default=1.0, help="inverse L2 regularisation strength (default 1)")
-        parser.add_argument("--max-iter", type=int, default=300, help="lbfgs iterations (default 300)")
+        parser.add_argument("--max-iter", type=int, default=100, help="lbfgs iterations (default 100)")
         parser.add_argument("--no-lexical", action="store_true",
                             help="leave out the lexicalised features (the ablation of section 3.1)")
 

@@ -114,7 +114,7 @@ def _rich_sentence(s: dict):
 
     t = Text()
     for kind, a, b, code in s["segments"]:
-        if t.plain and not t.plain.endswith(" "):
+        if t.plain and not t.plain.endswith(" ") and not (kind == "same" and _NO_SPACE_BEFORE.match(a)):
             t.append(" ")
         if kind == "same":
             t.append(a)
@@ -146,7 +146,7 @@ def render_html(report: dict, *, title: str = "Corrections report") -> str:
            "<h2>The class</h2><table><tr><th>code</th><th>type</th><th>count</th><th>students</th><th>example</th></tr>"]
     for c in report["class_summary"]:
         ex = c["examples"][0] if c["examples"] else None
-        exs = f"<del>{e(ex['wrong'])}</del> <ins>{e(ex['right'])}</ins>" if ex else ""
+        exs = f"<del>{e(ex['wrong']) or '∅'}</del> <ins>{e(ex['right']) or '∅'}</ins>" if ex else ""
         out.append(f"<tr><td>{e(c['code'])}</td><td>{e(c['description'])}</td><td class='num'>{c['count']}</td>"
                    f"<td class='num'>{c['students']}</td><td>{exs}</td></tr>")
     out.append("</table><h2>Students</h2><table><tr><th>student</th><th>sentences</th><th>corrections</th>"
@@ -163,7 +163,9 @@ def render_html(report: dict, *, title: str = "Corrections report") -> str:
                 continue
             parts = []
             for kind, a, b, code in sent["segments"]:
-                if kind == "same":
+                if kind == "same" and parts and _NO_SPACE_BEFORE.match(a):
+                    parts[-1] += e(a)
+                elif kind == "same":
                     parts.append(e(a))
                 else:
                     parts.append((f"<del>{e(a)}</del>" if a else "") + (" " if a and b else "")

@@ -12,12 +12,14 @@ correction by rules over what changed (the trimmed span: the student's words ``w
 6. one word for one word:
    a. the student's word is not in WordNet (nor a closed-class word), the teacher's is, and they are close in
       spelling (character distance <= 2, or <= a third of the length)                       -> S
-   b. same lemma/stem, both verbs: tense changed (past <-> present; will/have aux)             -> TV
-                                                       other verb form (ing/to/participle)     -> FV
+   b. same lemma/stem (or two forms of be/have/do), verbs: tense changed (past <-> present)      -> TV
+                                              person/number changed (VBP <-> VBZ, is <-> are)  -> AGV
+                                              other verb form (ing/to/participle)              -> FV
    c. same lemma/stem, both nouns, number changed                                              -> AGN
    d. same lemma/stem, different word class                    -> D + POS letter of the teacher's word
    e. same lemma/stem otherwise (pronoun case, comparatives)   -> F + POS letter
-   f. otherwise                                                -> R + POS letter of the teacher's word
+   f. two dictionary words of the same word class, a letter or two apart (5+ letters)  -> S  (than/then)
+   g. otherwise                                                -> R + POS letter of the teacher's word
 7. several words: a verb of the same lemma on both sides with a different tense -> TV; otherwise R + the POS
    letter the changed words share (or plain R).
 
@@ -36,6 +38,14 @@ _QUANT = frozenset("some any all each every much many few little several both en
 _SUBORD = frozenset("because although though if unless while whereas whether since so that as when".split())
 _NEG = frozenset({"not", "n't", "no", "never"})
 _PAST = {"VBD", "VBN"}
+_FAMILIES = [frozenset("am is are was were be been being 's 're 'm".split()),
+             frozenset("has have had having 've 'd".split()), frozenset("do does did done doing".split())]
+
+
+def _same_lemma(w1: str, w2: str) -> bool:
+    """Same stem or WordNet lemma (features.same_stem), or two forms of be / have / do."""
+    a, b = w1.lower(), w2.lower()
+    return same_stem(a, b)[0] or any(a in f and b in f for f in _FAMILIES)
 _PRESENT = {"VBP", "VBZ"}
 
 
@@ -119,13 +129,16 @@ def rule_code(wrong: list[str], right: list[str], wrong_tags: list[str], right_t
         d = char_distance(w1.lower(), w2.lower())
         if not in_dictionary(w1) and in_dictionary(w2) and (d <= 2 or d * 3 <= max(len(w1), len(w2))):
             return "S"
-        same, _ = same_stem(w1, w2)
+        same = _same_lemma(w1, w2)
         l1, l2 = pos_letter(w1, t1), pos_letter(w2, t2)
         if same:
             if l2 == "V" and (l1 == "V" or t2 == "VBD"):
                 tense1, tense2 = _tense([t1], [w1]) or _base(t1), _tense([t2], [w2]) or _base(t2)
                 if tense1 and tense2 and tense1 != tense2 and "past" in (tense1, tense2):
                     return "TV"
+                if {t1, t2} in ({"VBP", "VBZ"}, {"VB", "VBZ"}) or {w1.lower(), w2.lower()} in (
+                        {"is", "are"}, {"was", "were"}, {"has", "have"}, {"does", "do"}, {"am", "is"}):
+                    return "AGV"
                 return "FV"
             if l1 == "N" and l2 == "N" and (t1.endswith("S")) != (t2.endswith("S")):
                 return "AGN"
@@ -134,11 +147,13 @@ def rule_code(wrong: list[str], right: list[str], wrong_tags: list[str], right_t
             return "F" + l2
         if not in_dictionary(w1) and d <= 3:
             return "S"
+        if d <= 2 and min(len(w1), len(w2)) >= 5 and l1 == l2:
+            return "S"   # two real words a letter or two apart: a spelling confusion (SX) or variant (SA)
         return "R" + l2
     # several words
     verbs_w = [(w, t) for w, t in zip(wrong, wrong_tags) if t.startswith("VB") or t == "MD"]
     verbs_r = [(w, t) for w, t in zip(right, right_tags) if t.startswith("VB") or t == "MD"]
-    if verbs_w and verbs_r and any(same_stem(a, b)[0] for a, _ in verbs_w for b, _ in verbs_r):
+    if verbs_w and verbs_r and any(_same_lemma(a, b) for a, _ in verbs_w for b, _ in verbs_r):
         tw, tr = _tense([t for _, t in verbs_w], [w for w, _ in verbs_w]), _tense([t for _, t in verbs_r],
                                                                                [w for w, _ in verbs_r])
         if tw != tr:

@@ -32,9 +32,11 @@ class BayesianOSTAG(Formalism):
         self.run = run  # BayesRunOptions: tsg_init, adj_prior, prune_threshold (the model side of the run)
 
     def prepare(self, trees, settings):
-        from treegram.plugins.ostag.bayes_sampler import prepare_data
+        from treegram.cli.ui import UI
+        from treegram.plugins.ostag.bayes_sampler import MAX_TRAIN_NODES, prepare_data
+        from treegram.trees.tree import drop_oversized
 
-        trees = list(trees)
+        trees = drop_oversized(trees, MAX_TRAIN_NODES, what="Bayesian OSTAG", note=UI().note)
         if not trees:
             raise InputError("no training trees", hint="check the --treebank paths")
         t0 = time.perf_counter()

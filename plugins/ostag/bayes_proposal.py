@@ -141,6 +141,10 @@ class Hypergraph:
         return [(sorted(items), lw) for items, lw in expand(self.root)]
 
 
+#: Trees with more rows than this build their hypergraph bottom-up (see `TreeProposal.build`).
+PREWARM_ROWS = 400
+
+
 class TreeProposal:
     """Builds the proposal hypergraph of one tree (rows lo..hi-1) from the counts and hyperparameters."""
 
@@ -389,6 +393,19 @@ class TreeProposal:
 
     # -- output -------------------------------------------------------------------------------------------------
     def build(self) -> Hypergraph | None:
+        from treegram.trees.tree import recursion_headroom
+
+        with recursion_headroom():  # chains along same-category spines recurse once per row of the (size-limited) tree
+            return self._build()
+
+    def _build(self) -> Hypergraph | None:
+        if self.hi - self.lo > PREWARM_ROWS:
+            # A big tree: memoize substitution items bottom-up (rows in pre-order: children after their parent) so
+            # that recursion stays shallow however deep the tree is; small trees keep the top-down order.
+            is_word = self.T.data.is_word
+            for f in range(self.hi - 1, self.lo, -1):
+                if not is_word[f]:
+                    self.sub(f)
         root = self.sub(self.lo)
         if root is None:
             return None

@@ -28,6 +28,8 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
+from treegram.cli.argtypes import seed_entropy
+
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.hyper import resample_beta
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, TSGData, TSGSettings
@@ -57,8 +59,8 @@ class OSTAGState(TypeTableState):
         self.T = TreeTables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
-        rng = np.random.default_rng([self.seed, 1])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
+        rng = np.random.default_rng([seed_entropy(self.seed), 1])
         n = data.num_rows
         sub = np.zeros(n, np.int8)
         random_cuts = (rng.random(len(data.sites)) < settings.init_site_prob).astype(np.int8)
@@ -206,13 +208,19 @@ def tsg_initial_cuts(data: TSGData, settings: BayesOSTAGSettings, sweeps: int, s
                                         rare_threshold=settings.rare_threshold), sweeps, seed)
 
 
+#: Training trees with more nodes are left out (with a note): the per-tree proposal is superlinear in its size.
+MAX_TRAIN_NODES = 2000
+
+
 def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
                    run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
                    note: Callable[[str], Any] | None = None, pcfg=None):
     """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
     from treegram.bayes import BlockedMH
 
-    trees = list(trees)
+    from treegram.trees.tree import drop_oversized
+
+    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="Bayesian OSTAG", note=note)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     t0 = time.perf_counter()

@@ -225,18 +225,15 @@ class OSTAGModel:
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         g = self.grammar
-        pmeta, parrays = self.pcfg.cfg.to_bundle()
+        pmeta, parrays = self.pcfg.bundle("pcfg")
         meta = {
             "ostag_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info,
             "trace": self.trace, "start": g.start,
             "initial": [t.to_bracket() for t in g.initial], "initial_count": g.initial_count,
-            "auxiliary": [t.to_bracket() for t in g.auxiliary], "aux_count": g.aux_count,
-            "pcfg": {"settings": self.pcfg.settings.to_dict(), "mapper": self.pcfg.mapper.to_dict(), "cfg": pmeta,
-                     "info": self.pcfg.info},
+            "auxiliary": [t.to_bracket() for t in g.auxiliary], "aux_count": g.aux_count, **pmeta,
         }
         arrays = {"sub_logp": g.sub_logp, "aux_logp": g.aux_logp, "adj_logp": g.adj_logp,
-                  "noadj_logp": g.noadj_logp, **{f"pcfg.cfg.{k}": v for k, v in parrays.items()},
-                  "pcfg.unk_tags": self.pcfg.unk_tags, "pcfg.unk_logp": self.pcfg.unk_logp}
+                  "noadj_logp": g.noadj_logp, **parrays}
         save_model(path, self, meta, arrays)
 
     @classmethod
@@ -245,6 +242,13 @@ class OSTAGModel:
 
         if meta.get("ostag_version", 0) > MODEL_VERSION:
             raise ValueError(f"OSTAG model version {meta.get('ostag_version')} is newer than this plugin")
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Dict, Float, List, Str, validate
+
+        validate(meta, Dict({"settings": SETTINGS, "pcfg": Dict(), "start": Str(nonempty=True),
+                             "initial": List(Str(nonempty=True), length="initial"),
+                             "initial_count": List(Float(min=0), length="initial"),
+                             "auxiliary": List(Str(nonempty=True), length="auxiliary"),
+                             "aux_count": List(Float(min=0), length="auxiliary")}, optional=COMMON_OPTIONAL), "meta")
         settings = OSTAGSettings(**meta["settings"])
         parse = lambda s: parse_brackets(s, source="model")[0]  # noqa: E731
         g = OSTAG(zip(map(parse, meta["initial"]), meta["initial_count"]),
@@ -255,7 +259,7 @@ class OSTAGModel:
             if a.shape != getattr(g, name).shape:
                 raise ValueError(f"{name} has shape {a.shape}, the grammar needs {getattr(g, name).shape}")
             setattr(g, name, a)
-        pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
+        pcfg = PCFGModel.from_prefixed(meta, arrays)
         return cls(g, pcfg, settings, meta.get("info"), meta.get("trace"))
 
     # -- summaries -----------------------------------------------------------------------------------------------

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
+from treegram.cli import argtypes
 
 
 @attrs.frozen
@@ -70,7 +71,7 @@ class OSTAGOptions:
     em_iterations: int = option(5, help="EM iterations (default 5)", type=nonnegative_int, group="model")
     adj_init: float = option(0.1, help="initial adjunction probability (default 0.1)", type=open_probability,
                              group="model")
-    horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model")
+    horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
                                  type=nonnegative_int, group="model")
@@ -114,6 +115,10 @@ class OSTAGFormalism(Formalism):
                                  rare_threshold=rare, max_depth=options.max_depth, min_count=options.min_count,
                                  em_iterations=options.em_iterations, adj_init=options.adj_init,
                                  prune_threshold=options.prune_threshold, add_cfg_rules=not options.no_cfg_rules)
+        from treegram.trees.tree import drop_oversized
+
+        # EM keeps a span chart per training tree (quadratic in its length): huge trees are left out with a note
+        trees = drop_oversized(trees, 2000, what="OSTAG EM", note=ui.note)
         rows = []
         with ui.task("EM", total=options.em_iterations) as advance:
             def callback(rec):
@@ -136,7 +141,7 @@ class OSTAGFormalism(Formalism):
 # -- treegram ostag-grammar MODEL [--aux] [--wrapping]: an alias of `treegram grammar` for OSTAG models -------------
 def _configure_grammar(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="an OSTAG model file")
-    p.add_argument("--top", type=int, default=15, help="how many trees to list (default 15)")
+    p.add_argument("--top", type=argtypes.nonnegative_int, default=15, help="how many trees to list (default 15)")
     p.add_argument("--aux", action="store_true", help="list the most probable auxiliary trees")
     p.add_argument("--wrapping", action="store_true", help="list only wrapping auxiliary trees")
     p.add_argument("--draw", action="store_true", help="(kept for compatibility: the trees are always drawn)")

@@ -69,6 +69,10 @@ class STSGModel:
     def from_bundle(cls, meta: dict, arrays: dict) -> "STSGModel":
         from treegram.plugin_manager import formalisms
 
+        from treegram.schema import COMMON_OPTIONAL, Dict, Opt, Str, validate
+
+        validate(meta, Dict({"grammar": Dict()}, optional={**COMMON_OPTIONAL,
+                                                          "parser": Opt(Dict({"formalism": Str()}))}), "meta")
         from treegram.formalism import model_from_bundle
 
         parser = None

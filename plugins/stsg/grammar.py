@@ -106,6 +106,7 @@ class FiniteSTSG:
         self._cand_cache: dict[tuple, list[Rule]] = {}  # candidate rules per source production (see _candidates)
         self._cat_ids: dict[str | None, int] = {None: 0}  # target categories of the tree charts (0 = epsilon)
         self._rule_cat_cache: dict[int, tuple] = {}
+        self._cand2_cache: dict[tuple, list[Rule]] = {}
         for r in self.rules:
             self.by_prod[r.prod].append(r)
             self.texts.add(r.text)
@@ -179,6 +180,26 @@ class FiniteSTSG:
                 out.append(Rule(f, self._unseen(f.category)))
         self._cand_cache[prod] = out
         return out
+
+    def _candidates2(self, node: Tree, prod: tuple, child_prods: tuple) -> list[Rule]:
+        """`_candidates` narrowed by the productions of the node's children: rules whose internal source nodes just
+        below the root have other productions cannot match (memoised; order kept)."""
+        key = (prod, child_prods)
+        got = self._cand2_cache.get(key)
+        if got is None:
+            got = []
+            for r in self._candidates(node, prod):
+                q = 0
+                for kind, x, _k in r.pattern[1]:
+                    if kind == 0:
+                        continue
+                    if kind == 2 and x[0] != child_prods[q]:
+                        break
+                    q += 1
+                else:
+                    got.append(r)
+            self._cand2_cache[key] = got
+        return got
 
     def _rule_cats(self, r: Rule) -> tuple[int, list[int]]:
         """Chart category ids of a rule's target root and of its frontier nodes in frontier (pattern) order."""
@@ -271,7 +292,7 @@ class SentenceChart:
         for i, node in enumerate(nodes):
             if not node.children:
                 continue
-            for r in grammar._candidates(node, prods[i]):
+            for r in grammar._candidates2(node, prods[i], tuple(prods[c] for c in kids[i] if c.__class__ is int)):
                 binding: list = []
                 words: list = []
                 if not _match(r.pattern, i, prods, kids, binding, words, word_pos):
@@ -351,10 +372,6 @@ class SentenceChart:
             return inst(rule.target)
 
         return build(), keep
-
-
-def _preorder(t: Tree):
-    return t.subtrees()
 
 
 def copy_delete_rules(node: Tree) -> list[Fragment]:

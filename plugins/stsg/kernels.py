@@ -157,10 +157,9 @@ def log_joint(T, ncat, log_alpha):
     return out
 
 
-@numba.njit(cache=True)
-def count_rule(T, ncat, h, lp, cat, r, by):
+@numba.njit(cache=True, inline="always")
+def count_rule(tkey, tcount, tlp, tcat, trep, tsize, ncat, h, lp, cat, r, by):
     """Add `by` (+1 / -1) to the count of rule h rooted at source node r; False when removing an absent rule."""
-    tkey, tcount, tlp, tcat, trep, tsize = T
     return table_add(tkey, tcount, tlp, tcat, trep, tsize, ncat, h, lp, cat, r, by) >= 0
 
 
@@ -243,12 +242,11 @@ def _choose(logw, n, u, temperature):
 
 
 @numba.njit(cache=True)
-def option_weights(i, a, G, T, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB):
+def option_weights(i, a, G, tkey, tcount, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB):
     """With site i's current rules already removed from the counts: log weight of every admissible value
     (eqs 5-7).  Leaves a[i] as it found it.  Returns the number of options and i0."""
     (s_parent, s_label, s_word, s_cstart, s_children, s_lp, s_kept_lo, s_kept_hi, cand_start, cands,
      t_label, t_word, t_cstart, t_children, t_lp, t_depth, log_beta, log_stop, n_labels) = G
-    tkey, tcount = T[0], T[1]
     cur = a[i]
     n, i0 = site_options(i, a, s_parent, s_kept_lo, s_kept_hi, cand_start, cands, t_depth, s_cstart, s_children,
                          stack, opts)
@@ -277,7 +275,7 @@ def option_weights(i, a, G, T, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA,
 
 
 @numba.njit(cache=True)
-def remove_site(i, a, G, T, ncat, stack, ftgt):
+def remove_site(i, a, G, tkey, tcount, tlp, tcat, trep, tsize, ncat, stack, ftgt):
     """Remove the rules that depend on a[i] (e_M, or e_A and e_B) from the counts; returns i0, or -1 when a rule
     was not in the table (inconsistent counts)."""
     (s_parent, s_label, s_word, s_cstart, s_children, s_lp, s_kept_lo, s_kept_hi, cand_start, cands,
@@ -287,19 +285,21 @@ def remove_site(i, a, G, T, ncat, stack, ftgt):
         p = s_parent[p]
     h, l, c, _w = frag(p, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart, t_children,
                        t_lp, log_beta, log_stop, n_labels, stack, ftgt)
-    if not count_rule(T, ncat, h, l, c, p, -1):
+    if not count_rule(tkey, tcount, tlp, tcat, trep, tsize, ncat, h, l, c, p, -1):
         return -1
     if a[i] != UNAL:
         h, l, c, _w = frag(i, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart,
                            t_children, t_lp, log_beta, log_stop, n_labels, stack, ftgt)
-        if not count_rule(T, ncat, h, l, c, i, -1):
+        if not count_rule(tkey, tcount, tlp, tcat, trep, tsize, ncat, h, l, c, i, -1):
             return -1
     return p
 
 
 @numba.njit(cache=True)
 def sweep_kernel(order, uniforms, temperature, a, G, T, ncat, log_alpha, stack, ftgt):
-    """Resample a[i] for every i in `order`; returns the number of changed values, or -1 on a count error."""
+    """Resample a[i] for every i in `order`; returns the number of changed values, or -1 on a count error.
+    T: the table's arrays (keys, counts, log P0, category, example root, size)."""
+    tkey, tcount, tlp, tcat, trep, tsize = T
     n_opt_max = 64
     opts = np.empty(n_opt_max, dtype=np.int64)
     logw = np.empty(n_opt_max)
@@ -313,14 +313,15 @@ def sweep_kernel(order, uniforms, temperature, a, G, T, ncat, log_alpha, stack, 
     for pos in range(len(order)):
         i = order[pos]
         cur = a[i]
-        if remove_site(i, a, G, T, ncat, stack, ftgt) < 0:
+        if remove_site(i, a, G, tkey, tcount, tlp, tcat, trep, tsize, ncat, stack, ftgt) < 0:
             return -1
-        n, i0 = option_weights(i, a, G, T, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB)
+        n, i0 = option_weights(i, a, G, tkey, tcount, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB,
+                               cB)
         k = _choose(logw, n, uniforms[pos], temperature)
         a[i] = opts[k]
-        count_rule(T, ncat, hA[k], lA[k], cA[k], i0, 1)
+        count_rule(tkey, tcount, tlp, tcat, trep, tsize, ncat, hA[k], lA[k], cA[k], i0, 1)
         if opts[k] != UNAL:
-            count_rule(T, ncat, hB[k], lB[k], cB[k], i, 1)
+            count_rule(tkey, tcount, tlp, tcat, trep, tsize, ncat, hB[k], lB[k], cB[k], i, 1)
         if opts[k] != cur:
             changed += 1
     return changed
@@ -330,6 +331,7 @@ def sweep_kernel(order, uniforms, temperature, a, G, T, ncat, log_alpha, stack, 
 def add_all(a, G, aligned_nodes, T, ncat, stack, ftgt, by):
     """Add (by=+1) or remove (-1) the rules rooted at every aligned node in `aligned_nodes`; False on a count
     error."""
+    tkey, tcount, tlp, tcat, trep, tsize = T
     (s_parent, s_label, s_word, s_cstart, s_children, s_lp, s_kept_lo, s_kept_hi, cand_start, cands,
      t_label, t_word, t_cstart, t_children, t_lp, t_depth, log_beta, log_stop, n_labels) = G
     for r in aligned_nodes:
@@ -337,6 +339,6 @@ def add_all(a, G, aligned_nodes, T, ncat, stack, ftgt, by):
             continue
         h, l, c, _w = frag(r, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart,
                            t_children, t_lp, log_beta, log_stop, n_labels, stack, ftgt)
-        if not count_rule(T, ncat, h, l, c, r, by):
+        if not count_rule(tkey, tcount, tlp, tcat, trep, tsize, ncat, h, l, c, r, by):
             return False
     return True

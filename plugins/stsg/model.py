@@ -323,8 +323,8 @@ class STSGSampler:
         self._recount()
 
     def _alloc(self, size: int) -> None:
-        # the core hash table: (keys, counts, log P0, category, example root, [occupied slots, live rules])
-        self.table = ht.new_table(size)
+        # the core hash table: (keys, counts, log P0, category, no example roots, [occupied slots, live rules])
+        self.table = ht.new_table(size, examples=False)
         self.ncat = np.zeros(self.n_cats, dtype=np.int64)
 
     @property
@@ -353,12 +353,13 @@ class STSGSampler:
             raise TreegramError("STSG sampler count tables became inconsistent (internal error)")
 
     def _maybe_rehash(self) -> None:
-        """Between sweeps: keep the table at most half full (a sweep adds at most 2 rules per site, and the table
-        has room for 8 per source node), dropping the entries whose count fell to 0."""
+        """Between sweeps: drop the entries whose count fell to 0 once the table is 1/8 occupied (keeping probe
+        chains short: the table is sized for 8 slots per source node and a sweep adds at most 2 rules per site),
+        doubling it when the live rules alone fill 1/16."""
         size = len(self.table[0])
         occupied, live = int(self.table[5][0]), int(self.table[5][1])
-        if occupied > size // 2:
-            self.table = ht.rehash(*self.table, size * 2 if live > size // 4 else size)
+        if occupied > size // 8:
+            self.table = ht.rehash(*self.table, size * 2 if live > size // 16 else size)
 
     # -- GibbsModel protocol --------------------------------------------------------------------------------------
     def num_sites(self) -> int:
@@ -402,20 +403,20 @@ class STSGSampler:
         """(admissible values, their unnormalised log conditional probabilities) of source node `site_node`, with
         the rest of the state fixed (for tests against the explicit joint).  The state is left unchanged."""
         G = self._G
-        i0 = K.remove_site(site_node, self.a, G, self.table, self.ncat, self.stack, self.ftgt)
+        i0 = K.remove_site(site_node, self.a, G, *self.table, self.ncat, self.stack, self.ftgt)
         m = 64
         opts = np.empty(m, np.int64)
         logw = np.empty(m)
         hA, hB = np.empty(m, np.uint64), np.empty(m, np.uint64)
         lA, lB = np.empty(m), np.empty(m)
         cA, cB = np.empty(m, np.int64), np.empty(m, np.int64)
-        n, _ = K.option_weights(site_node, self.a, G, self.table, self.ncat, self.log_alpha, self.stack, self.ftgt,
-                                opts, logw, hA, lA, cA, hB, lB, cB)
+        n, _ = K.option_weights(site_node, self.a, G, self.table[0], self.table[1], self.ncat, self.log_alpha,
+                                self.stack, self.ftgt, opts, logw, hA, lA, cA, hB, lB, cB)
         # put the current rules back
         k = int(np.flatnonzero(opts[:n] == self.a[site_node])[0])
-        K.count_rule(self.table, self.ncat, hA[k], lA[k], cA[k], i0, 1)
+        K.count_rule(*self.table, self.ncat, hA[k], lA[k], cA[k], i0, 1)
         if opts[k] != K.UNAL:
-            K.count_rule(self.table, self.ncat, hB[k], lB[k], cB[k], site_node, 1)
+            K.count_rule(*self.table, self.ncat, hB[k], lB[k], cB[k], site_node, 1)
         return [int(x) for x in opts[:n]], logw[:n].copy()
 
     def fragment_info(self, r: int) -> tuple[int, float, int, int]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import attrs
 
 from treegram.cli.argtypes import open_probability, positive_float, positive_int
+from treegram.cli import argtypes
 from treegram.errors import InputError
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
@@ -82,81 +83,99 @@ def _configure_compress(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, type=Path, help="a model from `treegram train stsg`")
     p.add_argument("--input", default="-",
                    help="file with one tokenized sentence per line, a sentence given as text, or - for stdin")
-    p.add_argument("--out", default=None, help="write one tokenized compression per line (aligned with the input)")
-    p.add_argument("--rate", type=float, default=None,
+    p.add_argument("--out", default=None, help="write one tokenized compression per line (aligned with the input), "
+                                               "each as soon as it is computed")
+    p.add_argument("--rate", type=argtypes.probability, default=None,
                    help="target share of kept words, e.g. 0.7 (searches the per-word reward per sentence)")
-    p.add_argument("--reward", type=float, default=0.0,
+    p.add_argument("--reward", type=argtypes.finite_float, default=0.0,
                    help="log-scale reward per kept word: > 0 longer, < 0 shorter output (default 0)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: keep the lines already in --out and compress the rest")
+    p.add_argument("--encoding", type=argtypes.encoding, default=None, help="input encoding (default UTF-8)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
-def _input_lines(value: str) -> list[str]:
-    if value == "-":
-        return [line.rstrip("\n") for line in sys.stdin]
-    path = Path(value)
-    if path.is_file():
-        try:
-            return path.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError:
-            raise InputError(f"{value}: not UTF-8 text", hint="convert the file to UTF-8") from None
+def _input_lines(value: str, encoding: str | None = None):
+    """The input sentences, streamed (a file or stdin), or the argument itself as one sentence."""
+    from treegram.io import iter_lines
+
+    if value == "-" or Path(value).is_file():
+        return iter_lines(value, encoding=encoding)
     if " " not in value.strip() and ("/" in value or value.endswith((".txt", ".tok"))):
         raise InputError(f"{value}: input file not found",
                          hint="give an existing file, - for stdin, or the sentence itself in quotes")
-    return [value]
+    return iter([value])
 
 
 def _run_compress(args: argparse.Namespace, ui) -> int:
-    from treegram.formalism import load_model
+    import itertools
+    import json
 
+    from treegram.formalism import load_model
+    from treegram.io import count_lines, open_output
+
+    if args.resume and not args.out:
+        raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
     model = load_model(args.model)
     if model.formalism != "stsg":
         raise InputError(f"{args.model}: a {model.formalism} model cannot compress sentences",
                          hint="train one with `treegram train stsg`")
-    if args.rate is not None and not 0.0 <= args.rate <= 1.0:
-        raise InputError(f"--rate must be between 0 and 1, got {args.rate}")
-    lines = _input_lines(args.input)
-    results = []
+    lines = _input_lines(args.input, args.encoding)
+    first = next(lines, None)
+    if first is None:
+        raise InputError(f"{'stdin' if args.input == '-' else args.input}: no sentences (the input is empty)",
+                         hint="give one tokenized sentence per line")
     counts = {"ok": 0, "failed": 0, "too_long": 0, "empty": 0}
     parse_s = decode_s = 0.0
-    for lineno, line in enumerate(ui.track(lines, description="compressing"), 1):
-        tokens = line.split()
-        if not tokens:
-            counts["empty"] += 1
-            results.append({"line": lineno, "status": "empty", "input": "", "compression": "", "keep": [],
-                            "rate": None, "tree": ""})
-            continue
-        t0 = time.perf_counter()
-        tree, status = model.source_tree(tokens)
-        t1 = time.perf_counter()
-        comp = model.compress_tree(tree, tokens, rate=args.rate, reward=args.reward)
-        t2 = time.perf_counter()
-        parse_s += t1 - t0
-        decode_s += t2 - t1
-        counts[status] += 1
-        results.append({"line": lineno, "status": status, "input": line.strip(),
-                        "compression": " ".join(comp.compressed), "keep": [bool(k) for k in comp.keep],
-                        "rate": round(comp.rate, 4), "tree": comp.tree.to_bracket() if comp.tree is not None else ""})
-    done = len(lines) - counts["empty"]
-    summary = {"sentences": len(lines), **counts,
-               "sentences_per_second": round(done / (parse_s + decode_s), 2) if done and parse_s + decode_s else None,
-               "sentences_per_second_without_parsing": round(done / decode_s, 2) if done and decode_s else None}
-    if args.out:
-        from treegram.io import atomic_write_text
+    seen = 0
+    terminal = ui.out.is_terminal
+    from treegram.cli.ui import escape
 
-        atomic_write_text(args.out, "".join(r["compression"] + "\n" for r in results))
-    if args.json:
-        ui.emit_json({"sentences": results, "summary": summary})
-    elif not args.out:
-        from treegram.cli.ui import escape
-
-        terminal = ui.out.is_terminal
-        for r in results:
-            if not terminal:  # piped: plain compressions (struck-through text would lose its style)
-                sys.stdout.write(r["compression"] + "\n")
+    with open_output(args.out or "-", resume=args.resume) as sink:
+        skip = sink.done
+        if args.json:
+            sys.stdout.write('{"sentences": [')
+        total = count_lines(args.input) if args.input != "-" and Path(args.input).is_file() else None
+        for lineno, line in enumerate(ui.track(itertools.chain([first], lines), total=total,
+                                               description="compressing"), 1):
+            seen = lineno
+            if lineno <= skip:
                 continue
-            words = r["input"].split()
-            shown = " ".join(escape(w) if k else f"[strike dim]{escape(w)}[/]" for w, k in zip(words, r["keep"]))
-            ui.print(shown, highlight=False)
+            tokens = line.split()
+            if not tokens:
+                counts["empty"] += 1
+                r = {"line": lineno, "status": "empty", "input": "", "compression": "", "keep": [], "rate": None,
+                     "tree": ""}
+            else:
+                t0 = time.perf_counter()
+                tree, status = model.source_tree(tokens)
+                t1 = time.perf_counter()
+                comp = model.compress_tree(tree, tokens, rate=args.rate, reward=args.reward)
+                t2 = time.perf_counter()
+                parse_s += t1 - t0
+                decode_s += t2 - t1
+                counts[status] += 1
+                r = {"line": lineno, "status": status, "input": " ".join(tokens),
+                     "compression": " ".join(comp.compressed), "keep": [bool(k) for k in comp.keep],
+                     "rate": round(comp.rate, 4), "tree": comp.tree.to_bracket() if comp.tree is not None else ""}
+            if args.json:
+                sys.stdout.write(("" if lineno == skip + 1 else ",") + "\n  " + json.dumps(r, ensure_ascii=False))
+                if args.out:
+                    sink.write_line(r["compression"])
+            elif args.out or not terminal:  # a file, or piped: plain compressions, one per line
+                sink.write_line(r["compression"])
+            else:
+                words = r["input"].split()
+                ui.print(" ".join(escape(w) if k else f"[strike dim]{escape(w)}[/]"
+                                  for w, k in zip(words, r["keep"])), highlight=False)
+        done = seen - skip - counts["empty"]
+        summary = {"sentences": seen - skip, **counts,
+                   "sentences_per_second": round(done / (parse_s + decode_s), 2) if done and parse_s + decode_s
+                   else None,
+                   "sentences_per_second_without_parsing": round(done / decode_s, 2) if done and decode_s else None}
+        if args.json:
+            sys.stdout.write("\n], \"summary\": " + json.dumps(summary) + "}\n")
+            sys.stdout.flush()
     ui.note(f"compressed {done} sentences ({summary['sentences_per_second']} sentences/s with parsing, "
             f"{summary['sentences_per_second_without_parsing']} without); flat fallback trees: {counts['failed']} "
             f"unparseable, {counts['too_long']} longer than 100 words; {counts['empty']} empty lines left empty")
@@ -170,9 +189,10 @@ def _configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gold", required=True, nargs="+", type=Path, help="gold compressions (one file per annotator)")
     p.add_argument("--system", required=True, nargs="+", metavar="NAME=FILE",
                    help="system outputs, line-parallel with --source (the first is compared with the others)")
-    p.add_argument("--lines", default=None, help="evaluate only lines A-B (1-based, inclusive), e.g. 1001-1170")
+    p.add_argument("--lines", default=None, type=argtypes.line_range,
+                   help="evaluate only lines A-B (1-based, inclusive), e.g. 1001-1170")
     p.add_argument("--no-rel", action="store_true", help="skip relational F1 (no spaCy needed)")
-    p.add_argument("--trials", type=int, default=10000, help="approximate randomization trials (default 10000)")
+    p.add_argument("--trials", type=argtypes.positive_int, default=10000, help="approximate randomization trials (default 10000)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
@@ -205,14 +225,9 @@ def evaluate_files(source: Path, golds: list[Path], systems: dict[str, Path], *,
     return out
 
 
-def _parse_lines(value: str | None) -> slice | None:
-    if not value:
-        return None
-    try:
-        a, b = value.split("-")
-        return slice(int(a) - 1, int(b))
-    except ValueError:
-        raise InputError(f"--lines {value!r}: expected A-B, e.g. 1001-1170") from None
+def _parse_lines(value: tuple[int, int] | None) -> slice | None:
+    """`--lines` (already checked by `argtypes.line_range`) as a slice."""
+    return None if value is None else slice(value[0] - 1, value[1])
 
 
 def _run_eval(args: argparse.Namespace, ui) -> int:

@@ -2,7 +2,7 @@
 
 The plugin supplies the settings (the `treegram train tig` options), `prepare` (the TSG tree preparation and the
 treebank PCFG whose rules form the base distributions P0 of the initial and auxiliary-tree DPs), `make_state`
-(the blocked state whose per-tree proposal is the TIG->TSG->CFG transform of `plugins/tig/anchored.py`,
+(the blocked state whose per-tree proposal is the TIG->TSG->CFG transform of `plugins/tig/proposal.py`,
 optionally started from the cuts of a few TSG Gibbs sweeps) and `extract_model` (the parsing CFG of
 `plugins/tig/grammar.py` with per-symbol metadata for the back-transform to derived trees).  The blocked MH loop,
 annealing, checkpoints and progress are the core's.
@@ -14,11 +14,12 @@ import types
 
 import attrs
 
-from treegram.cli.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, Sampling, option
 
-from treegram.plugins.tig.model import TIGSettings
+from treegram.plugins.tig.derivation import TIGSettings
+from treegram.cli import argtypes
 
 
 @attrs.frozen
@@ -28,7 +29,7 @@ class TIGOptions:
     variant: str = option("tig", choices=("tig", "tig0"), group="model",
                           help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
                                "tig0: feet below the root, one insertion per node (Shindo et al. 2011)")
-    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model")
+    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (default 2)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
                                  type=nonnegative_int, group="model")
@@ -82,8 +83,12 @@ class TIGFormalism(Formalism):
         from treegram.elementary.data import prepare
         from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
+        from treegram.cli.ui import UI
+        from treegram.plugins.tig.train import MAX_TRAIN_NODES
+        from treegram.trees.tree import drop_oversized
+
         settings = options.model_settings()
-        trees = list(trees)
+        trees = drop_oversized(trees, MAX_TRAIN_NODES, what="TIG", note=UI().note)
         if not trees:
             raise InputError("no training trees", hint="check the --treebank paths")
         pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
@@ -120,6 +125,6 @@ class TIGFormalism(Formalism):
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tig.train import TIGModel
+        from treegram.plugins.tig.model import TIGModel
 
         return TIGModel.from_bundle(meta, arrays)

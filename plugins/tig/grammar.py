@@ -47,7 +47,7 @@ from treegram.grammar.cfg import WeightedCFG
 from treegram.grammar.symbols import SymbolTable
 from treegram.trees import Tree
 
-from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT
+from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT
 
 (S_SITE, S_TOP, S_Y, S_BODY, S_LNE_EQ, S_LNE_ANY, S_RNE, S_AUX, S_LEVEL, S_FOOT, S_SPINE) = range(11)
 FLAT = "~flat"
@@ -253,7 +253,7 @@ class Builder:
         if L in self.cond_by_parent[side]:
             self.un.append((s, self.base_level(side, L, L if eq else -1), float(self.la[dp, L]) - lz))
         for key2, _lab, n in self.cached_aux.get((side, L), ()):
-            from treegram.plugins.tig.model import foot_label
+            from treegram.plugins.tig.derivation import foot_label
 
             if eq and foot_label(key2, side) != L:
                 continue

@@ -16,13 +16,15 @@ from typing import Any
 
 import numpy as np
 
+from treegram.cli.argtypes import seed_entropy
+
 from treegram.bayes.blocked import Proposal
 from treegram.elementary.data import TSGData
 from treegram.elementary.types import TypeTableState
 from treegram.errors import TreegramError
 
-from treegram.plugins.tig.anchored import TreeGrammar, tig_counts
-from treegram.plugins.tig.model import LEFT, RIGHT, Hyper, TIGSettings, TIGTables, decode, phi_log
+from treegram.plugins.tig.proposal import TreeGrammar, tig_counts
+from treegram.plugins.tig.derivation import LEFT, RIGHT, Hyper, TIGSettings, TIGTables, decode, phi_log
 
 
 class TIGState(TypeTableState):
@@ -40,10 +42,10 @@ class TIGState(TypeTableState):
         self.T = TIGTables(data)
         nl = data.num_labels
         self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([self.seed, 2])
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
         n = data.num_rows
         if init_sub is None:
-            rng = np.random.default_rng([self.seed, 1])
+            rng = np.random.default_rng([seed_entropy(self.seed), 1])
             sub = np.zeros(n, np.int8)
             sub[data.sites] = (rng.random(len(data.sites)) < init_site_prob).astype(np.int8)
         else:
@@ -126,7 +128,7 @@ class TIGState(TypeTableState):
 
 class BlockedTIG(TIGState):
     """`BlockedModel` for `treegram.bayes.BlockedMH`: items are trees, the proposal is the anchored TIG -> CFG
-    transform (`anchored.TreeGrammar`) sampled exactly with the core charts."""
+    transform (`proposal.TreeGrammar`) sampled exactly with the core charts."""
 
     def propose(self, item: int, rng: np.random.Generator) -> Proposal:
         tg, g = self._grammar(item)

@@ -1,29 +1,23 @@
-"""A trained TIG (parsing grammar + inventory), and training end to end: prepare trees, optionally start from a TSG
-Gibbs sample, run blocked MH (checkpointed, exact resume), extract the model."""
+"""Training a TIG end to end: prepare trees, optionally start from a TSG Gibbs sample, run blocked MH (checkpointed,
+exact resume), extract the model (`model.TIGModel`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable
 
 import attrs
 import numpy as np
 
-from treegram.elementary.data import START, prepare
+from treegram.elementary.data import prepare
 from treegram.elementary.gibbs import gibbs_cuts
 from treegram.elementary.run import RunOptions as ElementaryRunOptions
 from treegram.elementary.tables import key_size, key_to_tree
-from treegram.errors import InputError, ParseFailure
-from treegram.formalism import save_model
-from treegram.grammar.cfg import LexicalInput, WeightedCFG
+from treegram.errors import InputError
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
-from treegram.trees import Tree, unbinarize
 
-from treegram.plugins.tig.grammar import Builder, derived_tree
-from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT, TIGSettings
-
-MODEL_VERSION = 1
-META_KEYS = ("kind", "label", "side", "foot")
+from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, TIGSettings
+from treegram.plugins.tig.grammar import Builder
+from treegram.plugins.tig.model import TIGModel
 
 
 @attrs.frozen
@@ -31,187 +25,6 @@ class RunOptions(ElementaryRunOptions):
     """How to run the TIG sampler: the shared elementary-tree run options plus the stored inventory size."""
 
     keep_fragments: int = 500  # elementary trees of each kind stored in the model for `treegram grammar`
-
-
-class TIGModel:
-    """A trained TIG: the parsing CFG with per-symbol metadata (derivation -> derived tree), the coarse PCFG
-    (pruning, unknown words) and the elementary-tree inventory."""
-
-    formalism = "tig"
-
-    def __init__(self, cfg: WeightedCFG, meta: dict[str, np.ndarray], pcfg, settings: TIGSettings,
-                 fragments: dict[str, list[dict[str, Any]]], info: dict[str, Any] | None = None,
-                 trace: list[dict[str, Any]] | None = None, *, prune_threshold: float = 1e-5):
-        self.cfg = cfg
-        self.meta = meta
-        self.pcfg = pcfg
-        self.settings = settings
-        self.fragments = fragments  # initial / left / right: [{"tree", "count", "root"}] most frequent first
-        self.info = dict(info or {})
-        self.trace = list(trace or [])
-        self.prune_threshold = prune_threshold
-        self.labels = [self.cfg.categories.symbol(i) for i in range(len(self.cfg.categories) - 1)]
-        self._unk = None
-        self.last_insertions = (0, 0)
-
-    # -- parsing ---------------------------------------------------------------------------------------------
-    def _unknown_entries(self):
-        if self._unk is None:
-            from treegram.plugins.tig.grammar import S_BODY
-
-            kind, lab = self.meta["kind"], self.meta["label"]
-            base = {}
-            for s in np.flatnonzero(kind == S_BODY).tolist():
-                if self.cfg.nonterminals.symbol(s).split("#")[0].endswith("~base"):
-                    base[int(lab[s])] = s
-            coarse = self.pcfg.cfg.nonterminals
-            ids, logp = [], []
-            index = {name: i for i, name in enumerate(self.labels)}
-            for t, lpv in zip(self.pcfg.unk_tags.tolist(), self.pcfg.unk_logp.tolist()):
-                L = index.get(coarse.symbol(t))
-                if L is not None and L in base:
-                    ids.append(base[L])
-                    logp.append(lpv)
-            self._unk = (np.array(ids, np.int32), np.array(logp, np.float64))
-        return self._unk
-
-    def lexical_input(self, tokens: list[str]) -> LexicalInput:
-        lex = self.cfg.lexical_input(self.pcfg.mapper.map_sentence(tokens))
-        return lex.with_fallback(*self._unknown_entries())
-
-    def _pruning(self, tokens):
-        from treegram.charts import Pruning, coarse_to_fine_mask
-
-        if not self.prune_threshold:
-            return None
-        try:
-            mask = coarse_to_fine_mask(self.pcfg.cfg, self.pcfg.lexical_input(tokens), threshold=self.prune_threshold,
-                                       projection=self.cfg)
-        except ParseFailure:
-            return None
-        return Pruning(mask=mask)
-
-    def parse_derivation(self, tokens: list[str]) -> tuple[Tree, tuple[int, int], float]:
-        """(derived binarized tree, (left, right) insertions, log-probability) of the most probable derivation."""
-        from treegram.charts import viterbi
-
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        lex = self.lexical_input(tokens)
-        prune = self._pruning(tokens)
-        result = viterbi(self.cfg, lex, list(tokens), prune=prune)
-        if result is None and prune is not None:
-            result = viterbi(self.cfg, lex, list(tokens))
-        if result is None:
-            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-        tree, ins = derived_tree(self.labels, self.meta, result.derivation.steps, list(tokens))
-        return tree, (ins[LEFT], ins[RIGHT]), result.logp
-
-    def parse(self, tokens: list[str]) -> Tree:
-        """The derived tree of the most probable TIG derivation (unbinarized); ParseFailure if none."""
-        tree, ins, _ = self.parse_derivation(tokens)
-        self.last_insertions = ins
-        if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
-            tree = tree.children[0]
-        return unbinarize(tree)
-
-    # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) works on this model
-    def chart_input(self, tokens: list[str]):
-        from treegram.charts.decoders import ChartInput
-
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens), self._pruning(tokens))
-
-    def derivation_tree(self, derivation, inp) -> Tree:
-        tree, _ins = derived_tree(self.labels, self.meta, derivation.steps, inp.words)
-        return self.category_tree(tree)
-
-    def category_tree(self, tree: Tree, inp=None) -> Tree:
-        """A tree over the CFG's categories -> output tree: insertion symbols (`~flat`) spliced, START dropped,
-        unbinarized."""
-        from treegram.charts.decoders import splice
-        from treegram.plugins.tig.grammar import FLAT
-
-        tree = splice(tree, {FLAT})
-        if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
-            tree = tree.children[0]
-        return unbinarize(tree)
-
-    def generation_view(self):
-        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
-        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
-        if getattr(self, "_generation_view", None) is None:
-            from treegram.generation.cfg_view import cfg_generation_view
-
-            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.pcfg.mapper.is_known,
-                                                         formalism=self.formalism)
-        return self._generation_view
-
-    # -- persistence ---------------------------------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        cmeta, carrays = self.cfg.to_bundle()
-        pmeta, parrays = self.pcfg.cfg.to_bundle()
-        meta = {
-            "tig_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info, "cfg": cmeta,
-            "pcfg": {"settings": self.pcfg.settings.to_dict(), "mapper": self.pcfg.mapper.to_dict(), "cfg": pmeta,
-                     "info": self.pcfg.info},
-            "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
-        }
-        arrays = {**{f"cfg.{k}": v for k, v in carrays.items()}, **{f"pcfg.cfg.{k}": v for k, v in parrays.items()},
-                  **{f"sym.{k}": self.meta[k] for k in META_KEYS},
-                  "pcfg.unk_tags": self.pcfg.unk_tags, "pcfg.unk_logp": self.pcfg.unk_logp}
-        save_model(path, self, meta, arrays)
-
-    @classmethod
-    def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> TIGModel:
-        from treegram.errors import ModelFileError
-
-        if meta.get("tig_version", 0) > MODEL_VERSION:
-            raise ModelFileError(f"TIG model version {meta.get('tig_version')} is newer than this plugin",
-                                 hint="upgrade treegram's tig plugin")
-        missing = [k for k in META_KEYS if f"sym.{k}" not in arrays]
-        if missing or "cfg" not in meta:
-            raise ModelFileError("the TIG model file is incomplete (missing " + ", ".join(missing or ["cfg"]) + ")",
-                                 hint="retrain with `treegram train tig`")
-        cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
-        pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
-        sym = {k: arrays[f"sym.{k}"] for k in META_KEYS}
-        return cls(cfg, sym, pcfg, TIGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
-                   meta.get("trace"), prune_threshold=meta.get("prune_threshold", 1e-5))
-
-    def describe(self, *, top: int = 20) -> dict[str, Any]:
-        out: dict[str, Any] = {"formalism": "tig", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
-                               **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules}
-        if top:
-            for kind in ("initial", "left", "right"):
-                out[f"top_{kind}"] = [{"count": f["count"], "root": f["root"], "elementary tree": f["tree"]}
-                                      for f in self.fragments.get(kind, [])[:top]]
-        return out
-
-    def grammar_json(self, args) -> dict[str, Any]:
-        """`treegram grammar MODEL --json [--top K] [--aux]`: the summary plus the listed initial (or left and
-        right auxiliary) trees."""
-        top = getattr(args, "top", 10)
-        kinds = ("left", "right") if getattr(args, "aux", False) else ("initial",)
-        return {**self.describe(top=0), "trees": {kind: self.fragments.get(kind, [])[:top] for kind in kinds}}
-
-    def render_grammar(self, ui, args) -> None:
-        """`treegram grammar MODEL [--top K] [--aux]`: draw the most frequent initial (or, with --aux, left and
-        right auxiliary) trees; the foot node of an auxiliary tree is drawn as `X*`."""
-        from treegram.trees import ascii_tree, parse_brackets
-
-        top = getattr(args, "top", 10)
-        kinds = ("left", "right") if getattr(args, "aux", False) else ("initial",)
-        for kind in kinds:
-            frags = self.fragments.get(kind, [])[:top]
-            n = self.info.get(f"{kind}_trees", len(self.fragments.get(kind, [])))
-            ui.table(f"top {len(frags)} of {n} {kind} trees", ["count", "root", "elementary tree"],
-                     [(f["count"], f["root"], f["tree"]) for f in frags])
-            for f in frags:
-                ui.print(f"[bold]{kind} count {f['count']}[/]  root {f['root']}", highlight=False)
-                ui.print(ascii_tree(parse_brackets(f["tree"], source="elementary tree")[0]), highlight=False,
-                         markup=False)
 
 
 # -- training ----------------------------------------------------------------------------------------------------
@@ -233,6 +46,10 @@ def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: li
     return TIGModel(cfg, meta, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold)
 
 
+#: Training trees with more nodes are left out (with a note): the per-tree proposal chart is cubic in its length.
+MAX_TRAIN_NODES = 2000
+
+
 def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = RunOptions(), *,
               callback: Callable[[dict], Any] | None = None, init_callback: Callable[[dict], Any] | None = None,
               note=None, init_sub: np.ndarray | None = None, task=None) -> TIGModel:
@@ -244,7 +61,9 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     from treegram.bayes import BlockedMH
     from treegram.plugins.tig.sampler import BlockedTIG
 
-    trees = list(trees)
+    from treegram.trees.tree import drop_oversized
+
+    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="TIG", note=note)
     if not trees:
         raise InputError("no training trees", hint="check the --treebank paths")
     pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,

@@ -6,14 +6,14 @@ keeps the TSG formalism:
 
 - `state`: `BlockedTSG` (whole-tree Metropolis-Hastings, `treegram.bayes.BlockedMH`) over the core
   substitution-site state; hyperparameters alpha_c / beta_c slice-sampled from the exact collapsed joint.
-- `transform`: the TSG's tree-anchored blocked proposal `TreeProposal` (rules emitted into the core
+- `proposal`: the TSG's tree-anchored blocked proposal `TreeProposal` (rules emitted into the core
   `treegram.charts.AnchoredCFG`, the reusable blocked-proposal machinery).
-- `grammar`: `TSGModel` (Goodman transform to a `WeightedCFG`, coarse-to-fine Viterbi parsing, bundle I/O).
+- `model`: `TSGModel` (Goodman transform to a `WeightedCFG`, coarse-to-fine Viterbi parsing, bundle I/O).
 - `train`: `train_tsg(trees, settings, RunOptions(...))`, checkpoint/resume.
 """
 
 from treegram.elementary import GibbsTSG, TSGSettings, prepare
-from treegram.plugins.tsg.grammar import TSGModel, goodman_cfg
+from treegram.plugins.tsg.model import TSGModel, goodman_cfg
 from treegram.plugins.tsg.state import BlockedTSG
 from treegram.plugins.tsg.train import RunOptions, train_tsg
 

@@ -3,8 +3,8 @@
 What the plugin supplies: the settings (their fields are the `treegram train tsg` options), `prepare` (binarized,
 integer-coded training trees and the treebank PCFG whose rule probabilities form the base distribution P0 of
 Cohn et al. 2010, eq. 2), `make_state` (a substitution-flag state for the Gibbs site move, or the blocked state
-whose proposal is the per-tree CFG transform of `plugins/tsg/transform.py`), and `extract_model` (Goodman's
-TSG->CFG transform for parsing, `plugins/tsg/grammar.py`, whose derivations map back to derived trees).  The
+whose proposal is the per-tree CFG transform of `plugins/tsg/proposal.py`), and `extract_model` (Goodman's
+TSG->CFG transform for parsing, `plugins/tsg/model.py`, whose derivations map back to derived trees).  The
 sampling loop, annealing, checkpoints, progress and the CLI are the core's (`treegram.training`).
 """
 
@@ -14,7 +14,7 @@ import types
 
 import attrs
 
-from treegram.cli.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, Sampling, option
 
@@ -25,7 +25,7 @@ from treegram.elementary.data import TSGSettings
 class TSGOptions:
     """`treegram train tsg` options (model definition and parsing grammar; the sampler options are the core's)."""
 
-    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model")
+    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (default 2: parent labels)", type=positive_int,
                            group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
@@ -100,6 +100,6 @@ class TSGFormalism(Formalism):
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
 
     def load_model(self, meta, arrays):
-        from treegram.plugins.tsg.grammar import TSGModel
+        from treegram.plugins.tsg.model import TSGModel
 
         return TSGModel.from_bundle(meta, arrays)

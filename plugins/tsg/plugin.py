@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from treegram.plugin_manager import hookimpl
+from treegram.cli import argtypes
 
 
 @hookimpl
@@ -17,7 +18,7 @@ def register_formalisms(register):
 
 def _configure_trees(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, help="a TSG model file from `treegram train tsg`")
-    p.add_argument("--top", type=int, default=10, help="how many elementary trees to draw (default 10)")
+    p.add_argument("--top", type=argtypes.nonnegative_int, default=10, help="how many elementary trees to draw (default 10)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 

@@ -1,6 +1,6 @@
 """The TSG's blocked sampler: `BlockedTSG`, whole-tree Metropolis-Hastings over the core substitution-site state
 (`treegram.elementary.gibbs.TSGState`) with the TSG's tree-anchored Goodman-transform proposal
-(`treegram.plugins.tsg.transform`)."""
+(`treegram.plugins.tsg.proposal`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from treegram.errors import TreegramError
 class BlockedTSG(TSGState):
     """`BlockedModel` for `treegram.bayes.BlockedMH` (Cohn & Blunsom 2010): items are trees; the proposal is the
     tree-anchored Goodman transform of the cached elementary trees plus the base distribution
-    (`treegram.plugins.tsg.transform`), sampled exactly through the core chart decoders."""
+    (`treegram.plugins.tsg.proposal`), sampled exactly through the core chart decoders."""
 
     def __init__(self, data: TSGData, settings: TSGSettings, seed: int):
         super().__init__(data, settings, seed, prefixes=True)
@@ -53,7 +53,7 @@ class BlockedTSG(TSGState):
         self._apply(item, 1)
 
     def propose(self, item: int, rng: np.random.Generator) -> Proposal:
-        from treegram.plugins.tsg.transform import TreeProposal
+        from treegram.plugins.tsg.proposal import TreeProposal
 
         proposal = TreeProposal.build(self, item)
         flags, log_z = proposal.sample(rng)
@@ -62,7 +62,7 @@ class BlockedTSG(TSGState):
 
     def log_q(self, item: int, derivation: np.ndarray) -> float:
         if self._last is None or self._last[0] != item:
-            from treegram.plugins.tsg.transform import TreeProposal
+            from treegram.plugins.tsg.proposal import TreeProposal
 
             self._last = (item, TreeProposal.build(self, item).log_z())
         ks, lps, cs, _ = self.tree_fragments(item, derivation)

@@ -13,7 +13,7 @@ from treegram.elementary.run import RunOptions as ElementaryRunOptions
 from treegram.errors import InputError
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
-from treegram.plugins.tsg.grammar import TSGModel, goodman_cfg, grammar_stats
+from treegram.plugins.tsg.model import TSGModel, goodman_cfg, grammar_stats
 from treegram.plugins.tsg.state import BlockedTSG
 
 

@@ -73,6 +73,22 @@ def align(parsed, rows):
     return out
 
 
+def recompress(path: Path) -> None:
+    """Rewrite a treegram bundle (a zip) at the highest deflate level: same members, ~4% smaller files."""
+    import io
+    import zipfile
+
+    from treegram.io import atomic_write_bytes
+
+    with zipfile.ZipFile(path) as zf:
+        members = [(i.filename, zf.read(i.filename)) for i in zf.infolist()]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for name, data in members:
+            zf.writestr(name, data)
+    atomic_write_bytes(path, buf.getvalue())
+
+
 def main(argv=None) -> int:
     from treegram.io import save_bundle
     from treegram.plugins.vocabgen.model import VocabgenModel
@@ -169,6 +185,7 @@ def main(argv=None) -> int:
     save_bundle(args.out / "default-lm.npz", lmeta, larrays)
     print(f"scorer: {lm.info}; SLOR threshold {threshold:.3f} (held-out p{THRESHOLD_PERCENTILE:.0f})", flush=True)
     for name in ("default-model.npz", "default-corpus.npz", "default-lm.npz"):
+        recompress(args.out / name)
         print(f"  {name}: {(args.out / name).stat().st_size / 1e6:.2f} MB")
     print(f"done in {time.perf_counter() - t0:.0f}s")
     return 0

@@ -24,7 +24,7 @@ def _add_model_vocab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", default=None, help="CEFR level for a CEFR-J csv vocabulary (A1..C2)")
     p.add_argument("--goodness", choices=["acyclic", "fixpoint", "one"], default="acyclic",
                    help="how G(c) is estimated for P_V (default: the paper's acyclic approximation)")
-    p.add_argument("--seed", type=argtypes.seed, default=0, help="random seed (same seed, same sentences)")
+    p.add_argument("--seed", type=argtypes.seed, default=0, help="random seed, any integer (same seed, same sentences)")
 
 
 def load_vocabgen(path: Path | None, ui):
@@ -72,6 +72,10 @@ def _configure_generate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include", default=None, metavar="WORD", help="every sentence must contain this word")
     p.add_argument("-n", type=argtypes.positive_int, default=10, help="number of sentences (default 10)")
     p.add_argument("--unique", action="store_true", help=f"no sentence twice (at most {MAX_UNIQUE:,})")
+    p.add_argument("--out", default="-", help="file to write, one sentence per line as generated (default: stdout)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run: keep the sentences already in --out (same --seed) and add "
+                        "the rest")
     add_json_flag(p)
 
 
@@ -88,33 +92,93 @@ def check_target_word(word: str, option: str = "--include") -> str:
     return w
 
 
+def stream_sentences(gen, n: int, rng, *, word: str | None = None, unique: bool = False,
+                     patience: int | None = None, stats: dict | None = None):
+    """Yield the sentences of `gen.sample(n, rng, word=word, unique=unique)` as they are drawn: small batches first
+    (the first sentence appears at once), the same overall attempt budget, the `unique` filter applied in the same
+    order (and `patience` checked per batch), so memory stays flat and a resumed run draws the same sequence."""
+    stats = {} if stats is None else stats
+    stats.update(attempts=0, failed=0, rejected_by_check=0, duplicates=0, stopped_early=False)
+    budget = 20 * n + 100
+    seen: set[str] = set()
+    made, batch, since_new = 0, 1, 0
+    while made < n and stats["attempts"] < budget:
+        want = min(batch, n - made)
+        sents, st = gen.sample(want, rng, word=word, unique=False, max_attempts=budget - stats["attempts"])
+        for k in ("attempts", "failed", "rejected_by_check"):
+            stats[k] += st.get(k, 0)
+        new = 0
+        for sent in sents:
+            if unique:
+                if sent.text in seen:
+                    stats["duplicates"] += 1
+                    continue
+                seen.add(sent.text)
+            made += 1
+            new += 1
+            yield sent
+        since_new = 0 if new else since_new + st.get("attempts", 0)
+        if not sents or (patience is not None and since_new >= patience):
+            stats["stopped_early"] = bool(sents)
+            break
+        batch = min(batch * 2, 256)
+
+
 def _run_generate(args: argparse.Namespace, ui) -> int:
+    import json
+
+    from treegram.io import open_output
+
     include = check_target_word(args.include) if args.include is not None else None
     n = args.n
     if args.unique and n > MAX_UNIQUE:
         ui.note(f"[yellow]note:[/] -n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences")
         n = MAX_UNIQUE
+    if args.resume and args.out == "-":
+        raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
     gen, vocab = _generator(args, ui)
-    rng = np.random.default_rng(argtypes.seed_entropy(args.seed))
-    with ui.task("generating", total=n) as advance:
-        sents, stats = gen.sample(n, rng, word=include, unique=args.unique,
-                                  patience=UNIQUE_PATIENCE if args.unique else None, progress=advance)
-    if not sents:
+    stats: dict = {}
+    made = 0
+    distinct: set[int] = set()  # for the repetition note: hashes of the first 100,000 sentences
+    stream = stream_sentences(gen, n, np.random.default_rng(argtypes.seed_entropy(args.seed)), word=include,
+                              unique=args.unique, patience=UNIQUE_PATIENCE if args.unique else None, stats=stats)
+    plain = args.out != "-" or not ui.out.is_terminal
+    with open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
+            ui.task("generating", total=n) as advance:
+        skip = sink.done
+        if args.json:
+            sys.stdout.write("[")
+        for sent in stream:
+            made += 1
+            advance(1)
+            if made <= 100_000:
+                distinct.add(hash(sent.text))
+            if made <= skip:
+                continue  # already in --out: the same seed draws the same sentences again
+            if args.json:
+                sys.stdout.write(("" if made == skip + 1 else ",") + "\n  " + json.dumps(sent.to_json(),
+                                                                                       ensure_ascii=False))
+                if args.out != "-":
+                    sink.write_line(sent.text)
+            elif plain:
+                sink.write_line(sent.text)
+            else:
+                ui.out.print(sent.text, highlight=False, markup=False, soft_wrap=True)
+        if args.json:
+            sys.stdout.write("\n]\n")
+            sys.stdout.flush()
+    if not made:
         raise InputError(f"no sentence found in {stats['attempts']} attempts", hint="try another seed or word")
-    if args.json:
-        ui.emit_json([s.to_json() for s in sents])
-    else:
-        ui.out.print("\n".join(s.text for s in sents), highlight=False, markup=False, soft_wrap=True)
-    if len(sents) < n:
+    if made < n:
         why = (f"no new one in {UNIQUE_PATIENCE:,} draws in a row" if stats.get("stopped_early")
                else f"{stats['attempts']:,} draws")
-        ui.note(f"[yellow]note:[/] only {len(sents):,} different sentences found ({why}): this vocabulary and "
+        ui.note(f"[yellow]note:[/] only {made:,} different sentences found ({why}): this vocabulary and "
                 "model allow few more")
-    elif not args.unique and len(sents) >= 20:
-        distinct = len({s.text for s in sents})
-        if distinct < 0.5 * len(sents):
-            ui.note(f"[yellow]note:[/] {distinct:,} of {len(sents):,} sentences are different "
-                    f"({100 * distinct / len(sents):.1f}%); add --unique for no repeats")
+    elif not args.unique and made >= 20:
+        k = min(made, 100_000)
+        if len(distinct) < 0.5 * k:
+            ui.note(f"[yellow]note:[/] {len(distinct):,} of {k:,} sentences are different "
+                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats")
     return 0
 
 
@@ -190,7 +254,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     with ui.task("choosing sentences", total=len(words)) as advance:
         groups, problems = select_sentences(gen, words, args.per_word * spare, rng, progress=advance)
     if focus:
-        problems = [p for p in problems if "different sentence(s) exist" not in p]
+        problems = [p for p in problems if "different sentence(s)" not in p]
     for p in notes + problems:
         ui.note(f"[yellow]note:[/] {p}")
     if not groups:
@@ -202,6 +266,8 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
                        per_word=args.per_word, title=title, notes=notes + problems)
     for p in sheet.notes[len(notes) + len(problems):]:
         ui.note(f"[yellow]note:[/] {p}")
+    if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
+        ui.note(f"names on this sheet: {', '.join(sheet.names)}")
     path = write_output(render(sheet, args.format), args.out, args.format)
     if path is not None:
         ui.note(f"wrote {len(sheet.items)} exercises ({args.format}) to {path}")

@@ -131,6 +131,8 @@ class Sheet:
     items: tuple[Item, ...]
     notes: tuple[str, ...] = ()
     hints: bool = False
+    #: proper names the sentences use that are not in the word list (vocab.PROPER_NAMES: Tom, Japan, ...)
+    names: tuple[str, ...] = ()
 
     def kinds(self) -> list[str]:
         """The kinds on the sheet, in the fixed order of KINDS (a mixed sheet has one section per kind)."""
@@ -148,7 +150,7 @@ class Sheet:
         return {"format": "treegram-exercises", "version": 2, "title": self.title, "vocabulary": self.vocabulary,
                 "words": list(self.words), "kinds": self.kinds(),
                 "instructions": {k: INSTRUCTIONS[k] for k in self.kinds()}, "word_box": self.word_box(),
-                "notes": list(self.notes), "items": [i.to_json() for i in self.items]}
+                "notes": list(self.notes), "names": list(self.names), "items": [i.to_json() for i in self.items]}
 
     def replace(self, number: int, item: Item) -> Sheet:
         """The same sheet with item `number` replaced (the new item takes its number and place)."""
@@ -607,5 +609,10 @@ def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=Fal
     kinds = sorted({i.kind for i in items}, key=KINDS.index)
     title = title or (f"{KIND_TITLES[kinds[0]]} - vocabulary {vocab.name}" if len(kinds) == 1
                       else f"Exercises - vocabulary {vocab.name}")
+    from treegram.plugins.vocabgen.selection import names_used
+
+    shown = {i.sentence for i in items}
+    names = names_used({w: [s for s in ss if s.text in shown] for w, ss in groups.items()}, vocab) \
+        if hasattr(vocab, "names_in") else []
     return Sheet(title, vocab.name, tuple(groups), tuple(items), tuple(notes) + tuple(problems),
-                 hints=bool(hints) if not isinstance(hints, dict) else any(hints.values()))
+                 hints=bool(hints) if not isinstance(hints, dict) else any(hints.values()), names=tuple(names))

@@ -77,6 +77,8 @@ def to_json(sheet: Sheet) -> str:
 
 def to_markdown(sheet: Sheet) -> str:
     lines = [f"# {sheet.title}", "", f"Words: {', '.join(sheet.words)}", ""]
+    if sheet.names:
+        lines += [f"Names on this sheet: {', '.join(sheet.names)}", ""]
     for kind in sheet.kinds():
         if len(sheet.kinds()) > 1:
             lines += [f"## {KIND_TITLES[kind]}", ""]
@@ -113,6 +115,8 @@ def html_body(sheet: Sheet, *, key: bool = True) -> str:
     """The sheet (and its key) as HTML body markup: `to_html` wraps it in a page, the web page embeds it."""
     e = html.escape
     out = [f"<h1>{e(sheet.title)}</h1>", f'<p class="meta">Words: {e(", ".join(sheet.words))}</p>']
+    if sheet.names:
+        out.append(f'<p class="meta">Names on this sheet: {e(", ".join(sheet.names))}</p>')
     for kind in sheet.kinds():
         if len(sheet.kinds()) > 1:
             out.append(f"<h2>{e(KIND_TITLES[kind])}</h2>")

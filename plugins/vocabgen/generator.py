@@ -2,7 +2,8 @@
 
 `ConstrainedGenerator` prunes the model to the vocabulary (Algorithm 1 + FIXUP), estimates G(c), builds P_V
 (eq. 2), and samples either top-down (vocabulary only) or by generating up (required word).  Every sentence it
-returns is checked again at the surface: all tokens in the vocabulary, the required word present.
+returns is checked again at the surface: all tokens in the vocabulary, the required word present, and (unless
+`safe=False`) nothing the classroom safety filter flags.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from treegram.generation.sampling import SampleFailure, as_generator, sample_ent
 
 from treegram.generation.constraints import (GenerateUp, NoSentenceError, PruneReport, constrain,
                                                    expected_counts, goodness, oov_outcomes, prune_to_vocabulary)
+from treegram.plugins.vocabgen.safety import is_safe
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem, surface
 from treegram.plugins.vocabgen.vocab import Vocabulary
 
@@ -52,12 +54,13 @@ class Sentence:
 
 class ConstrainedGenerator:
     def __init__(self, model: GenerationModel, system, vocab: Vocabulary, *, method: str = "acyclic",
-                 max_nodes: int = 300):
+                 max_nodes: int = 300, safe: bool = True):
         self.base = model
         self.system = system
         self.vocab = vocab
         self.method = method
         self.max_nodes = max_nodes
+        self.safe = safe  # reject sentences the classroom safety filter (safety.py) flags
         oov = oov_outcomes(model, vocab)
         self.pruned, self.report = prune_to_vocabulary(model, oov)
         self.g = goodness(self.pruned, method=method)
@@ -98,7 +101,7 @@ class ConstrainedGenerator:
         """A generator whose vocabulary also allows the required word (a word to practise may be new)."""
         if w not in self._extra:
             self._extra[w] = ConstrainedGenerator(self.base, self.system, _with_word(self.vocab, w),
-                                                  method=self.method, max_nodes=self.max_nodes)
+                                                  method=self.method, max_nodes=self.max_nodes, safe=self.safe)
         return self._extra[w]
 
     def context_words(self) -> np.ndarray:
@@ -161,6 +164,8 @@ class ConstrainedGenerator:
         if not tokens or allowed.missing(tokens):
             return None
         if w is not None and w not in {t.lower() for t in tokens}:
+            return None
+        if self.safe and not is_safe(tokens):
             return None
         return Sentence(tokens, surface(tagged), w)
 

@@ -19,6 +19,7 @@ from treegram.formalism import Formalism, option, save_model
 from treegram.generation import GenerationModel, fit_mle
 
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem
+from treegram.cli import argtypes
 
 def generation_model_to_bundle(model: GenerationModel, system) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """(meta, arrays) of a GenerationModel, for embedding in another bundle (arrays prefixed `g_`)."""
@@ -68,6 +69,12 @@ class VocabgenModel:
 
     @staticmethod
     def from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> VocabgenModel:
+        from treegram.schema import Arr, Dict, List, Str, validate
+
+        validate(meta, Dict({"generation": Dict({"system": Dict({"name": Str()}, optional={"config": Dict()}),
+                                                 "contexts": List(), "outcomes": List(), "words": List(Str())})},
+                            optional={"settings": Dict()}), "meta")
+        validate(arrays, Dict({"corpus_utf8": Arr("u")}), "arrays")
         g = meta["generation"]
         if g["system"].get("name") != "spinedep":
             raise ModelFileError(f"vocabgen model of system {g['system'].get('name')!r}",

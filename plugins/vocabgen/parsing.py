@@ -105,7 +105,10 @@ def parse_sentences(texts: Sequence[str], *, cache_dir: str | Path | None = None
         return list(result)
     nlp = load_spacy()
     out: list[DepSentence] = []
-    for doc in nlp.pipe(texts, batch_size=batch_size):
+    # spaCy refuses texts over nlp.max_length characters (a traceback); a "sentence" that long is over max_words
+    # anyway, so it is handed over empty and dropped like any other too-long sentence.
+    limit = min(int(getattr(nlp, "max_length", 1_000_000)) - 1, 100 * max_words)
+    for doc in nlp.pipe((t if len(t) <= limit else "" for t in texts), batch_size=batch_size):
         if progress:
             progress(1)
         sents = list(doc.sents)

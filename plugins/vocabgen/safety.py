@@ -89,8 +89,9 @@ def unsafe_reason(tokens) -> str | None:
     for t in toks:
         if t in forms:
             return f"unsafe word {t!r} ({forms[t]})"
+    present = set(toks)
     for ph, parts in zip(UNSAFE_PHRASES, _phrase_forms()):
-        if _matches(toks, parts):
+        if all(p & present for p in parts) and _matches(toks, parts):
             return f"unsafe sense {' '.join(ph)!r}"
     return None
 

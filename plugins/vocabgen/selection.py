@@ -86,7 +86,7 @@ def _content(tokens) -> list[str]:
 def near_duplicate(a, b) -> bool:
     """Whether two sentences (token sequences) are too alike for one sheet: identical up to case/punctuation, one
     word swapped/added/dropped, or the same sentence with another subject or ending (a shared beginning or end
-    covering at least 70% of the shorter sentence and at least 3 words)."""
+    covering at least 60% of the shorter sentence and at least 3 words)."""
     x, y = _content(a), _content(b)
     if x == y:
         return True
@@ -100,7 +100,7 @@ def near_duplicate(a, b) -> bool:
     while suf < n and x[-1 - suf] == y[-1 - suf]:
         suf += 1
     shared = max(pre, suf)
-    return shared >= 3 and shared >= 0.7 * n
+    return shared >= 3 and shared >= 0.6 * n
 
 
 def _edit_distance_at_most_one(x: list[str], y: list[str]) -> bool:

@@ -407,7 +407,11 @@ def cefrpy_levels() -> dict[str, int]:
     cache = user_cache_dir() / f"cefrpy-{version}-minpos-levels.tsv"
     if cache.is_file():
         out = {}
-        for line in cache.read_text(encoding="utf-8").splitlines():
+        try:
+            text = cache.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):  # a damaged cache is rebuilt, never a traceback
+            text = ""
+        for line in text.split("\n"):
             w, _, lv = line.partition("\t")
             if lv.isdigit():
                 out[w] = int(lv)

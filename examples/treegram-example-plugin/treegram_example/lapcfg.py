@@ -14,8 +14,10 @@ collapsed predictive probability of one more use of rule r with parent A_z::
 The sampler move is the core's collapsed Gibbs site move: site n's value z_n touches two rule events (the
 parent's rule, which names z_n on its right-hand side, and n's own rule); `resample_site` removes both, scores
 each k with eq. 2 (the two events added one after the other) and draws k.  The parsing grammar is the posterior
-predictive of the final sample (eq. 2 for every annotated variant of every treebank rule); parses are decoded
-with the core's Viterbi chart and mapped back by deleting the annotations and undoing the binarization.
+predictive of the final sample (eq. 2 for every annotated variant of every treebank rule), whose categories are
+the unannotated labels; parses are decoded on the core's charts by any registered decoder (`treegram parse
+--decoder mpd|mpp|maxrule|...`) and mapped back by deleting the annotations and undoing the binarization; the same
+grammar is a generation system for `treegram generate --model` (`treegram.generation.cfg_view`).
 
 Everything else -- the training loop, annealing, checkpoint/resume, progress, `--sampler`, model files and the
 command line -- comes from treegram (`treegram.formalism`).
@@ -220,24 +222,44 @@ class LatentPCFGModel:
                     lp = state._log_pred(((lab, z), ann))
                     kids = [_sym(c.labels[x], y, False) for x, y in ann]
                     (binary if len(kids) == 2 else unary).append((sym, *kids, lp))
-        cfg = WeightedCFG.from_rules(TOP, binary=binary, unary=unary, lexical=lexical)
+        # categories: the unannotated labels, which the max-rule decoders sum the annotations into
+        cfg = WeightedCFG.from_rules(TOP, binary=binary, unary=unary, lexical=lexical, category=_category)
         info = {"training_trees": len(c.roots), "log_likelihood": round(state.log_likelihood(), 3),
                 "iterations": len(trace), **state.sweep_stats()}
         return cls(cfg, c.mapper, settings, info)
 
     def parse(self, tokens: list[str]) -> Tree:
-        from treegram.charts import viterbi
+        """The tree of the most probable annotated derivation (`treegram parse`'s default decoder, ``mpd``)."""
+        from treegram.charts.decoders import decode_mpd
+
+        return decode_mpd(self, tokens)
+
+    # `treegram.charts.decoders.ChartModel`: with these three methods every registered decoder works on the model
+    # (`treegram parse --decoder maxrule` sums over the latent annotations, which Viterbi cannot)
+    def chart_input(self, tokens: list[str]):
+        from treegram.charts.decoders import ChartInput
 
         if not tokens:
             raise InputError("empty sentence", hint="give at least one token")
         lex = self.cfg.lexical_input(self.mapper.map_sentence(tokens))
-        result = viterbi(self.cfg, lex, list(tokens)) if not lex.uncovered_positions() else None
-        if result is None:
-            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-        tree = _strip(result.tree)  # back-transform: annotations off, binarization undone
+        if lex.uncovered_positions():
+            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words (a word with no known class)")
+        return ChartInput(self.cfg, lex, list(tokens))
+
+    def derivation_tree(self, derivation, inp) -> Tree:
+        """The back-transform: annotations off, then as `category_tree`."""
+        return self.category_tree(_strip(derivation.to_tree(self.cfg, inp.words)), inp)
+
+    def category_tree(self, tree: Tree, inp=None) -> Tree:
         if tree.label == TOP and len(tree.children) == 1:
             tree = tree.children[0]
         return unbinarize(tree)
+
+    def generation_view(self):
+        """The grammar as a Context/Outcome/Imply generation system (`treegram generate --model`)."""
+        from treegram.generation.cfg_view import cfg_generation_view
+
+        return cfg_generation_view(self.cfg, keep_word=self.mapper.is_known, formalism=self.formalism)
 
     def save(self, path) -> None:
         meta, arrays = self.cfg.to_bundle()
@@ -261,9 +283,13 @@ def _sym(label: str, z: int, top: bool) -> str:
     return label if top else f"{label}{SEP}{z}"
 
 
+def _category(symbol: str) -> str:
+    return symbol.rsplit(SEP, 1)[0] if SEP in symbol else symbol
+
+
 def _strip(tree: Tree) -> Tree:
     kids = tuple(c if isinstance(c, str) else _strip(c) for c in tree.children)
-    return Tree(tree.label.rsplit(SEP, 1)[0] if SEP in tree.label else tree.label, kids)
+    return Tree(_category(tree.label), kids)
 
 
 # -- 5. the formalism: ties the pieces to the core contract ----------------------------------------------------

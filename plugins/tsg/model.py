@@ -29,13 +29,12 @@ from typing import Any
 import numba
 import numpy as np
 
-from treegram.errors import InputError, ParseFailure
-from treegram.formalism import save_model
-from treegram.grammar.cfg import LexicalInput, WeightedCFG
-from treegram.grammar.symbols import SymbolTable
-from treegram.trees import Tree, unbinarize
-
 from treegram.elementary.data import START, TSGSettings
+from treegram.elementary.parsing import CoarseToFineModel
+from treegram.formalism import save_model
+from treegram.grammar.cfg import WeightedCFG
+from treegram.grammar.symbols import SymbolTable
+from treegram.trees import Tree
 
 MODEL_VERSION = 1
 
@@ -188,7 +187,7 @@ def goodman_cfg(state, min_count: int = 1) -> tuple[WeightedCFG, list[tuple[int,
     return cfg, types
 
 
-class TSGModel:
+class TSGModel(CoarseToFineModel):
     """A trained TSG: the Goodman-transformed grammar, the coarse PCFG (pruning, unknown words) and the
     elementary-tree inventory for `treegram grammar`."""
 
@@ -205,37 +204,11 @@ class TSGModel:
         self.trace = list(trace or [])
         self.prune_threshold = prune_threshold
         self.mpp_samples = mpp_samples
-        self._unk = None
 
-    # -- parsing ---------------------------------------------------------------------------------------------
-    def _unknown_entries(self):
-        if self._unk is None:
-            nts = self.cfg.nonterminals
-            coarse = self.pcfg.cfg.nonterminals
-            ids, logp = [], []
-            for t, lpv in zip(self.pcfg.unk_tags.tolist(), self.pcfg.unk_logp.tolist()):
-                name = coarse.symbol(t) + "~base"
-                if name in nts:
-                    ids.append(nts[name])
-                    logp.append(lpv)
-            self._unk = (np.array(ids, np.int32), np.array(logp, np.float64))
-        return self._unk
-
-    def lexical_input(self, tokens: list[str]) -> LexicalInput:
-        lex = self.cfg.lexical_input(self.pcfg.mapper.map_sentence(tokens))
-        return lex.with_fallback(*self._unknown_entries())
-
-    def _pruning(self, tokens):
-        from treegram.charts import Pruning, coarse_to_fine_mask
-
-        if not self.prune_threshold:
-            return None
-        try:
-            mask = coarse_to_fine_mask(self.pcfg.cfg, self.pcfg.lexical_input(tokens), threshold=self.prune_threshold,
-                                       projection=self.cfg)
-        except ParseFailure:
-            return None
-        return Pruning(mask=mask)
+    # -- parsing (lexical input, unknown words, pruning, chart input: `CoarseToFineModel`) -------------------
+    def _base_symbol(self, label: str) -> int | None:
+        i = self.cfg.nonterminals.get(label + "~base")
+        return i if i >= 0 else None
 
     def _to_tree(self, deriv, tokens) -> Tree:
         from treegram.charts import Derivation
@@ -250,21 +223,11 @@ class TSGModel:
         tree = Derivation(steps[~hop]).to_tree(view, list(tokens))
         return self.category_tree(tree)
 
-    # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) works on this model
-    def chart_input(self, tokens: list[str]):
-        from treegram.charts.decoders import ChartInput
-
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens), self._pruning(tokens))
-
     def derivation_tree(self, derivation, inp) -> Tree:
         return self._to_tree(derivation, inp.words)
 
     def category_tree(self, tree: Tree, inp=None) -> Tree:
-        if tree.label == START and len(tree.children) == 1 and isinstance(tree.children[0], Tree):
-            tree = tree.children[0]
-        return unbinarize(tree)
+        return self.finish_tree(tree)
 
     def parse(self, tokens: list[str]) -> Tree:
         """Most probable derivation's tree (or the sampled MPP with `mpp_samples`); ParseFailure if none."""
@@ -274,30 +237,16 @@ class TSGModel:
             return decode_mpp(self, tokens, samples=self.mpp_samples)
         return decode_mpd(self, tokens)
 
-    def generation_view(self):
-        """(GenerationModel, system): this model's parsing grammar as a Context/Outcome/Imply generation system
-        (`treegram.generation.cfg_view`), for `treegram generate --model`; words only (signatures left out)."""
-        if getattr(self, "_generation_view", None) is None:
-            from treegram.generation.cfg_view import cfg_generation_view
-
-            self._generation_view = cfg_generation_view(self.cfg, keep_word=self.pcfg.mapper.is_known,
-                                                         formalism=self.formalism)
-        return self._generation_view
-
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         cmeta, carrays = self.cfg.to_bundle()
-        pmeta, parrays = self.pcfg.cfg.to_bundle()
+        pmeta, parrays = self.pcfg.bundle("pcfg")
         meta = {
             "tsg_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info, "cfg": cmeta,
-            "pcfg": {"settings": self.pcfg.settings.to_dict(), "mapper": self.pcfg.mapper.to_dict(), "cfg": pmeta,
-                     "info": self.pcfg.info},
-            "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
+            **pmeta, "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
             "mpp_samples": self.mpp_samples,
         }
-        arrays = {**{f"cfg.{k}": v for k, v in carrays.items()}, **{f"pcfg.cfg.{k}": v for k, v in parrays.items()},
-                  "pcfg.unk_tags": self.pcfg.unk_tags, "pcfg.unk_logp": self.pcfg.unk_logp}
-        save_model(path, self, meta, arrays)
+        save_model(path, self, meta, {**{f"cfg.{k}": v for k, v in carrays.items()}, **parrays})
 
     @classmethod
     def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> TSGModel:
@@ -305,8 +254,13 @@ class TSGModel:
 
         if meta.get("tsg_version", 0) > MODEL_VERSION:
             raise ValueError(f"TSG model version {meta.get('tsg_version')} is newer than this plugin")
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Dict, Int, List, Str, validate
+
+        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
+                             "fragments": List(Dict({"tree": Str(), "count": Int(min=0)}))},
+                            optional=COMMON_OPTIONAL), "meta")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
-        pcfg = PCFGModel.from_bundle(meta["pcfg"], {k[5:]: v for k, v in arrays.items() if k.startswith("pcfg.")})
+        pcfg = PCFGModel.from_prefixed(meta, arrays)
         return cls(cfg, pcfg, TSGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
                    meta.get("trace"), prune_threshold=meta.get("prune_threshold", 1e-5),
                    mpp_samples=meta.get("mpp_samples", 0))

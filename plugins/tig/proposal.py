@@ -33,14 +33,14 @@ from treegram.charts import AnchoredCFG
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
 from treegram.elementary.tables import NEG, TypeCounts, key_sig, log0 as _log, log1m as _log1m, row_sig
 
-from treegram.plugins.tig.model import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
+from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
 
 ROLE_OTHER, ROLE_SUB, ROLE_AUXL, ROLE_AUXR = 0, 1, 2, 3
 
 
 def type_sig(dp: int, key) -> tuple:
     """The TIG's match signature of a type: (root label,) + root rule shape [+ foot label for auxiliary trees]."""
-    from treegram.plugins.tig.model import foot_label
+    from treegram.plugins.tig.derivation import foot_label
 
     s = (key[0],) + key_sig(key)
     return s + (foot_label(key, LEFT if dp == DP_LEFT else RIGHT),) if dp != DP_INIT else s
@@ -49,6 +49,10 @@ def type_sig(dp: int, key) -> tuple:
 def tig_counts(num_labels: int) -> TypeCounts:
     """Type counts of the three TIG DP families (initial / left / right) with their match index."""
     return TypeCounts(3, num_labels, type_sig, "TIG")
+
+
+#: Trees with more rows than this build their proposal grammar bottom-up (see `TreeGrammar.build`).
+PREWARM_ROWS = 400
 
 
 class TreeGrammar:
@@ -436,6 +440,20 @@ class TreeGrammar:
 
     # -- output ---------------------------------------------------------------------------------------------
     def build(self) -> AnchoredCFG | None:
+        from treegram.trees.tree import recursion_headroom
+
+        with recursion_headroom():  # chains along same-category spines recurse once per row of the (size-limited) tree
+            return self._build()
+
+    def _build(self) -> AnchoredCFG | None:
+        if self.hi - self.lo > PREWARM_ROWS:
+            # A big tree: memoize the substitution symbols bottom-up (rows are in pre-order, children after their
+            # parent), so that building a node finds its children's symbols ready and recursion stays shallow
+            # however deep the tree is.  Small trees keep the top-down order (same symbols as always).
+            is_word = self.T.data.is_word
+            for f in range(self.hi - 1, self.lo, -1):
+                if not is_word[f]:
+                    self.sub(f)
         start = self.sub(self.lo)
         if start is None:
             return None
