@@ -81,10 +81,12 @@ def register_corpus_readers(register):
 
 @hookspec
 def register_generation_systems(register):
-    """Contribute Context/Outcome/Imply generation systems (SPINEDEP, n-gram, PCFG/TSG views, ...).
+    """Contribute Context/Outcome/Imply generation systems (SPINEDEP, n-gram, ...).
 
     Call ``register(name, factory)`` where ``factory(**options)`` returns an object implementing
-    :class:`treegram.generation.protocol.GenerationSystem`.
+    :class:`treegram.generation.protocol.GenerationSystem`.  Systems read off a trained grammar are not
+    registered here: a model offers its own view as the method ``generation_view()`` (PCFG, TSG and TIG models;
+    ``treegram generate --model FILE``).
     """
 
 
@@ -99,8 +101,10 @@ def register_smoothers(register):
 
 @hookspec
 def register_metrics(register):
-    """Contribute evaluation metrics.
+    """Contribute evaluation metrics over parsed trees, reported by ``treegram evalb --metric NAME``.
 
-    Call ``register(name, metric)`` where ``metric(gold_items, predicted_items) -> dict[str, float]`` computes
-    corpus-level scores (e.g. ``"parseval"``: precision/recall/F1 over bracketed trees).
+    Call ``register(name, metric)`` where ``metric(gold_trees, predicted_trees) -> dict[str, float]`` computes
+    corpus-level scores over two aligned lists of `treegram.trees.Tree` (a predicted tree is ``None`` where the
+    parse failed or its line was unreadable).  The core registers ``"parseval"`` (precision/recall/F1 over
+    labeled brackets), which ``evalb`` reports by default with its full EVALB table.
     """

@@ -82,6 +82,44 @@ def test_evalb_json_keys_and_values(tmp_path, capsys):
     assert data["exact"] == pytest.approx(100 * 2 / 3)
 
 
+def test_evalb_metric_uses_the_registered_metrics(tmp_path, capsys):
+    """`register_metrics` is consumed: `evalb --metric NAME` scores with a plugin's metric (failed parses reach it
+    as None); `--metric parseval` is the default report; an unknown name is one red line."""
+    import treegram
+    from treegram.plugin_manager import get_plugin_manager
+
+    gold = tmp_path / "gold.mrg"
+    gold.write_text(DEMO_TREES)
+    test = tmp_path / "test.mrg"
+    lines = DEMO_TREES.splitlines()
+    lines[2] = "(())"  # a failed parse
+    test.write_text("\n".join(lines) + "\n")
+
+    class SameLabels:
+        @treegram.hookimpl
+        def register_metrics(self, register):
+            register("root-accuracy", lambda golds, tests: {
+                "root_accuracy": sum(t is not None and t.label == g.label for g, t in zip(golds, tests)) / len(golds),
+                "failed": float(sum(t is None for t in tests))})
+
+    default = run(capsys, ["evalb", str(gold), str(test), "--json"])
+    assert default[0] == 0 and json.loads(default[1])["sentences"] == 3
+    assert run(capsys, ["evalb", str(gold), str(test), "--json", "--metric", "parseval"]) == default
+    pm = get_plugin_manager()
+    plugin = SameLabels()
+    pm.register(plugin, name="root-accuracy-metric")
+    try:
+        code, out, err = run(capsys, ["evalb", str(gold), str(test), "--json", "--metric", "root-accuracy"])
+        assert code == 0, err
+        assert json.loads(out) == {"metric": "root-accuracy", "root_accuracy": 2 / 3, "failed": 1.0}
+        code, _, err = run(capsys, ["evalb", str(gold), str(test), "--metric", "root-accuracy", "--per-sentence"])
+        assert code != 0 and "parseval" in err and "Traceback" not in err
+    finally:
+        pm.unregister(plugin)
+    code, _, err = run(capsys, ["evalb", str(gold), str(test), "--metric", "root-accuracy"])
+    assert code != 0 and "unknown metric 'root-accuracy'" in err and "Traceback" not in err
+
+
 def test_show_draws_trees(tmp_path, capsys):
     f = tmp_path / "t.mrg"
     f.write_text("( (S (NP-SBJ (DT the) (NN cat)) (VP (VBD sat)) (-NONE- *T*-1)) )\n")

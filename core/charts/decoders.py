@@ -48,7 +48,7 @@ from numba import types
 from numba.typed import Dict
 
 from treegram.charts.chart import Derivation, inside, outside, sample, viterbi
-from treegram.charts.kernels import NEG_INF, _find
+from treegram.charts.kernels import NEG_INF, _find, _grow
 from treegram.charts.pruning import Pruning
 from treegram.errors import InputError, ParseFailure
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
@@ -176,13 +176,12 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
     b_c = np.empty(cap, np.int64)
     b_p = np.empty(cap, np.float64)
     nb = 0
-    ucap = 1024
-    u_cell = np.empty(ucap, np.int64)
-    u_t = np.empty(ucap, np.int64)
-    u_b = np.empty(ucap, np.int64)
-    u_p = np.empty(ucap, np.float64)
-    u_ft = np.empty(ucap, np.int64)
-    u_fb = np.empty(ucap, np.int64)
+    u_cell = np.empty(cap, np.int64)
+    u_t = np.empty(cap, np.int64)
+    u_b = np.empty(cap, np.int64)
+    u_p = np.empty(cap, np.float64)
+    u_ft = np.empty(cap, np.int64)
+    u_fb = np.empty(cap, np.int64)
     nu = 0
     rin = np.full(nsym, NEG_INF)
     aout = np.full(nsym, NEG_INF)
@@ -221,14 +220,13 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                         best[key] = x
                         arg[key] = np.int64(t) * nsym + b
             for key, x in acc.items():
-                if nu == ucap:
-                    ucap *= 2
-                    u_cell = np.concatenate((u_cell, np.empty(ucap - nu, np.int64)))
-                    u_t = np.concatenate((u_t, np.empty(ucap - nu, np.int64)))
-                    u_b = np.concatenate((u_b, np.empty(ucap - nu, np.int64)))
-                    u_p = np.concatenate((u_p, np.empty(ucap - nu, np.float64)))
-                    u_ft = np.concatenate((u_ft, np.empty(ucap - nu, np.int64)))
-                    u_fb = np.concatenate((u_fb, np.empty(ucap - nu, np.int64)))
+                if nu == u_cell.shape[0]:
+                    u_cell = _grow(u_cell, nu + 1)
+                    u_t = _grow(u_t, nu + 1)
+                    u_b = _grow(u_b, nu + 1)
+                    u_p = _grow(u_p, nu + 1)
+                    u_ft = _grow(u_ft, nu + 1)
+                    u_fb = _grow(u_fb, nu + 1)
                 u_cell[nu] = cell
                 u_t[nu] = key // ncat
                 u_b[nu] = key % ncat
@@ -275,14 +273,13 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                 for r in range(r0, r1):
                     rin[post_sym[r]] = NEG_INF
                 for key, x in acc.items():
-                    if nb == cap:
-                        cap *= 2
-                        b_cell = np.concatenate((b_cell, np.empty(cap - nb, np.int64)))
-                        b_split = np.concatenate((b_split, np.empty(cap - nb, np.int64)))
-                        b_a = np.concatenate((b_a, np.empty(cap - nb, np.int64)))
-                        b_b = np.concatenate((b_b, np.empty(cap - nb, np.int64)))
-                        b_c = np.concatenate((b_c, np.empty(cap - nb, np.int64)))
-                        b_p = np.concatenate((b_p, np.empty(cap - nb, np.float64)))
+                    if nb == b_cell.shape[0]:
+                        b_cell = _grow(b_cell, nb + 1)
+                        b_split = _grow(b_split, nb + 1)
+                        b_a = _grow(b_a, nb + 1)
+                        b_b = _grow(b_b, nb + 1)
+                        b_c = _grow(b_c, nb + 1)
+                        b_p = _grow(b_p, nb + 1)
                     b_cell[nb] = cell
                     b_split[nb] = k
                     b_a[nb] = key // (ncat * ncat)

@@ -43,28 +43,11 @@ def _acc_add(mx, ln, k, x):
 
 
 @numba.njit(cache=True)
-def _grow_i4(a, need):
+def _grow(a, need):
+    """`a` with room for at least `need` rows (doubling; same dtype and row shape; the first rows kept)."""
     if need <= a.shape[0]:
         return a
-    b = np.empty(max(need, 2 * a.shape[0]), np.int32)
-    b[: a.shape[0]] = a
-    return b
-
-
-@numba.njit(cache=True)
-def _grow_f8(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), np.float64)
-    b[: a.shape[0]] = a
-    return b
-
-
-@numba.njit(cache=True)
-def _grow_steps(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.empty((max(need, 2 * a.shape[0]), 6), np.int64)
+    b = np.empty((max(need, 2 * a.shape[0]),) + a.shape[1:], a.dtype)
     b[: a.shape[0]] = a
     return b
 
@@ -245,10 +228,10 @@ def fill_chart(mode, n, nsym,
             srt = np.sort(touched[:nt])
             need = npre + nt
             if need > pre_sym.shape[0]:
-                pre_sym = _grow_i4(pre_sym, need)
-                pre_score = _grow_f8(pre_score, need)
-                pre_rule = _grow_i4(pre_rule, need)
-                pre_split = _grow_i4(pre_split, need)
+                pre_sym = _grow(pre_sym, need)
+                pre_score = _grow(pre_score, need)
+                pre_rule = _grow(pre_rule, need)
+                pre_split = _grow(pre_split, need)
             for t in range(nt):
                 a = srt[t]
                 pre_sym[npre + t] = a
@@ -301,9 +284,9 @@ def fill_chart(mode, n, nsym,
                 cnt = _prune(st_sym, st_score, st_a, st_b, st_c, cnt, beam, threshold)
             need = npost + cnt
             if need > post_sym.shape[0]:
-                post_sym = _grow_i4(post_sym, need)
-                post_score = _grow_f8(post_score, need)
-                post_child = _grow_i4(post_child, need)
+                post_sym = _grow(post_sym, need)
+                post_score = _grow(post_score, need)
+                post_child = _grow(post_child, need)
             for t in range(cnt):
                 post_sym[npost + t] = st_sym[t]
                 post_score[npost + t] = st_score[t]
@@ -343,7 +326,7 @@ def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split
         while x != b:
             c = _find(cl_parent, cl_ptr[b], cl_ptr[b + 1], x)
             y = cl_next[c]
-            steps = _grow_steps(steps, ns + 1)
+            steps = _grow(steps, ns + 1)
             steps[ns, 0] = KIND_UNARY
             steps[ns, 1] = cl_rule[c]
             steps[ns, 2] = x
@@ -353,7 +336,7 @@ def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split
             ns += 1
             x = y
         p = _find(pre_sym, pre_start[cell], pre_start[cell] + pre_len[cell], b)
-        steps = _grow_steps(steps, ns + 1)
+        steps = _grow(steps, ns + 1)
         steps[ns, 2] = b
         steps[ns, 3] = i
         steps[ns, 4] = j
@@ -506,9 +489,9 @@ def outside_pass(n, nsym, start, logz, counts,
                     out_mid[t] = om[post_sym[t]]
                 # posteriors of every symbol on the span, in any chain role
                 if nmid + no > mid_cell.shape[0]:
-                    mid_cell = _grow_i4(mid_cell, nmid + no)
-                    mid_sym = _grow_i4(mid_sym, nmid + no)
-                    mid_lp = _grow_f8(mid_lp, nmid + no)
+                    mid_cell = _grow(mid_cell, nmid + no)
+                    mid_sym = _grow(mid_sym, nmid + no)
+                    mid_lp = _grow(mid_lp, nmid + no)
                 for t in range(no):
                     x = om_list[t]
                     if im_t[x]:
@@ -691,7 +674,7 @@ def sample_derivation(n, start, uniforms,
                 chosen = last
             if chosen == -1:
                 break
-            steps = _grow_steps(steps, ns + 1)
+            steps = _grow(steps, ns + 1)
             steps[ns, 0] = KIND_UNARY
             steps[ns, 1] = up_rule[chosen]
             steps[ns, 2] = x
@@ -709,7 +692,7 @@ def sample_derivation(n, start, uniforms,
         u = uniforms[ui]
         ui += 1
         cum = 0.0
-        steps = _grow_steps(steps, ns + 1)
+        steps = _grow(steps, ns + 1)
         steps[ns, 2] = b
         steps[ns, 3] = i
         steps[ns, 4] = j

@@ -205,13 +205,39 @@ def _configure_evalb(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-length", type=argtypes.positive_int, default=None,
                    help="score only sentences up to this length")
     p.add_argument("--per-sentence", action="store_true", help="also list per-sentence scores")
+    p.add_argument("--metric", default="parseval",
+                   help="score with this registered metric (`treegram plugins` lists them); default parseval, "
+                        "the EVALB report (the only one --max-length and --per-sentence apply to)")
     add_encoding_option(p)
     add_json_flag(p)
+
+
+def _run_metric(args: argparse.Namespace, ui: UI) -> int:
+    """`evalb --metric NAME`: a metric contributed through `register_metrics` over the two files' trees."""
+    from treegram.evaluation.parseval import read_evalb_trees
+    from treegram.plugin_manager import metrics
+
+    found = metrics()
+    if args.metric not in found:
+        raise InputError(f"unknown metric {args.metric!r} (installed: {', '.join(sorted(found)) or 'none'})",
+                         hint="run `treegram plugins` to see the registered metrics")
+    if args.max_length or args.per_sentence:
+        raise InputError("--max-length and --per-sentence are options of the parseval metric",
+                         hint=f"leave them out with --metric {args.metric}")
+    golds, tests, _unreadable = read_evalb_trees(args.gold, args.test, encoding=args.encoding)
+    scores = dict(found[args.metric].obj(golds, tests))
+    if args.json:
+        ui.emit_json({"metric": args.metric, **scores})
+    else:
+        ui.table(args.metric, ["metric", "value"], list(scores.items()))
+    return 0
 
 
 def _run_evalb(args: argparse.Namespace, ui: UI) -> int:
     from treegram.evaluation.parseval import ParsevalParams, evalb_files
 
+    if args.metric != "parseval":
+        return _run_metric(args, ui)
     params = ParsevalParams(max_length=args.max_length) if args.max_length else ParsevalParams()
     result = evalb_files(args.gold, args.test, params, encoding=args.encoding)
     data = result.to_dict()

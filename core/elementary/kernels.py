@@ -357,46 +357,48 @@ def match_cached(x, is_word, subtree_end, tok_int, tok_front, pkeys, keys, cnt, 
 
 
 @numba.njit(cache=True)
+def fragment_nodes(r, flags, is_word, subtree_end):
+    """The nonterminal rows below the root row r of the elementary tree at r, in pre-order, and whether each is a
+    frontier node (a substitution site, `flags` set: its subtree belongs to other elementary trees); words are
+    left out."""
+    end = subtree_end[r]
+    rows = np.empty(end - r, np.int64)
+    front = np.empty(end - r, np.int64)
+    m = 0
+    i = r + 1
+    while i < end:
+        if is_word[i]:
+            i += 1
+            continue
+        rows[m] = i
+        if flags[i]:
+            front[m] = 1
+            i = subtree_end[i]
+        else:
+            front[m] = 0
+            i += 1
+        m += 1
+    return rows[:m], front[:m]
+
+
+@numba.njit(cache=True)
 def type_label_counts(slots, rep, flags, is_word, subtree_end, label):
     """COO (type index, label, frontier?) for every nonterminal of each type's example elementary tree
     (root excluded: it takes no stop/expand decision)."""
     m = 0
     for j in range(slots.shape[0]):
-        r = rep[slots[j]]
-        i = r + 1
-        end = subtree_end[r]
-        while i < end:
-            if is_word[i]:
-                i += 1
-            elif flags[i]:
-                m += 1
-                i = subtree_end[i]
-            else:
-                m += 1
-                i += 1
+        m += fragment_nodes(rep[slots[j]], flags, is_word, subtree_end)[0].shape[0]
     t_idx = np.empty(m, np.int64)
     t_lab = np.empty(m, np.int64)
     t_front = np.empty(m, np.int64)
     q = 0
     for j in range(slots.shape[0]):
-        r = rep[slots[j]]
-        i = r + 1
-        end = subtree_end[r]
-        while i < end:
-            if is_word[i]:
-                i += 1
-            elif flags[i]:
-                t_idx[q] = j
-                t_lab[q] = label[i]
-                t_front[q] = 1
-                q += 1
-                i = subtree_end[i]
-            else:
-                t_idx[q] = j
-                t_lab[q] = label[i]
-                t_front[q] = 0
-                q += 1
-                i += 1
+        rows, front = fragment_nodes(rep[slots[j]], flags, is_word, subtree_end)
+        for k in range(rows.shape[0]):
+            t_idx[q] = j
+            t_lab[q] = label[rows[k]]
+            t_front[q] = front[k]
+            q += 1
     return t_idx, t_lab, t_front
 
 

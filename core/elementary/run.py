@@ -1,7 +1,8 @@
 """How to run an elementary-tree sampler (not part of the model definition): the run options TSG, TIG and
-Bayesian OSTAG share, and the one place that turns them into a core driver (annealing schedule, checkpoints,
-exact resume).  Each formalism subclasses `RunOptions` for its own extras (the TSG's sampler choice, the TIG's
-stored inventory size, the OSTAG's adjunction prior) and may change a default."""
+Bayesian OSTAG share, and `make_driver`, which hands them to a sampler move (`treegram.bayes.moves`:
+`SamplerMove.start` is the one place that builds a driver, with its annealing schedule, checkpoints and exact
+resume).  Each formalism subclasses `RunOptions` for its own extras (the TSG's sampler choice, the TIG's stored
+inventory size, the OSTAG's adjunction prior) and may change a default."""
 
 from __future__ import annotations
 
@@ -34,27 +35,11 @@ class RunOptions:
         if self.tsg_init < 0:
             raise InputError("--tsg-init must be >= 0")
 
-    def schedule(self):
-        """The annealing schedule over `iterations` sweeps (constant unless start and end differ)."""
-        from treegram.bayes import AnnealingSchedule
-
-        kind = "constant" if self.anneal_start == self.anneal_end else "linear"
-        return AnnealingSchedule(self.anneal_start, self.anneal_end, max(1, self.iterations), kind)
-
-    def checkpoint_config(self):
-        from treegram.bayes import CheckpointConfig
-
-        return CheckpointConfig(self.checkpoint, every=self.checkpoint_every) if self.checkpoint else None
-
-    def make_driver(self, driver_cls, state, callback: Callable[[dict], Any] | None = None, **options):
-        """A `GibbsSampler` / `BlockedMH` (`driver_cls`) over `state`: resumed from the checkpoint with `resume`
-        (exactly the uninterrupted run), else fresh with this seed and schedule (`options`: e.g. site_order)."""
-        ck = self.checkpoint_config()
-        if self.resume:
-            if ck is None or not Path(ck.path).exists():
-                raise InputError(f"no checkpoint to resume at {self.checkpoint}",
-                                 hint="run without --resume first (checkpoints are written every --checkpoint-every "
-                                      "iterations)")
-            return driver_cls.resume(ck.path, state, checkpoint=ck, callback=callback)
-        return driver_cls(state, seed=self.seed, schedule=self.schedule(), checkpoint=ck, callback=callback,
-                          **options)
+    def make_driver(self, move, state, callback: Callable[[dict], Any] | None = None, *,
+                    site_order: str = "random"):
+        """The driver of the sampler `move` (`treegram.bayes.moves.GIBBS` / `BLOCKED`) over `state`, built by the
+        move from these options: resumed from the checkpoint with `resume` (exactly the uninterrupted run), else
+        fresh with this seed and annealing schedule."""
+        return move.start(state, seed=self.seed, iterations=self.iterations, anneal_start=self.anneal_start,
+                          anneal_end=self.anneal_end, site_order=site_order, checkpoint=self.checkpoint,
+                          checkpoint_every=self.checkpoint_every, resume=self.resume, callback=callback)

@@ -59,6 +59,28 @@ class Tables:
         return self.rule_logp(L, KIND_BINARY, int(self.label[self.child1[f]]), int(self.label[self.child2[f]]))
 
 
+#: Trees with more rows than this build their per-tree proposal bottom-up (see `build_root`).
+PREWARM_ROWS = 400
+
+
+def build_root(sub: Callable[[int], object], is_word: np.ndarray, lo: int, hi: int):
+    """`sub(lo)`: the proposal symbol of a tree's root row (rows `lo..hi-1`), from a per-tree proposal builder
+    whose `sub(row)` memoizes the symbol of the substitution site at a row (TIG's proposal CFG, OSTAG's
+    hypergraph).  A big tree (more than `PREWARM_ROWS` rows) first memoizes every non-word row bottom-up (rows
+    are in pre-order: children after their parent), so that building a node finds its children's symbols ready
+    and recursion stays shallow however deep the tree is; small trees keep the top-down order (same symbols as
+    always).  Chains along same-category spines still recurse once per row of the (size-limited) tree, hence the
+    recursion headroom."""
+    from treegram.trees.tree import recursion_headroom
+
+    with recursion_headroom():
+        if hi - lo > PREWARM_ROWS:
+            for f in range(hi - 1, lo, -1):
+                if not is_word[f]:
+                    sub(f)
+        return sub(lo)
+
+
 def log0(x: float) -> float:
     """log x, -inf at 0 (probabilities that may be exactly 0 in a proposal grammar)."""
     return math.log(x) if x > 0 else NEG

@@ -512,16 +512,10 @@ def _parse_line(line: str, where: str) -> Tree:
     return trees[0]
 
 
-def evalb_files(
-    gold_path: str | Path, test_path: str | Path, params: ParsevalParams | None = None, *,
-    encoding: str | None = None,
-) -> ParsevalResult:
-    """Score two files of one bracketed tree per line (EVALB's input format).
-
-    A blank test line (or `(())`) is a failed parse; an unreadable test line is an error sentence (reported, not
-    counted); a blank or unreadable gold line is an input error.
-    Trees may be wrapped in an empty top bracket `( (S ...) )` or in (TOP ...)/(ROOT ...).
-    """
+def read_evalb_trees(gold_path: str | Path, test_path: str | Path, *, encoding: str | None = None
+                     ) -> tuple[list[Tree], list[Tree | None], dict[int, str]]:
+    """(gold trees, test trees, unreadable test lines by index) of two aligned files of one bracketed tree per line
+    (see `evalb_files`): a failed or unreadable parse is None among the test trees."""
     gold_path, test_path = Path(gold_path), Path(test_path)
     gold_lines, test_lines = _read_bracket_file(gold_path, encoding), _read_bracket_file(test_path, encoding)
     if not gold_lines:
@@ -546,6 +540,20 @@ def evalb_files(
         except TreeSyntaxError as exc:
             tests.append(None)
             test_errors[n] = str(exc)
+    return golds, tests, test_errors
+
+
+def evalb_files(
+    gold_path: str | Path, test_path: str | Path, params: ParsevalParams | None = None, *,
+    encoding: str | None = None,
+) -> ParsevalResult:
+    """Score two files of one bracketed tree per line (EVALB's input format).
+
+    A blank test line (or `(())`) is a failed parse; an unreadable test line is an error sentence (reported, not
+    counted); a blank or unreadable gold line is an input error.
+    Trees may be wrapped in an empty top bracket `( (S ...) )` or in (TOP ...)/(ROOT ...).
+    """
+    golds, tests, test_errors = read_evalb_trees(gold_path, test_path, encoding=encoding)
     result = score_corpus(golds, tests, params)
     if not test_errors:
         return result

@@ -111,16 +111,8 @@ def _tarjan(nsym, ptr, adj):
 
 
 @numba.njit(cache=True)
-def _grow_i(a, need):
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@numba.njit(cache=True)
-def _grow_f(a, need):
+def _grow(a, need):
+    """`a` with room for at least `need` entries (doubling, same dtype; the first entries kept)."""
     if need <= a.shape[0]:
         return a
     b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
@@ -253,12 +245,12 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
 
         need = m + nr
         if need > out_parent.shape[0]:
-            out_parent = _grow_i(out_parent, need)
-            out_child = _grow_i(out_child, need)
-            out_in = _grow_f(out_in, need)
-            out_vit = _grow_f(out_vit, need)
-            out_next = _grow_i(out_next, need)
-            out_rule = _grow_i(out_rule, need)
+            out_parent = _grow(out_parent, need)
+            out_child = _grow(out_child, need)
+            out_in = _grow(out_in, need)
+            out_vit = _grow(out_vit, need)
+            out_next = _grow(out_next, need)
+            out_rule = _grow(out_rule, need)
         for r in range(nr):
             a = reach[r]
             out_parent[m] = a

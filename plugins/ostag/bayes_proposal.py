@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-from treegram.elementary.tables import NEG, TypeCounts, key_sig, log0 as _log, log1m as _log1m, row_sig
+from treegram.elementary.tables import NEG, TypeCounts, build_root, key_sig, log0 as _log, log1m as _log1m, row_sig
 
 from treegram.plugins.ostag.bayes_model import DP_AUX, DP_INIT, Hyper, TreeTables, spine_length
 
@@ -139,10 +139,6 @@ class Hypergraph:
             return out
 
         return [(sorted(items), lw) for items, lw in expand(self.root)]
-
-
-#: Trees with more rows than this build their hypergraph bottom-up (see `TreeProposal.build`).
-PREWARM_ROWS = 400
 
 
 class TreeProposal:
@@ -393,20 +389,7 @@ class TreeProposal:
 
     # -- output -------------------------------------------------------------------------------------------------
     def build(self) -> Hypergraph | None:
-        from treegram.trees.tree import recursion_headroom
-
-        with recursion_headroom():  # chains along same-category spines recurse once per row of the (size-limited) tree
-            return self._build()
-
-    def _build(self) -> Hypergraph | None:
-        if self.hi - self.lo > PREWARM_ROWS:
-            # A big tree: memoize substitution items bottom-up (rows in pre-order: children after their parent) so
-            # that recursion stays shallow however deep the tree is; small trees keep the top-down order.
-            is_word = self.T.data.is_word
-            for f in range(self.hi - 1, self.lo, -1):
-                if not is_word[f]:
-                    self.sub(f)
-        root = self.sub(self.lo)
+        root = build_root(self.sub, self.T.data.is_word, self.lo, self.hi)
         if root is None:
             return None
         return Hypergraph(self.role, self.row, self.foot, self.eh, self.e0, self.e1, self.ew, root)

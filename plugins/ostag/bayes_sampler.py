@@ -216,7 +216,7 @@ def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
                    run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
                    note: Callable[[str], Any] | None = None, pcfg=None):
     """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
-    from treegram.bayes import BlockedMH
+    from treegram.bayes.moves import BLOCKED
 
     from treegram.trees.tree import drop_oversized
 
@@ -229,7 +229,7 @@ def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
     if run.tsg_init and not run.resume:
         init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed)
     state = BlockedOSTAG(data, settings, run.seed, init_sub=init_sub)
-    driver = run.make_driver(BlockedMH, state, callback)
+    driver = run.make_driver(BLOCKED, state, callback)
     if run.resume and note is not None:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next tree and stops

@@ -16,6 +16,7 @@ import math
 import numba
 import numpy as np
 
+from treegram.bayes.dp import log_normaliser, log_predictive, log_rising
 from treegram.bayes.hashtable import fix_key, table_add, table_find
 
 UNAL = -2
@@ -125,35 +126,17 @@ def frag(r, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_c
 # and `ncat` the per-category totals.
 
 @numba.njit(cache=True)
-def log_pred(count, n_c, log_alpha, lp0):
-    """log (n_e + alpha P0) / (n_c + alpha), in log space (P0 may underflow)."""
-    lpseudo = log_alpha + lp0
-    if count > 0:
-        ln = math.log(count)
-        if ln > lpseudo:
-            num = ln + math.log1p(math.exp(lpseudo - ln))
-        else:
-            num = lpseudo + math.log1p(math.exp(ln - lpseudo))
-    else:
-        num = lpseudo
-    return num - math.log(n_c + math.exp(log_alpha))
-
-
-@numba.njit(cache=True)
-def log_joint(T, ncat, log_alpha):
+def log_joint(T, ncat, alpha):
+    """The collapsed joint of the counts: `treegram.bayes.dp`'s category and rule terms (eq 4, one formula)."""
     tkey, tcount, tlp, tcat, trep, tsize = T
     out = 0.0
-    alpha = math.exp(log_alpha)
+    log_alpha = math.log(alpha)
     for c in range(len(ncat)):
         if ncat[c] > 0:
-            out += math.lgamma(alpha) - math.lgamma(alpha + ncat[c])
+            out += log_normaliser(alpha, ncat[c])
     for s in range(len(tcount)):
         if tcount[s] > 0:
-            ap = math.exp(log_alpha + tlp[s])
-            if ap > 0.0:
-                out += math.lgamma(tcount[s] + ap) - math.lgamma(ap)
-            else:  # alpha P0 underflows: lgamma(n + x) - lgamma(x) -> lgamma(n) + log x  (x -> 0)
-                out += math.lgamma(tcount[s]) + log_alpha + tlp[s]
+            out += log_rising(log_alpha + tlp[s], tcount[s])
     return out
 
 
@@ -242,7 +225,7 @@ def _choose(logw, n, u, temperature):
 
 
 @numba.njit(cache=True)
-def option_weights(i, a, G, tkey, tcount, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB):
+def option_weights(i, a, G, tkey, tcount, ncat, alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB, cB):
     """With site i's current rules already removed from the counts: log weight of every admissible value
     (eqs 5-7).  Leaves a[i] as it found it.  Returns the number of options and i0."""
     (s_parent, s_label, s_word, s_cstart, s_children, s_lp, s_kept_lo, s_kept_hi, cand_start, cands,
@@ -258,7 +241,7 @@ def option_weights(i, a, G, tkey, tcount, ncat, log_alpha, stack, ftgt, opts, lo
         lA[k] = l1
         cA[k] = c1
         s1 = table_find(tkey, tcount, h1)
-        w = log_pred(tcount[s1] if s1 >= 0 else 0, ncat[c1], log_alpha, l1)
+        w = log_predictive(tcount[s1] if s1 >= 0 else 0, ncat[c1], alpha, l1)
         if opts[k] != UNAL:
             h2, l2, c2, _w = frag(i, a, s_label, s_word, s_cstart, s_children, s_lp, t_label, t_word, t_cstart,
                                   t_children, t_lp, log_beta, log_stop, n_labels, stack, ftgt)
@@ -268,7 +251,7 @@ def option_weights(i, a, G, tkey, tcount, ncat, log_alpha, stack, ftgt, opts, lo
             s2 = table_find(tkey, tcount, h2)
             extra = 1 if h2 == h1 else 0
             extra_c = 1 if c2 == c1 else 0
-            w += log_pred((tcount[s2] if s2 >= 0 else 0) + extra, ncat[c2] + extra_c, log_alpha, l2)
+            w += log_predictive((tcount[s2] if s2 >= 0 else 0) + extra, ncat[c2] + extra_c, alpha, l2)
         logw[k] = w
     a[i] = cur
     return n, i0
@@ -296,7 +279,7 @@ def remove_site(i, a, G, tkey, tcount, tlp, tcat, trep, tsize, ncat, stack, ftgt
 
 
 @numba.njit(cache=True)
-def sweep_kernel(order, uniforms, temperature, a, G, T, ncat, log_alpha, stack, ftgt):
+def sweep_kernel(order, uniforms, temperature, a, G, T, ncat, alpha, stack, ftgt):
     """Resample a[i] for every i in `order`; returns the number of changed values, or -1 on a count error.
     T: the table's arrays (keys, counts, log P0, category, example root, size)."""
     tkey, tcount, tlp, tcat, trep, tsize = T
@@ -315,7 +298,7 @@ def sweep_kernel(order, uniforms, temperature, a, G, T, ncat, log_alpha, stack, 
         cur = a[i]
         if remove_site(i, a, G, tkey, tcount, tlp, tcat, trep, tsize, ncat, stack, ftgt) < 0:
             return -1
-        n, i0 = option_weights(i, a, G, tkey, tcount, ncat, log_alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB,
+        n, i0 = option_weights(i, a, G, tkey, tcount, ncat, alpha, stack, ftgt, opts, logw, hA, lA, cA, hB, lB,
                                cB)
         k = _choose(logw, n, uniforms[pos], temperature)
         a[i] = opts[k]

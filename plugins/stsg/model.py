@@ -304,7 +304,6 @@ class STSGSampler:
             raise TreegramError(f"alpha must be positive, got {alpha}")
         self.corpus = corpus
         self.alpha = float(alpha)
-        self.log_alpha = math.log(alpha)
         self._G = corpus.G()
         n = len(corpus.s_label)
         self.stack = np.zeros(4 * corpus.max_nodes + 16, dtype=np.int64)
@@ -369,7 +368,7 @@ class STSGSampler:
         self._maybe_rehash()
         uniforms = rng.random(len(order))
         changed = K.sweep_kernel(self.corpus.sites[order], uniforms, float(temperature), self.a, self._G, self.table,
-                                 self.ncat, self.log_alpha, self.stack, self.ftgt)
+                                 self.ncat, self.alpha, self.stack, self.ftgt)
         if changed < 0:
             raise TreegramError("STSG sampler count tables became inconsistent (internal error)")
         return {"changed": int(changed), "rules": self.num_rules,
@@ -379,13 +378,13 @@ class STSGSampler:
         self._maybe_rehash()
         order = np.array([site], dtype=np.int64)
         changed = K.sweep_kernel(self.corpus.sites[order], rng.random(1), float(temperature), self.a, self._G,
-                                 self.table, self.ncat, self.log_alpha, self.stack, self.ftgt)
+                                 self.table, self.ncat, self.alpha, self.stack, self.ftgt)
         if changed < 0:
             raise TreegramError("STSG sampler count tables became inconsistent (internal error)")
         return bool(changed)
 
     def log_likelihood(self) -> float:
-        return float(K.log_joint(self.table, self.ncat, self.log_alpha))
+        return float(K.log_joint(self.table, self.ncat, self.alpha))
 
     def state_dict(self) -> dict[str, Any]:
         return {"alignment": self.a.copy(), "alpha": self.alpha}
@@ -410,7 +409,7 @@ class STSGSampler:
         hA, hB = np.empty(m, np.uint64), np.empty(m, np.uint64)
         lA, lB = np.empty(m), np.empty(m)
         cA, cB = np.empty(m, np.int64), np.empty(m, np.int64)
-        n, _ = K.option_weights(site_node, self.a, G, self.table[0], self.table[1], self.ncat, self.log_alpha,
+        n, _ = K.option_weights(site_node, self.a, G, self.table[0], self.table[1], self.ncat, self.alpha,
                                 self.stack, self.ftgt, opts, logw, hA, lA, cA, hB, lB, cB)
         # put the current rules back
         k = int(np.flatnonzero(opts[:n] == self.a[site_node])[0])

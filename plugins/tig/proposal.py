@@ -31,7 +31,7 @@ import numpy as np
 
 from treegram.charts import AnchoredCFG
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-from treegram.elementary.tables import NEG, TypeCounts, key_sig, log0 as _log, log1m as _log1m, row_sig
+from treegram.elementary.tables import NEG, TypeCounts, build_root, key_sig, log0 as _log, log1m as _log1m, row_sig
 
 from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
 
@@ -49,10 +49,6 @@ def type_sig(dp: int, key) -> tuple:
 def tig_counts(num_labels: int) -> TypeCounts:
     """Type counts of the three TIG DP families (initial / left / right) with their match index."""
     return TypeCounts(3, num_labels, type_sig, "TIG")
-
-
-#: Trees with more rows than this build their proposal grammar bottom-up (see `TreeGrammar.build`).
-PREWARM_ROWS = 400
 
 
 class TreeGrammar:
@@ -440,21 +436,7 @@ class TreeGrammar:
 
     # -- output ---------------------------------------------------------------------------------------------
     def build(self) -> AnchoredCFG | None:
-        from treegram.trees.tree import recursion_headroom
-
-        with recursion_headroom():  # chains along same-category spines recurse once per row of the (size-limited) tree
-            return self._build()
-
-    def _build(self) -> AnchoredCFG | None:
-        if self.hi - self.lo > PREWARM_ROWS:
-            # A big tree: memoize the substitution symbols bottom-up (rows are in pre-order, children after their
-            # parent), so that building a node finds its children's symbols ready and recursion stays shallow
-            # however deep the tree is.  Small trees keep the top-down order (same symbols as always).
-            is_word = self.T.data.is_word
-            for f in range(self.hi - 1, self.lo, -1):
-                if not is_word[f]:
-                    self.sub(f)
-        start = self.sub(self.lo)
+        start = build_root(self.sub, self.T.data.is_word, self.lo, self.hi)
         if start is None:
             return None
         n = len(self.role)

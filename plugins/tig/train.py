@@ -58,7 +58,7 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     wraps each phase in a progress context whose `advance` the callbacks then receive as second argument (without
     `task` they get the sweep record only)."""
     from contextlib import nullcontext
-    from treegram.bayes import BlockedMH
+    from treegram.bayes.moves import BLOCKED
     from treegram.plugins.tig.sampler import BlockedTIG
 
     from treegram.trees.tree import drop_oversized
@@ -71,7 +71,7 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
     data, _ = prepare(trees, settings.tsg_settings(), pcfg.mapper)
     if run.resume:
         state = BlockedTIG(data, settings, run.seed)
-        driver = run.make_driver(BlockedMH, state, callback)
+        driver = run.make_driver(BLOCKED, state, callback)
         if note is not None:
             note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     else:
@@ -80,7 +80,7 @@ def train_tig(trees, settings: TIGSettings = TIGSettings(), run: RunOptions = Ru
                 cb = init_callback if (init_callback is None or task is None) else (lambda r: init_callback(r, adv))
                 init_sub = gibbs_cuts(data, settings.tsg_settings(), run.tsg_init, run.seed, cb)
         state = BlockedTIG(data, settings, run.seed, init_sub=init_sub)
-        driver = run.make_driver(BlockedMH, state, callback)
+        driver = run.make_driver(BLOCKED, state, callback)
     if task is not None and callback is not None:
         with task(f"{settings.variant.upper()} blocked MH", run.iterations) as adv:
             driver.callback = lambda r: callback(r, adv)

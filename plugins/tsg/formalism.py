@@ -15,7 +15,6 @@ import types
 import attrs
 
 from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
-from treegram.errors import InputError
 from treegram.formalism import Formalism, Sampling, option
 
 from treegram.elementary.data import TSGSettings
@@ -39,7 +38,9 @@ class TSGOptions:
                             group="parsing grammar")
     prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
                                     type=nonnegative_float, group="parsing grammar")
-    mpp_samples: int = option(0, help="parse by the most frequent of N sampled derivations' trees instead of Viterbi",
+    mpp_samples: int = option(0, help="the model's default parse becomes the sampled MPP over N derivations "
+                                      "(same as `treegram parse --decoder mpp --samples N`, which any model can "
+                                      "use without retraining); 0 = Viterbi",
                               type=nonnegative_int, group="parsing grammar")
 
     def model_settings(self) -> TSGSettings:
@@ -71,17 +72,11 @@ class TSGFormalism(Formalism):
     state_kinds = ("sites", "items")
 
     def prepare(self, trees, options: TSGOptions | TSGSettings) -> Prepared:
-        from treegram.elementary.data import prepare
-        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
+        from treegram.plugins.tsg.train import prepare_treebank
 
         settings = options.model_settings() if isinstance(options, TSGOptions) else options
-        trees = list(trees)
-        if not trees:
-            raise InputError("no training trees", hint="check the --treebank paths")
-        pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
-                                                   rare_threshold=settings.rare_threshold))
-        data, _ = prepare(trees, settings, pcfg.mapper)
-        return Prepared(len(trees), settings, pcfg, data)
+        num_trees, pcfg, data = prepare_treebank(trees, settings)
+        return Prepared(num_trees, settings, pcfg, data)
 
     def make_state(self, prepared: Prepared, options, kind: str, run, ctx=None):
         from treegram.elementary.gibbs import GibbsTSG

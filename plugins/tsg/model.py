@@ -30,6 +30,7 @@ import numba
 import numpy as np
 
 from treegram.elementary.data import START, TSGSettings
+from treegram.elementary.kernels import fragment_nodes
 from treegram.elementary.parsing import CoarseToFineModel
 from treegram.formalism import save_model
 from treegram.grammar.cfg import WeightedCFG
@@ -47,17 +48,7 @@ def _goodman(nl, reps, counts, flags, label, word, kind, child1, child2, subtree
     # sizes
     n_int = 0
     for j in range(reps.shape[0]):
-        r = reps[j]
-        i = r + 1
-        end = subtree_end[r]
-        while i < end:
-            if is_word[i]:
-                i += 1
-            elif flags[i]:
-                i = subtree_end[i]
-            else:
-                n_int += 1
-                i += 1
+        n_int += np.count_nonzero(fragment_nodes(reps[j], flags, is_word, subtree_end)[1] == 0)
     nr = rules.shape[0]
     cap = 4 * nr + nl + n_int + reps.shape[0] + 8
     bp = np.empty(cap, np.int32)
@@ -118,31 +109,23 @@ def _goodman(nl, reps, counts, flags, label, word, kind, child1, child2, subtree
         r = reps[j]
         c = label[r]
         wroot = np.log(counts[j]) - np.log(total[c] + alpha[c])
+        rows, front = fragment_nodes(r, flags, is_word, subtree_end)
         # pass 1: symbols of internal nodes
         node_sym[r] = c
-        i = r + 1
-        end = subtree_end[r]
-        while i < end:
-            if is_word[i]:
-                i += 1
-            elif flags[i]:
+        for m in range(rows.shape[0]):
+            i = rows[m]
+            if front[m]:
                 node_sym[i] = label[i]
-                i = subtree_end[i]
             else:
                 node_sym[i] = nxt
                 sym_label[nxt] = label[i]
                 nxt += 1
-                i += 1
-        # pass 2: rules
-        i = r
-        while i < end:
-            if is_word[i]:
-                i += 1
+        # pass 2: rules of the root and the internal nodes
+        for m in range(-1, rows.shape[0]):
+            if m >= 0 and front[m]:
                 continue
-            if i != r and flags[i]:
-                i = subtree_end[i]
-                continue
-            w = wroot if i == r else 0.0
+            i = r if m < 0 else rows[m]
+            w = wroot if m < 0 else 0.0
             s = node_sym[i]
             k = kind[i]
             if k == 0:
@@ -161,7 +144,6 @@ def _goodman(nl, reps, counts, flags, label, word, kind, child1, child2, subtree
                 br[nb] = node_sym[child2[i]]
                 bw[nb] = w
                 nb += 1
-            i += 1
     return (nsym, sym_label, bp[:nb], bl[:nb], br[:nb], bw[:nb], up[:nu], uc[:nu], uw[:nu], lp[:nlx],
             lword[:nlx], lw[:nlx])
 

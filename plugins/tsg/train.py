@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import attrs
 
-from treegram.bayes import BlockedMH, GibbsSampler
+from treegram.bayes.moves import BLOCKED, GIBBS
 from treegram.elementary.data import TSGSettings, prepare
 from treegram.elementary.gibbs import GibbsTSG
 from treegram.elementary.run import RunOptions as ElementaryRunOptions
@@ -32,14 +32,24 @@ class RunOptions(ElementaryRunOptions):
         super().__attrs_post_init__()
 
 
+def prepare_treebank(trees, settings: TSGSettings):
+    """(number of trees, the coarse PCFG whose rules are the base distribution, the integer-coded sampler data)."""
+    trees = list(trees)
+    if not trees:
+        raise InputError("no training trees", hint="check the --treebank paths")
+    pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
+                                               rare_threshold=settings.rare_threshold))
+    data, _ = prepare(trees, settings, pcfg.mapper)
+    return len(trees), pcfg, data
+
+
 def make_state(data, settings: TSGSettings, run: RunOptions):
     cls = GibbsTSG if run.sampler == "gibbs" else BlockedTSG
     return cls(data, settings, run.seed)
 
 
 def make_driver(state, run: RunOptions, callback: Callable[[dict], Any] | None = None):
-    driver_cls = GibbsSampler if run.sampler == "gibbs" else BlockedMH
-    return run.make_driver(driver_cls, state, callback, site_order=run.site_order)
+    return run.make_driver(GIBBS if run.sampler == "gibbs" else BLOCKED, state, callback, site_order=run.site_order)
 
 
 def extract_model(state, pcfg, settings: TSGSettings, run: RunOptions, trace: list[dict], info: dict) -> TSGModel:
@@ -81,16 +91,11 @@ def _depth(tree, is_binarized) -> int:
 def train_tsg(trees, settings: TSGSettings = TSGSettings(), run: RunOptions = RunOptions(), *,
               callback: Callable[[dict], Any] | None = None, progress=None, note=None) -> TSGModel:
     """Train a TSG on treebank trees (see `treegram train tsg -h` for the options)."""
-    trees = list(trees)
-    if not trees:
-        raise InputError("no training trees", hint="check the --treebank paths")
-    pcfg = PCFGModel.train(trees, PCFGSettings(horizontal=settings.horizontal, vertical=settings.vertical,
-                                               rare_threshold=settings.rare_threshold))
-    data, _ = prepare(trees, settings, pcfg.mapper)
+    num_trees, pcfg, data = prepare_treebank(trees, settings)
     state = make_state(data, settings, run)
     driver = make_driver(state, run, callback)
     if note is not None and run.resume:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next site and stops
-    info = {"training_trees": len(trees), "labels": data.num_labels, "sites": int(len(data.sites))}
+    info = {"training_trees": num_trees, "labels": data.num_labels, "sites": int(len(data.sites))}
     return extract_model(state, pcfg, settings, run, trace, info)
