@@ -16,7 +16,7 @@ from treegram.cli.app import main
 from treegram.errors import InputError
 from treegram.plugins.revisions.align import deletion_compression, sentence_replacements
 from treegram.plugins.revisions.mine import Settings, mine_chunk
-from treegram.plugins.revisions.text import revision_sentences, split_sentences, strip_plain, strip_wikitext, tokenize
+from treegram.plugins.revisions.text import split_sentences, strip_plain, strip_wikitext, tokenize
 
 
 # -- pure functions ------------------------------------------------------------------------------------------------
