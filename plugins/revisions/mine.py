@@ -113,6 +113,17 @@ class NLLScorer:
         return -float(chart.log_z)
 
 
+def mine_raw_chunk(chunk: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """The Dask task: parse a raw XML chunk (`dumps.parse_chunk`) and mine it; parsing time counts as the task's."""
+    from treegram.plugins.revisions.dumps import parse_chunk
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = mine_chunk(parse_chunk(chunk), settings)
+    res["stats"]["seconds"] = time.perf_counter() - t0
+    res["stats"]["cpu_seconds"] = time.process_time() - c0
+    return res
+
+
 def mine_chunk(chunk: dict[str, Any], settings: Settings) -> dict[str, Any]:
     """Mine one chunk: ``{"index", "segments": [{"page_id", "title", "model", "context", "revisions":
     [(rev_id, text), ...]}]}`` where ``context`` says the first revision was already counted by the previous chunk

@@ -1,6 +1,7 @@
 """The Dask driver of `treegram mine-revisions`.
 
-The driver streams the dumps (`dumps.iter_chunks`) and submits one `mine.mine_chunk` task per chunk to a
+The driver streams the dumps (`dumps.iter_chunks`: decompression and cutting at <page> elements, no XML parsing)
+and submits one `mine.mine_raw_chunk` task (mwxml parsing + mining) per chunk to a
 `distributed` cluster: a `LocalCluster` of `workers` processes with one thread each, or a running cluster at
 `scheduler`.  At most ``2 * workers + 2`` chunks are in flight (bounded memory); results arrive through
 `distributed.as_completed`, which also feeds the progress bar.  Each finished chunk is written at once, atomically,
@@ -23,10 +24,10 @@ from typing import Any
 from treegram.errors import InputError
 from treegram.io import atomic_write_text, save_json
 from treegram.plugins.revisions.dumps import iter_chunks
-from treegram.plugins.revisions.mine import Settings, mine_chunk
+from treegram.plugins.revisions.mine import Settings, mine_raw_chunk
 
 COLUMNS = ["page_id", "page", "from_rev", "to_rev", "direction", "long_words", "short_words", "long", "short"]
-VERSION = 1
+VERSION = 2
 
 
 def checkpoint_dir(out: Path) -> Path:
@@ -121,7 +122,7 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
                 continue
             # the chunk's text goes straight to a worker (scatter), not through the scheduler's task graph
             [data] = client.scatter([chunk], hash=False)  # (a dict would be scattered value by value)
-            ac.add(client.submit(mine_chunk, data, settings, pure=False))
+            ac.add(client.submit(mine_raw_chunk, data, settings, pure=False))
             inflight += 1
             while inflight >= limit:
                 collect(next(ac))
