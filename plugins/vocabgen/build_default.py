@@ -1,6 +1,8 @@
 """Build the embedded default data (the model, the corpus items and the plausibility scorer) from graded-enja.
 
-    python -m treegram.plugins.vocabgen.build_default --data ../shared/data [--smooth wordnet] [--out DIR]
+    python -m treegram.plugins.vocabgen.build_default --data DATA_DIR [--smooth none|wordnet] [--out DIR]
+
+DATA_DIR is the folder that holds `sentences/graded-enja` (the team's shared corpora folder).
 
 Writes the lemminflect inflection table of the embedded CEFR profiles (vocab.py), then reads
 `sentences/graded-enja/dist/{easy,hard}/N.tsv` (English<TAB>Japanese, CC BY-SA 4.0), parses the English with
@@ -39,7 +41,7 @@ def read_graded(root: Path) -> list[tuple[str, str, str, int]]:
     """(english, japanese, relative file, 1-based line) of every graded-enja line, easy then hard, by level."""
     dist = root / "sentences" / "graded-enja" / "dist"
     if not dist.is_dir():
-        raise SystemExit(f"{dist}: not found (give --data PATH/TO/shared/data)")
+        raise SystemExit(f"{dist}: not found (give --data the folder holding sentences/graded-enja)")
     out = []
     for part in ("easy", "hard"):
         for f in sorted((dist / part).glob("*.tsv"), key=lambda p: int(p.stem)):
@@ -98,8 +100,9 @@ def main(argv=None) -> int:
     from treegram.plugins.vocabgen.vocab import cefr_vocabulary, user_cache_dir
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=Path("../shared/data"))
-    ap.add_argument("--smooth", default="wordnet", help="none, wordnet, glove500, glove5000 (default wordnet)")
+    ap.add_argument("--data", type=Path, required=True, help="the folder holding sentences/graded-enja")
+    ap.add_argument("--smooth", default="none",
+                    help="none (what ships), wordnet, glove500, glove5000 (default none)")
     ap.add_argument("--min-count", type=int, default=2)
     ap.add_argument("--out", type=Path, default=DATA_DIR)
     ap.add_argument("--lm-min-count", type=int, default=3)

@@ -1,7 +1,7 @@
 """The embedded default data: a SPINEDEP model trained on the graded English-Japanese corpus (graded-enja,
 Tatoeba/Tanaka + JEC basic sentences, CC BY-SA 4.0), its A1 corpus items with Japanese reference translations, and
 the plausibility scorer — compiled files in `data/` (see data/NOTICE.md), so no build step and no shared data is
-needed.  `build_default.py` regenerates them from ../shared/data.
+needed.  `build_default.py` regenerates them from the graded-enja corpus (`--data`).
 
 `wordnet_examples` / `is_clause` remain for training your own model from WordNet's example sentences (the old
 default, which copied WordNet examples verbatim onto sheets).
