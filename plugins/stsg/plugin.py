@@ -26,8 +26,9 @@ class STSGOptions:
                               "sentence per line")
     parser: Path = option(required=True, type=Path,
                           help="a treegram parsing model (pcfg, tsg, ...) for the source sentences")
-    method: str = option("gibbs", choices=("gibbs", "em", "vb"),
-                         help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines")
+    method: str = option("gibbs", choices=("gibbs", "em", "vb", "mcdonald"),
+                         help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; mcdonald: "
+                              "McDonald (2006) word-deletion labelling (discriminative baseline)")
     iterations: int | None = option(None, type=positive_int,
                                     help="Gibbs sweeps (annealed T 5 -> 0; default 5000) or EM/VB iterations "
                                          "(default 30)")
@@ -39,6 +40,12 @@ class STSGOptions:
                                            "parser)")
     checkpoint: Path | None = option(None, type=Path, help="sampler checkpoint file (Gibbs)")
     resume: bool = option(False, help="continue from --checkpoint if it exists")
+    epochs: int = option(10, type=positive_int, group="mcdonald",
+                         help="passes over the training pairs (--method mcdonald; default 10)")
+    update: str = option("mira", choices=("mira", "perceptron"), group="mcdonald",
+                         help="1-best MIRA (default) or the averaged perceptron (--method mcdonald)")
+    mira_c: float = option(1.0, type=positive_float, group="mcdonald",
+                           help="largest MIRA step (--method mcdonald; default 1)")
 
 
 class STSGFormalism(Formalism):
@@ -67,12 +74,23 @@ class STSGFormalism(Formalism):
         rep = alignment_report(pairs)
         ui.note(f"read {rep['pairs']} pairs ({rep['pure_deletion']} pure deletions, {rep['non_deletion']} projected "
                 f"onto their longest common subsequence); gold compression rate {rep['compression_rate']}%")
+        if options.method == "mcdonald":
+            from treegram.plugins.stsg.mcdonald import train_mcdonald
+
+            return train_mcdonald(pairs, parser, epochs=options.epochs, update=options.update, C=options.mira_c,
+                                  seed=ctx.seed, parser_id=model_fingerprint(options.parser),
+                                  cache_dir=options.parse_cache, ui=ui)
         return train_stsg(pairs, parser, method=options.method, iterations=options.iterations, alpha=options.alpha,
                           beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
                           cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel
+
+        if meta.get("kind") == "mcdonald":
+            from treegram.plugins.stsg.mcdonald import McDonaldModel
+
+            return McDonaldModel.from_bundle(meta, arrays)
 
         return STSGModel.from_bundle(meta, arrays)
 
