@@ -23,23 +23,9 @@ import numpy as np  # noqa: E402
 from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
 
 from treegram.formalism import load_model  # noqa: E402
-from treegram.plugins.stsg.align import load_broadcast_news  # noqa: E402
 from treegram.plugins.stsg.compressor import STSGModel, train_stsg  # noqa: E402
 from treegram.plugins.stsg.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
-from treegram.plugins.stsg.model import PairCorpus  # noqa: E402
-from treegram.plugins.stsg.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root  # noqa: E402
-
-
-def get_parser(shared: Path, work: Path):
-    path = work / "pcfg.model"
-    if not path.exists():
-        from treegram.grammar.pcfg import PCFGModel, PCFGSettings
-        from treegram.trees import read_treebank
-
-        trees = list(read_treebank([shared / "ptb-sample" / "train", shared / "gum-const" / "const"],
-                                   on_error="skip", on_problem=lambda p: None))
-        PCFGModel.train(trees, PCFGSettings(horizontal=2, vertical=2)).save(path)
-    return load_model(path), path
+from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 
 
 def svg_plot(trace: list[dict], path: Path) -> None:
@@ -91,22 +77,11 @@ def main() -> None:
         args.iterations, args.em_iterations = 200, 10
     shared = require_shared()
     args.work.mkdir(parents=True, exist_ok=True)
-    bn = shared / "compression" / "broadcast-news"
-    parser, parser_path = get_parser(shared, args.work)
-    every = {a: load_broadcast_news(bn, a, "all") for a in (1, 2, 3)}
-    sentences = [p.source for p in every[1]]
-    trees, parse_counts = parse_sentences(sentences, parser, parser_id=model_fingerprint(parser_path),
-                                          cache_dir=args.work / "cache")
-    sources = [wrap_root(t) for t in trees]
-    train_pairs, train_src = [], []
-    for a in (int(c) for c in args.train_annotators):
-        train_pairs += every[a][:1000]
-        train_src += sources[:1000]
-    corpus = PairCorpus(train_src, [derive_target(s, p.keep) for s, p in zip(train_src, train_pairs)],
-                        [p.keep for p in train_pairs], beta=args.beta)
-    dev_src = sources[1000:]
-    dev_tokens = sentences[1000:]
-    gold = [[p.keep for p in every[a][1000:]] for a in (1, 2, 3)]
+    ex = load_experiment(shared, args.work, train_annotators=args.train_annotators)
+    parser, every, parse_counts = ex.parser, ex.every, ex.parse_counts
+    train_pairs = ex.train_pairs
+    corpus = ex.corpus(beta=args.beta)
+    dev_src, dev_tokens, gold = ex.dev_src, ex.dev_tokens, ex.gold
 
     systems: dict[str, dict] = {}
     trace_gs = None
