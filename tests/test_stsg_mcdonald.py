@@ -126,3 +126,15 @@ def test_corrupt_model_file_is_a_clear_error(files, tmp_path, capsys):
     assert main(["-q", "compress", "--model", str(tmp_path / "bad.model"), "--input", "the cat sat"]) != 0
     err = capsys.readouterr().err
     assert "corrupt mcdonald model" in err and "Traceback" not in err
+
+
+def test_grammar_lists_readable_feature_weights(files, capsys):
+    assert main(["-q", "grammar", str(files / "mcd.model"), "--top", "5", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["method"] == "mcdonald" and info["nonzero_weights"] > 0
+    drops = {r["feature"]: r["weight"] for r in info["top_rules"] if r["feature"].startswith("drop")}
+    assert drops and len(info["top_rules"]) <= 10
+    # the training pairs delete exactly the adjectives and adverbs: dropping JJ is rewarded, dropping NN is not
+    m = load_model(files / "mcd.model")
+    weights = {r["feature"]: r["weight"] for r in m.top_features(100)}
+    assert weights["drop a word tagged JJ"] > weights.get("drop a word tagged NN", 0.0)

@@ -524,7 +524,23 @@ class McDonaldModel:
                                "nonzero_weights": int(np.count_nonzero(self.weights)), "hash_bits": self.bits,
                                "words": len(self.words.items) - 3, "tags": len(self.tags.items) - 3,
                                "parser": getattr(self.parser, "formalism", None)}
+        if top:
+            out["top_rules"] = self.top_features(top)
         return out
+
+    def top_features(self, top: int) -> list[dict]:
+        """The readable part of the hashed weights: the weight of dropping each POS tag (template 20) and the
+        strongest kept POS bigrams (template 1), `top` of each by absolute weight."""
+        mask = (1 << self.bits) - 1
+        tags = self.tags.items
+        rows = [{"feature": f"drop a word tagged {tags[t]}", "weight": float(self.weights[_h(mask, 20, t, 0, 0, 0)])}
+                for t in range(3, len(tags))]
+        rows = sorted(rows, key=lambda r: -abs(r["weight"]))[:top]
+        pairs = [{"feature": f"kept bigram {tags[a]} {tags[b]}",
+                  "weight": float(self.weights[_h(mask, 1, a, b, 0, 0)])}
+                 for a in range(1, len(tags)) for b in range(1, len(tags)) if a != END and b != START]
+        rows += sorted(pairs, key=lambda r: -abs(r["weight"]))[:top]
+        return [{**r, "weight": round(r["weight"], 4)} for r in rows]
 
 
 def train_mcdonald(pairs, parser=None, *, trees=None, epochs: int = 10, update: str = "mira", C: float = 1.0,
