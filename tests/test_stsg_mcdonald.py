@@ -138,3 +138,11 @@ def test_grammar_lists_readable_feature_weights(files, capsys):
     m = load_model(files / "mcd.model")
     weights = {r["feature"]: r["weight"] for r in m.top_features(100)}
     assert weights["drop a word tagged JJ"] > weights.get("drop a word tagged NN", 0.0)
+
+
+def test_model_of_another_feature_version_is_refused(files, tmp_path, capsys):
+    meta, arrays = load_bundle(files / "mcd.model")
+    meta["plugin_meta"]["features"] = "mcdonald-0"
+    save_bundle(tmp_path / "old.model", meta, dict(arrays))
+    assert main(["-q", "compress", "--model", str(tmp_path / "old.model"), "--input", "the cat sat"]) != 0
+    assert "feature set" in capsys.readouterr().err

@@ -48,6 +48,7 @@ __all__ = ["SentenceFeatures", "Vocab", "extract", "score_matrix", "viterbi", "v
            "train_weights", "McDonaldModel", "train_mcdonald"]
 
 START, END, UNK = 1, 2, 0  # reserved ids in every vocabulary (0 = unknown)
+FEATURES = "mcdonald-1"  # version of the feature templates and hash: a model's weights only mean this version
 _MAXDEPTH = 64
 
 
@@ -201,12 +202,16 @@ def extract(tree: Tree, words_v: Vocab, tags_v: Vocab, labels_v: Vocab, *, grow:
 # ---------------------------------------------------------------------------------------------------------------
 # Hashed features of a kept pair (i, j) and the DP over them
 # ---------------------------------------------------------------------------------------------------------------
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
+def _mix(x, v):
+    x = (x ^ (np.uint64(v) + np.uint64(0x9E3779B97F4A7C15) + (x << np.uint64(6)) + (x >> np.uint64(2))))
+    return x * np.uint64(0xBF58476D1CE4E5B9)
+
+
+@numba.njit(cache=True)
 def _h(mask, t, a, b, c, d):
-    x = np.uint64(t) * np.uint64(0x9E3779B97F4A7C15)
-    for v in (a, b, c, d):
-        x ^= np.uint64(v + 0x7F4A7C15) + np.uint64(0x9E3779B97F4A7C15) + (x << np.uint64(6)) + (x >> np.uint64(2))
-        x *= np.uint64(0xBF58476D1CE4E5B9)
+    """Hash of the feature (template t; values a, b, c, d) into [0, mask]."""
+    x = _mix(_mix(_mix(_mix(np.uint64(t) * np.uint64(0x9E3779B97F4A7C15), a + 7), b + 7), c + 7), d + 7)
     x ^= x >> np.uint64(31)
     return np.int64(x & np.uint64(mask))
 
@@ -489,7 +494,7 @@ class McDonaldModel:
         parser_meta, arrays = embed_parser(self.parser)
         arrays["mcdonald.index"] = nz.astype(np.int64)
         arrays["mcdonald.weight"] = self.weights[nz].astype(np.float64)
-        meta = {"kind": self.kind, "bits": self.bits, "vocab": {"words": self.words.to_json(),
+        meta = {"kind": self.kind, "features": FEATURES, "bits": self.bits, "vocab": {"words": self.words.to_json(),
                                                                 "tags": self.tags.to_json(),
                                                                 "labels": self.labels.to_json()},
                 "info": self.info, "parser": parser_meta}
@@ -499,6 +504,10 @@ class McDonaldModel:
     def from_bundle(cls, meta: dict, arrays: dict) -> "McDonaldModel":
         from treegram.plugins.stsg.compressor import embedded_parser
 
+        if meta.get("features") != FEATURES:
+            raise ModelFileError(f"mcdonald model with feature set {meta.get('features')!r}, but this treegram "
+                                 f"computes {FEATURES!r}", hint="retrain it with `treegram train stsg --method "
+                                                               "mcdonald`")
         bits = meta.get("bits")
         if not isinstance(bits, int) or isinstance(bits, bool) or not 4 <= bits <= 28:
             raise ModelFileError(f"corrupt mcdonald model: hash bits {bits!r}",
