@@ -195,6 +195,48 @@ def parse_speed(ex, work: Path) -> float:
     return s
 
 
+def tradeoff_svg(curves: dict[str, list[tuple[float, float, bool]]], path: Path) -> None:
+    """CompR (x) against RelF1 (y) per system (cf. Cohn & Lapata 2007, Figure 4): a line through the matched-rate
+    points, a filled dot at the system's own rate."""
+    w, h, pad = 680, 420, 55
+    pts = [p for c in curves.values() for p in c]
+    x0, x1 = min(p[0] for p in pts) - 2, max(p[0] for p in pts) + 2
+    y0, y1 = min(p[1] for p in pts) - 2, max(p[1] for p in pts) + 2
+
+    def sx(x):
+        return pad + (x - x0) / (x1 - x0) * (w - 2 * pad - 110)
+
+    def sy(y):
+        return h - pad - (y - y0) / (y1 - y0) * (h - 2 * pad)
+
+    colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
+           f'font-size="11">', f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad - 110}" y2="{h - pad}" stroke="black"/>',
+           f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="black"/>',
+           f'<text x="{pad}" y="{pad - 20}">Broadcast news dev: compression rate vs relational F1 (filled: own rate; '
+           f'line: matched rates)</text>',
+           f'<text x="{(w - 110) / 2}" y="{h - 15}" text-anchor="middle">CompR %</text>',
+           f'<text x="15" y="{h / 2}" transform="rotate(-90 15 {h / 2})" text-anchor="middle">RelF1</text>']
+    for v in range(int(x0) + 1, int(x1) + 1):
+        if v % 5 == 0:
+            out.append(f'<text x="{sx(v):.1f}" y="{h - pad + 14}" text-anchor="middle">{v}</text>')
+    for v in range(int(y0) + 1, int(y1) + 1):
+        if v % 5 == 0:
+            out.append(f'<text x="{pad - 5}" y="{sy(v) + 4:.1f}" text-anchor="end">{v}</text>')
+    for k, (name, c) in enumerate(curves.items()):
+        col = colours[k % len(colours)]
+        line = sorted(c)
+        out.append('<polyline points="' + " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y, _ in line)
+                   + f'" fill="none" stroke="{col}" stroke-width="1.5"/>')
+        for x, y, own in line:
+            out.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="{4 if own else 2.5}" '
+                       f'fill="{col if own else "white"}" stroke="{col}"/>')
+        out.append(f'<text x="{w - pad - 100}" y="{pad + 15 * k}" fill="{col}">{name}</text>')
+    out.append("</svg>")
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
 def reference_gs(results_md: Path) -> str | None:
     """The GS row of the 5000-sweep `stsg` section of RESULTS.md (for the fewer-sweep check)."""
     if not results_md.exists():
@@ -409,11 +451,21 @@ def main() -> None:
             body += [markdown_table(["comparison", "token F1 diff", "p", "RelF1 diff", "p"], srows), ""]
     body += ["Paper (Yamangil & Shieber 2010, Table 1): SVM 54.46 < EM 57.67 < GS 61.64 RelF1.", "",
              f"- {order_own}", f"- {order_matched}", "",
+             "CompR against RelF1 for every system (own rate and the matched rates; for the three SVM losses this "
+             "is Cohn & Lapata's Figure 4 on broadcast news): benchmarks/compression_tradeoff.svg.", "",
              "Command: `python benchmarks/bench_compression.py --systems " + ",".join(systems)
              + f" --gs-seeds {args.gs_seeds} --gs-sweeps {args.gs_sweeps}`"]
     text = "\n".join(body)
     print(text)
     if not args.no_write:
+        curves = {}
+        for name in outputs:
+            if name == "keep-all":
+                continue
+            c = [(own[name][0]["compression_rate"], own[name][0]["rel_f1"], True)]
+            c += [(matched[(k, name)][0]["compression_rate"], matched[(k, name)][0]["rel_f1"], False) for k in targets]
+            curves[LABEL[name]] = c
+        tradeoff_svg(curves, ROOT / "benchmarks" / "compression_tradeoff.svg")
         write_section("compression", text)
 
 
