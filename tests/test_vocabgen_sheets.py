@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import pytest
 
@@ -30,8 +31,14 @@ def test_embedded_data_is_small_and_complete():
     assert "Tono" in notice and "graded-enja" in notice and "CC BY-SA 4.0" in notice
 
 
+def test_main_sheet_prefers_corpus_items(source):
+    groups, problems = select_sentences(source, ["school", "book", "family", "water"], 5, np.random.default_rng(3))
+    assert not problems and all(s.source == "corpus" for ss in groups.values() for s in ss)
+
+
 def test_main_sheet_items_are_checked_and_mixed(source):
     vocab = source.vocab
+    source = attrs.evolve(source, corpus_share=0.5)
     groups, problems = select_sentences(source, ["school", "book", "family", "water"], 5, np.random.default_rng(3))
     assert set(groups) == {"school", "book", "family", "water"} and not problems
     items = [s for ss in groups.values() for s in ss]
@@ -106,6 +113,18 @@ def test_scorer_prefers_real_word_order():
     good = scorer.slor("I go to school every day .".split())
     bad = scorer.slor("School day go every I to .".split())
     assert good > threshold > bad
+
+
+def test_ranker_scores_and_threshold(source):
+    from treegram.plugins.vocabgen.ranking import PlausibilityRanker
+
+    ranker = source.scorer
+    assert isinstance(ranker, PlausibilityRanker) and source.threshold == ranker.threshold
+    good = ranker.score("I go to school every day .".split())
+    bad = ranker.score("School day go every I to .".split())
+    assert good > bad + 2 and bad < ranker.threshold
+    # the worst single position counts: one bad join sinks an otherwise fluent sentence
+    assert ranker.score("I go to school every day .".split()) > ranker.score("I go to school every the day .".split())
 
 
 def test_bare_generator_gets_the_embedded_corpus(source):
