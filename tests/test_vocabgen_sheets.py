@@ -132,3 +132,22 @@ def test_bare_generator_gets_the_embedded_corpus(source):
     assert len(groups["water"]) == 2
     only_gen, _ = select_sentences(SheetSource(source.generator), ["water"], 2, np.random.default_rng(0))
     assert all(s.source == "generated" for s in only_gen["water"])
+
+
+def test_below_threshold_items_are_a_marked_last_resort(source):
+    strict = attrs.evolve(source, corpus=None, threshold=1e9)
+    groups, problems = select_sentences(strict, ["water"], 2, np.random.default_rng(0))
+    items = groups["water"]
+    assert items and all("below the plausibility threshold" in s.provenance for s in items)
+    assert all(source.scorer.slor(s.tokens) >= source.floor for s in items)
+    assert any("below the plausibility threshold" in p for p in problems)
+
+
+def test_dependency_parses_become_phrase_structure():
+    from treegram.corpora import DepSentence
+    from treegram.plugins.vocabgen.syntax import dep_to_tree
+
+    s = DepSentence("The old man sat in the park .".split(), "DT JJ NN VBD IN DT NN .".split(),
+                    [3, 3, 4, 0, 4, 7, 5, 4], "det amod nsubj ROOT prep det pobj punct".split())
+    assert dep_to_tree(s).to_bracket() == \
+        "(S (NP (DT The) (JJ old) (NN man)) (VBD sat) (PP (IN in) (NP (DT the) (NN park))) (. .))"
