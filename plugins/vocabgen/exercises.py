@@ -219,6 +219,12 @@ def target_index(tokens: tuple[str, ...], word: str) -> int | None:
     low = [t.lower() for t in tokens]
     if w in low:
         return low.index(w)
+    from treegram.plugins.vocabgen.vocab import word_forms
+
+    forms = word_forms(w)  # the precomputed inflection table first: no 3-second lemminflect import
+    for i, t in enumerate(low):
+        if t in forms:
+            return i
     for i, t in enumerate(low):
         if any(w in v for v in _lemmas(t).values()):
             return i
