@@ -11,7 +11,7 @@ translate, each with its answer, shuffled with the seed into a `Sheet` that `for
   embedded PCFG (syntax.py, `data/default-pcfg.npz`, trained on the graded sentences).  A phrase of at most
   `MAX_TILE` words is one tile; a longer one is cut into its phrases and its runs of bare words (a head with its
   one-word dependents: "the old man", "will go"); a lone preposition or determiner joins the phrase it
-  introduces.  Clitics ("n't", "'s", "'m") always join the word before them and hyphenated words stay whole,
+  introduces; a sentence with fewer than three tiles has its longest tile cut one parse level deeper.  Clitics ("n't", "'s", "'m") always join the word before them and hyphenated words stay whole,
   also in the fallback (no parse) that tiles word by word.
 * **translate** shows the sentence; the key holds the corpus's reference translation, or says there is none.
 
@@ -419,68 +419,88 @@ def _weights(tokens: list[str]) -> list[int]:
     return w
 
 
-def tree_groups(tree, n: int, max_tile: int = MAX_TILE) -> tuple[list[int], list[str], dict[int, int]]:
+def tree_groups(tree, n: int, max_tile: int = MAX_TILE, min_tiles: int = 3
+                ) -> tuple[list[int], list[str], dict[int, int]]:
     """(a group id per token of the first `n` leaves, the preterminal tags, leads) from a phrase-structure tree.
 
-    A phrase of at most `max_tile` words is one tile; a longer phrase is cut: each phrasal child is cut again, and
-    each run of adjacent bare words (a head with its one-word dependents: "the old man", "will go") is one tile,
-    or one tile per word when the run itself is longer than `max_tile`.  Words are counted by `_weights` (clitics
-    and hyphenated parts add none).  `leads[i] = e` marks a one-word tile of a function word (preposition,
-    determiner, possessive, number) whose phrase ends just before token e: it joins the tile after it when that
-    tile lies in the phrase and completes it or holds two words or more ("to" + "the heart-to-heart talk")."""
-    group = [-1] * n
+    Segments start as the whole tree and are refined: a phrase splits into its phrasal children and its runs of
+    adjacent bare words (a head with its one-word dependents: "the old man", "will go"); a run splits into words.
+    Every segment longer than `max_tile` words is refined; then, while there are fewer than `min_tiles` tiles, the
+    longest segment is refined one more level (so a short sentence is cut just where its parse allows, not into
+    words).  Words are counted by `_weights` (clitics and hyphenated parts add none).  `leads[i] = e` marks a
+    one-word segment of a function word (preposition, determiner, possessive, number) whose phrase ends just
+    before token e (see `tiles_for`)."""
     tags = [t for _, t in tree.pos()]
     weight = _weights(tree.leaves())[:n]
     leads: dict[int, int] = {}
-    counter = [0]
-
-    def new(idx) -> None:
-        for i in idx:
-            group[i] = counter[0]
-        counter[0] += 1
 
     def width(node) -> int:
         return 1 if isinstance(node, str) or node.is_preterminal else sum(width(c) for c in node.children)
 
-    def words(idx) -> int:
-        return sum(weight[i] for i in idx)
+    def tokens(seg) -> list[int]:
+        if seg[0] == "run":
+            return seg[1]
+        start = seg[2]
+        return list(range(start, min(start + width(seg[1]), n)))
 
-    def flush(run: list[int], end: int) -> None:
-        if not run:
-            return
-        if words(run) <= max_tile:
-            new(run)
-            if len(run) == 1 and tags[run[0]] in _LEAD_TAGS:
-                leads[run[0]] = end
-        else:
-            for i in run:
-                new([i])
-        run.clear()
+    def words(seg) -> int:
+        return sum(weight[i] for i in tokens(seg))
 
-    def cut(node, start: int) -> None:
+    def refine(seg) -> list:
+        if seg[0] == "run":
+            units: list[list[int]] = []
+            for i in seg[1]:
+                if units and weight[i] == 0:
+                    units[-1].append(i)
+                else:
+                    units.append([i])
+            return [("run", u) for u in units]
+        node, start = seg[1], seg[2]
         stop = min(start + width(node), n)
-        if stop <= start:
-            return
-        if node.is_preterminal or words(range(start, stop)) <= max_tile:
-            new(range(start, stop))
-            return
-        run: list[int] = []
-        pos = start
+        out, run, pos = [], [], start
         for child in node.children:
             w = width(child)
             if isinstance(child, str) or child.is_preterminal:
                 if pos < n:
                     run.append(pos)
             else:
-                flush(run, stop)
-                cut(child, pos)
+                if run:
+                    out.append(("run", run))
+                    run = []
+                if pos < n:
+                    out.append(("node", child, pos))
             pos += w
-        flush(run, stop)
+        if run:
+            out.append(("run", run))
+        for sg in out:
+            if sg[0] == "run" and len(sg[1]) == 1 and tags[sg[1][0]] in _LEAD_TAGS:
+                leads[sg[1][0]] = stop
+        if len(out) == 1 and out[0][0] == "node":  # a phrase with one phrasal child: go down
+            return refine(out[0])
+        return out
 
-    cut(tree, 0)
+    def refinable(seg) -> bool:
+        return len([i for i in tokens(seg) if weight[i]]) > 1
+
+    segs = [("node", tree, 0)] if n else []
+    while True:
+        k = next((j for j, sg in enumerate(segs) if words(sg) > max_tile and refinable(sg)), None)
+        if k is None:
+            break
+        segs[k:k + 1] = refine(segs[k])
+    while len(segs) < min_tiles:
+        cand = [j for j, sg in enumerate(segs) if refinable(sg)]
+        if not cand:
+            break
+        k = max(cand, key=lambda j: words(segs[j]))
+        segs[k:k + 1] = refine(segs[k])
+    group = [-1] * n
+    for g, sg in enumerate(segs):
+        for i in tokens(sg):
+            group[i] = g
     for i in range(n):  # defensive: every token in some tile
         if group[i] < 0:
-            new([i])
+            group[i] = len(segs) + i
     return group, tags, leads
 
 
@@ -523,11 +543,14 @@ def tiles_for(tokens: tuple[str, ...], max_tile: int = MAX_TILE) -> tuple[list[s
         else:
             runs.append([i])
     merged: list[list[int]] = []  # a lone preposition or determiner goes with the phrase it introduces
+    weights = _weights(body)
+    spare = len(runs) - 3  # ... as long as at least three tiles remain
     for run in runs:
         prev = merged[-1] if merged else None
-        if prev is not None and len(prev) == 1 and prev[0] in leads and run[-1] < leads[prev[0]] \
-                and (run[-1] == leads[prev[0]] - 1 or sum(_weights(body)[i] for i in run) >= 2):
+        if spare > 0 and prev is not None and len(prev) == 1 and prev[0] in leads and run[-1] < leads[prev[0]] \
+                and (run[-1] == leads[prev[0]] - 1 or sum(weights[i] for i in run) >= 2):
             prev.extend(run)
+            spare -= 1
         else:
             merged.append(list(run))
     out = []
