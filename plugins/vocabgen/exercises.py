@@ -420,8 +420,9 @@ def _weights(tokens: list[str]) -> list[int]:
 
 
 def tree_groups(tree, n: int, max_tile: int = MAX_TILE, min_tiles: int = 3
-                ) -> tuple[list[int], list[str], dict[int, int]]:
-    """(a group id per token of the first `n` leaves, the preterminal tags, leads) from a phrase-structure tree.
+                ) -> tuple[list[int], list[str], dict[int, int], set[int]]:
+    """(a group id per token of the first `n` leaves, the preterminal tags, leads, head runs) from a
+    phrase-structure tree.
 
     Segments start as the whole tree and are refined: a phrase splits into its phrasal children and its runs of
     adjacent bare words (a head with its one-word dependents: "the old man", "will go"); a run splits into words.
@@ -429,10 +430,11 @@ def tree_groups(tree, n: int, max_tile: int = MAX_TILE, min_tiles: int = 3
     longest segment is refined one more level (so a short sentence is cut just where its parse allows, not into
     words).  Words are counted by `_weights` (clitics and hyphenated parts add none).  `leads[i] = e` marks a
     one-word segment of a function word (preposition, determiner, possessive, number) whose phrase ends just
-    before token e (see `tiles_for`)."""
+    before token e; head runs are the first tokens of runs of two or more bare words (see `tiles_for`)."""
     tags = [t for _, t in tree.pos()]
     weight = _weights(tree.leaves())[:n]
     leads: dict[int, int] = {}
+    heads_runs: set[int] = set()  # first tokens of runs of two or more bare words (a head with its dependents)
 
     def width(node) -> int:
         return 1 if isinstance(node, str) or node.is_preterminal else sum(width(c) for c in node.children)
@@ -498,10 +500,12 @@ def tree_groups(tree, n: int, max_tile: int = MAX_TILE, min_tiles: int = 3
     for g, sg in enumerate(segs):
         for i in tokens(sg):
             group[i] = g
+        if sg[0] == "run" and words(sg) >= 2:
+            heads_runs.add(sg[1][0])
     for i in range(n):  # defensive: every token in some tile
         if group[i] < 0:
             group[i] = len(segs) + i
-    return group, tags, leads
+    return group, tags, leads, heads_runs
 
 
 _LEAD_TAGS = frozenset({"IN", "TO", "DT", "PRP$", "WP$", "PDT", "CD"})
@@ -531,8 +535,9 @@ def tiles_for(tokens: tuple[str, ...], max_tile: int = MAX_TILE) -> tuple[list[s
     tree = parse(tuple(toks))
     tags: list[str] | None = None
     leads: dict[int, int] = {}
+    head_runs: set[int] = set()
     if tree is not None and len(tree.leaves()) == len(toks):
-        groups, tags, leads = tree_groups(tree, len(body), max_tile)
+        groups, tags, leads, head_runs = tree_groups(tree, len(body), max_tile)
     else:
         tree, groups = None, list(range(len(body)))
     groups = _glue(body, groups)
@@ -542,13 +547,15 @@ def tiles_for(tokens: tuple[str, ...], max_tile: int = MAX_TILE) -> tuple[list[s
             runs[-1].append(i)
         else:
             runs.append([i])
-    merged: list[list[int]] = []  # a lone preposition or determiner goes with the phrase it introduces
+    # a lone preposition or determiner goes with the phrase it introduces: the rest of its phrase, or the run of
+    # bare words (a head with its dependents) that starts it
+    merged: list[list[int]] = []
     weights = _weights(body)
     spare = len(runs) - 3  # ... as long as at least three tiles remain
     for run in runs:
         prev = merged[-1] if merged else None
         if spare > 0 and prev is not None and len(prev) == 1 and prev[0] in leads and run[-1] < leads[prev[0]] \
-                and (run[-1] == leads[prev[0]] - 1 or sum(weights[i] for i in run) >= 2):
+                and (run[-1] == leads[prev[0]] - 1 or run[0] in head_runs):
             prev.extend(run)
             spare -= 1
         else:
