@@ -55,36 +55,42 @@ class STSGModel:
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:
-        arrays: dict[str, np.ndarray] = {}
-        parser_meta = None
-        if self.parser is not None:
-            with tempfile.TemporaryDirectory() as tmp:
-                p = Path(tmp) / "parser.model"
-                self.parser.save(p)
-                parser_meta, parser_arrays = load_bundle(p)
-            arrays = {f"parser.{k}": v for k, v in parser_arrays.items()}
+        parser_meta, arrays = self._parser_bundle()
         save_model(path, self, {"grammar": self.grammar.to_json(), "info": self.info, "parser": parser_meta}, arrays)
+
+    def _parser_bundle(self) -> tuple[dict | None, dict[str, np.ndarray]]:
+        """The embedded parser as (its model-file metadata, its arrays prefixed "parser.")."""
+        if self.parser is None:
+            return None, {}
+        with tempfile.TemporaryDirectory() as tmp:
+            p = Path(tmp) / "parser.model"
+            self.parser.save(p)
+            parser_meta, parser_arrays = load_bundle(p)
+        return parser_meta, {f"parser.{k}": v for k, v in parser_arrays.items()}
+
+    @staticmethod
+    def _load_parser(meta: dict, arrays: dict):
+        """The embedded parser of a model file (None if it has none)."""
+        from treegram.formalism import model_from_bundle
+        from treegram.plugin_manager import formalisms
+
+        pm = meta.get("parser")
+        if pm is None:
+            return None
+        found = formalisms()
+        if pm.get("formalism") not in found:
+            raise ModelFileError(f"the embedded parser is a {pm.get('formalism')!r} model, which no installed "
+                                 "plugin provides", hint="install the plugin that trained the parser")
+        return model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
+                                 "the embedded parser")
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict) -> "STSGModel":
-        from treegram.plugin_manager import formalisms
-
         from treegram.schema import COMMON_OPTIONAL, Dict, Opt, Str, validate
 
         validate(meta, Dict({"grammar": Dict()}, optional={**COMMON_OPTIONAL,
                                                           "parser": Opt(Dict({"formalism": Str()}))}), "meta")
-        from treegram.formalism import model_from_bundle
-
-        parser = None
-        pm = meta.get("parser")
-        if pm is not None:
-            found = formalisms()
-            if pm.get("formalism") not in found:
-                raise ModelFileError(f"the embedded parser is a {pm.get('formalism')!r} model, which no installed "
-                                     "plugin provides", hint="install the plugin that trained the parser")
-            parser = model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
-                                       "the embedded parser")
-        return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"))
+        return cls(FiniteSTSG.from_json(meta["grammar"]), cls._load_parser(meta, arrays), meta.get("info"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         g = self.grammar
@@ -137,8 +143,11 @@ def prepare_corpus(pairs: list[Pair], parser, *, parser_id: str = "", cache_dir=
 
 def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: int | None = None,
                alpha: float = 100.0, beta: float = 0.1, seed: int = 0, parser_id: str = "", cache_dir=None,
-               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None) -> STSGModel:
-    """Train a compression model (gibbs: the Bayesian STSG; em / vb: the fixed-grammar baselines)."""
+               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None,
+               **svm_options) -> STSGModel:
+    """Train a compression model (gibbs: the Bayesian STSG; em / vb: the fixed-grammar baselines; svm: the
+    large-margin STSG of Cohn & Lapata 2007, `svm_options` = loss, C, rescaling, epsilon of
+    `largemargin.train_svm`)."""
     from treegram.bayes import AnnealingSchedule, CheckpointConfig, GibbsSampler
 
     from treegram.plugins.stsg.em import train_em
@@ -191,7 +200,17 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
                                     progress=lambda xs: track(xs, f"{method.upper()} iterations"))
         info.update({k: v for k, v in em_info.items() if k != "trace"})
         info["trace"] = em_info["trace"]
+    elif method == "svm":
+        from treegram.plugins.stsg.largemargin import SVMSTSGModel, train_svm
+
+        iterations = 50 if iterations is None else iterations
+        grammar, svm_info = train_svm(corpus, iterations=iterations, checkpoint=checkpoint, resume=resume, ui=ui,
+                                      callback=callback, **svm_options)
+        info.update(svm_info)
+        info.pop("alpha", None)  # the DP concentration plays no part in the SVM
+        info["training_seconds"] = round(time.perf_counter() - start, 2)
+        return SVMSTSGModel(grammar, parser, info)
     else:
-        raise InputError(f"unknown training method {method!r}", hint="use gibbs, em or vb")
+        raise InputError(f"unknown training method {method!r}", hint="use gibbs, em, vb or svm")
     info["training_seconds"] = round(time.perf_counter() - start, 2)
     return STSGModel(grammar, parser, info)
