@@ -19,7 +19,7 @@ from treegram.plugins.stsg.align import Pair
 from treegram.plugins.stsg.grammar import Compression, FiniteSTSG
 from treegram.plugins.stsg.treeprep import derive_target, parse_sentences, wrap_root
 
-__all__ = ["STSGModel", "train_stsg", "prepare_corpus"]
+__all__ = ["STSGModel", "train_stsg", "prepare_corpus", "embed_parser", "embedded_parser"]
 
 
 class STSGModel:
@@ -55,34 +55,8 @@ class STSGModel:
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:
-        parser_meta, arrays = self._parser_bundle()
+        parser_meta, arrays = embed_parser(self.parser)
         save_model(path, self, {"grammar": self.grammar.to_json(), "info": self.info, "parser": parser_meta}, arrays)
-
-    def _parser_bundle(self) -> tuple[dict | None, dict[str, np.ndarray]]:
-        """The embedded parser as (its model-file metadata, its arrays prefixed "parser.")."""
-        if self.parser is None:
-            return None, {}
-        with tempfile.TemporaryDirectory() as tmp:
-            p = Path(tmp) / "parser.model"
-            self.parser.save(p)
-            parser_meta, parser_arrays = load_bundle(p)
-        return parser_meta, {f"parser.{k}": v for k, v in parser_arrays.items()}
-
-    @staticmethod
-    def _load_parser(meta: dict, arrays: dict):
-        """The embedded parser of a model file (None if it has none)."""
-        from treegram.formalism import model_from_bundle
-        from treegram.plugin_manager import formalisms
-
-        pm = meta.get("parser")
-        if pm is None:
-            return None
-        found = formalisms()
-        if pm.get("formalism") not in found:
-            raise ModelFileError(f"the embedded parser is a {pm.get('formalism')!r} model, which no installed "
-                                 "plugin provides", hint="install the plugin that trained the parser")
-        return model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
-                                 "the embedded parser")
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict) -> "STSGModel":
@@ -90,7 +64,8 @@ class STSGModel:
 
         validate(meta, Dict({"grammar": Dict()}, optional={**COMMON_OPTIONAL,
                                                           "parser": Opt(Dict({"formalism": Str()}))}), "meta")
-        return cls(FiniteSTSG.from_json(meta["grammar"]), cls._load_parser(meta, arrays), meta.get("info"))
+        parser = embedded_parser(meta, arrays)
+        return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         g = self.grammar
@@ -117,6 +92,33 @@ class STSGModel:
             rows += [_row(r) for r in rest[:top] if _row(r) not in rows]
             out["top_rules"] = rows
         return out
+
+
+def embed_parser(parser) -> tuple[dict | None, dict[str, np.ndarray]]:
+    """A compression model's parser as (its model-file metadata, its arrays under `parser.`), to store inside the
+    compression model's file; (None, {}) without a parser."""
+    if parser is None:
+        return None, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        p = Path(tmp) / "parser.model"
+        parser.save(p)
+        parser_meta, parser_arrays = load_bundle(p)
+    return parser_meta, {f"parser.{k}": v for k, v in parser_arrays.items()}
+
+
+def embedded_parser(meta: dict, arrays: dict):
+    """The parser stored by `embed_parser` in a compression model's (meta, arrays), or None."""
+    from treegram.formalism import model_from_bundle
+    from treegram.plugin_manager import formalisms
+
+    pm = meta.get("parser")
+    if pm is None:
+        return None
+    if not isinstance(pm, dict) or pm.get("formalism") not in formalisms():
+        raise ModelFileError(f"the embedded parser is a {pm.get('formalism') if isinstance(pm, dict) else pm!r} "
+                             "model, which no installed plugin provides", hint="install the plugin that trained the parser")
+    return model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
+                             "the embedded parser")
 
 
 def _drops_words(rule) -> bool:

@@ -50,7 +50,7 @@ import numpy as np
 from treegram.errors import InputError, ModelFileError
 from treegram.io import load_bundle, save_bundle
 
-from treegram.plugins.stsg.compressor import STSGModel
+from treegram.plugins.stsg.compressor import STSGModel, embed_parser, embedded_parser
 from treegram.plugins.stsg.features import FeatureIndex, rule_features
 from treegram.plugins.stsg.grammar import FiniteSTSG, Rule
 from treegram.plugins.stsg.induce import InducedGrammar, induce_grammar
@@ -454,10 +454,10 @@ class SVMSTSGModel(STSGModel):
     def save(self, path) -> None:
         from treegram.formalism import save_model
 
-        parser_meta, arrays = self._parser_bundle()
+        parser_meta, arrays = embed_parser(self.parser)
         g = self.grammar
         arrays["svm.weights"] = np.asarray(g.weights, dtype=np.float64)
-        save_model(path, self, {"svm": {"rules": g.induced.to_json(), "features": g.index.to_json()},
+        save_model(path, self, {"kind": "svm", "svm": {"rules": g.induced.to_json(), "features": g.index.to_json()},
                                 "info": self.info, "parser": parser_meta}, arrays)
 
     @classmethod
@@ -477,7 +477,7 @@ class SVMSTSGModel(STSGModel):
         except (TypeError, ValueError, IndexError) as exc:
             raise ModelFileError(f"corrupt stsg SVM model (rules: {exc})",
                                  hint="re-create it with `treegram train`") from None
-        return cls(SVMGrammar(induced, index, weights), cls._load_parser(meta, arrays), meta.get("info"))
+        return cls(SVMGrammar(induced, index, weights), embedded_parser(meta, arrays), meta.get("info"))
 
     # -- treegram grammar -------------------------------------------------------------------------------------
     def top_features(self, k: int) -> list[dict]:

@@ -87,7 +87,7 @@ class STSGFormalism(Formalism):
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel
 
-        if "svm" in meta:
+        if meta.get("kind") == "svm":
             from treegram.plugins.stsg.largemargin import SVMSTSGModel
 
             return SVMSTSGModel.from_bundle(meta, arrays)
