@@ -58,7 +58,7 @@ from treegram.plugins.stsg.model import Fragment
 from treegram.plugins.stsg.qp import primal_objective, solve_dual
 
 __all__ = ["LOSSES", "RESCALINGS", "loss_table", "SVMGrammar", "Example", "prepare_examples", "most_violated",
-           "CuttingPlane", "train_svm", "check_weights", "SVMSTSGModel"]
+           "CuttingPlane", "Prepared", "prepare_training", "train_svm", "check_weights", "SVMSTSGModel"]
 
 LOSSES = ("prec", "bp1", "bp2", "hamming")
 RESCALINGS = ("slack", "margin")
@@ -379,20 +379,38 @@ class CuttingPlane:
 # ================================================================================================================
 # End to end
 # ================================================================================================================
-def train_svm(corpus, *, loss: str = "bp2", C: float = 0.01, rescaling: str = "slack", iterations: int = 50,
-              epsilon: float = 0.01, min_count: int = 2, max_vars: int = 3, checkpoint=None, resume: bool = False,
-              ui=None, callback=None) -> tuple[SVMGrammar, dict]:
-    """Induce the grammar of a `PairCorpus`, train the weights, and return (decoding grammar, info)."""
-    check_loss(loss)
+class Prepared:
+    """What training needs before the first pass, shared by runs with different losses / C: the induced grammar,
+    the feature index, the examples (charts + gold derivations) and the rule feature matrix."""
+
+    def __init__(self, induced, index, examples, skipped, R, seconds):
+        self.induced, self.index, self.examples, self.skipped, self.R = induced, index, examples, skipped, R
+        self.seconds = seconds
+
+
+def prepare_training(corpus, *, min_count: int = 2, max_vars: int = 3, progress=None) -> Prepared:
+    """Induce the grammar of a `PairCorpus` (section 3.2), build every pair's chart and gold derivation."""
     t0 = time.perf_counter()
     induced = induce_grammar(corpus, min_count=min_count, max_vars=max_vars)
     index = FeatureIndex()
     grammar = SVMGrammar(induced, index)
-    track = (lambda xs: ui.track(xs, description="charts and gold derivations")) if ui else None
-    examples, skipped = prepare_examples(grammar, corpus.sources, corpus.keeps, progress=track)
+    examples, skipped = prepare_examples(grammar, corpus.sources, corpus.keeps, progress=progress)
     index.growing = False
-    R = grammar.feature_matrix()
-    t_prep = time.perf_counter() - t0
+    return Prepared(induced, index, examples, skipped, grammar.feature_matrix(), time.perf_counter() - t0)
+
+
+def train_svm(corpus=None, *, loss: str = "bp2", C: float = 0.01, rescaling: str = "slack", iterations: int = 50,
+              epsilon: float = 0.01, min_count: int = 2, max_vars: int = 3, checkpoint=None, resume: bool = False,
+              ui=None, callback=None, prepared: Prepared | None = None) -> tuple[SVMGrammar, dict]:
+    """Induce the grammar of a `PairCorpus` (or take a `prepare_training` result), train the weights, and return
+    (decoding grammar, info)."""
+    check_loss(loss)
+    t0 = time.perf_counter()
+    if prepared is None:
+        track = (lambda xs: ui.track(xs, description="charts and gold derivations")) if ui else None
+        prepared = prepare_training(corpus, min_count=min_count, max_vars=max_vars, progress=track)
+    induced, index, examples, skipped, R = (prepared.induced, prepared.index, prepared.examples, prepared.skipped,
+                                            prepared.R)
     import hashlib
 
     fp = hashlib.sha256(("\n".join(index.names[:2000]) + f"|{len(index)}|{len(examples)}|"
@@ -415,20 +433,27 @@ def train_svm(corpus, *, loss: str = "bp2", C: float = 0.01, rescaling: str = "s
                     callback(rec)
 
             cp.run(iterations, advance, cb)
+        ui.table("cutting-plane passes", ["pass", "added", "working set", "primal", "dual", "train loss", "seconds"],
+                 [(r["iteration"], r["added"], r["working_set"], f"{r['primal']:.5g}", f"{r['dual']:.5g}",
+                   f"{r['train_loss']:.4f}", f"{r['seconds']:.1f}") for r in cp.trace[-20:]])
+        ui.note("converged: no constraint violated by more than epsilon" if cp.converged else
+                f"stopped after {len(cp.trace)} passes (not converged; continue with --checkpoint F --resume "
+                f"--iterations N)")
     else:
         cp.run(iterations, None, callback)
     w = cp.w
     # scale the weights so that rule scores have unit spread (argmax unchanged; makes --reward / --rate usable)
-    rs = rule_scores_of(R, w)
-    spread = float(np.std(rs))
+    spread = float(np.std(rule_scores_of(R, w)))
     scale = 1.0 / spread if spread > 0 else 1.0
-    final = SVMGrammar(induced, FeatureIndex(index.names), w * scale)
-    final.index.growing = False
+    final_index = FeatureIndex(index.names)
+    final_index.growing = False
+    final = SVMGrammar(induced, final_index, w * scale)
     info = {"loss": loss, "C": C, "rescaling": rescaling, "epsilon": epsilon, "iterations_run": len(cp.trace),
             "converged": cp.converged, "working_set": len(cp.b), "features": len(index),
             "induced_rules": len(induced), "minimal_rules": induced.n_minimal,
             "training_examples": len(examples), "no_gold_derivation": len(skipped),
-            "weight_scale": scale, "preparation_seconds": round(t_prep, 2),
+            "weight_scale": scale, "preparation_seconds": round(prepared.seconds, 2),
+            "cutting_plane_seconds": round(time.perf_counter() - t0, 2),
             "trace": [{k: (round(v, 6) if isinstance(v, float) else v) for k, v in r.items()} for r in cp.trace]}
     return final, info
 
