@@ -36,12 +36,23 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def unseen_rules(grammar, tree) -> tuple[int, int]:
+    """(rules of the best derivation that are copy/delete rules outside the induced grammar, all its rules)."""
+    sc = grammar.chart(tree)
+    vit = sc.chart.viterbi()
+    root = grammar._cat_ids[tree.label]
+    der = vit.derivation(0, root if vit.has(0, root) else vit.cats(0)[0])
+    return sum(1 for e in der if sc.apps[e][0].count == 0), len(der)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--C", type=float, default=0.01)
     ap.add_argument("--iterations", type=int, default=30, help="at most this many cutting-plane passes per loss")
     ap.add_argument("--losses", default="prec,bp1,bp2")
     ap.add_argument("--rescaling", default="slack")
+    ap.add_argument("--variants", default="",
+                    help="extra runs LOSS:RESCALING:C, comma-separated (e.g. bp2:margin:0.01,bp2:slack:1)")
     ap.add_argument("--train", type=int, default=1000, help="training pairs (lines 1..N)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/stsg_bench"))
     ap.add_argument("--no-rel", action="store_true", help="skip relational F1 (no spaCy)")
@@ -74,9 +85,12 @@ def main() -> None:
 
     scorer = None if args.no_rel else DependencyScorer()
     rows, fig4, traces, systems = [], [], {}, {}
-    for loss in args.losses.split(","):
+    runs = [(loss, args.rescaling, args.C) for loss in args.losses.split(",")]
+    runs += [(v.split(":")[0], v.split(":")[1], float(v.split(":")[2])) for v in args.variants.split(",") if v]
+    for loss, rescaling, C in runs:
+        main_run = (rescaling, C) == (args.rescaling, args.C)
         t0 = time.perf_counter()
-        model = train_stsg(train_pairs, parser, method="svm", loss=loss, C=args.C, rescaling=args.rescaling,
+        model = train_stsg(train_pairs, parser, method="svm", loss=loss, C=C, rescaling=rescaling,
                            iterations=args.iterations, corpus=corpus, prepared=prepared,
                            callback=lambda r: print(f"  {loss} it {r['iteration']}: ws={r['working_set']} "
                                                     f"primal={r['primal']:.5g} dual={r['dual']:.5g} "
@@ -87,18 +101,25 @@ def main() -> None:
         keeps = [model.compress_tree(t, toks).keep for t, toks in zip(dev_src, dev_tokens)]
         decode_s = time.perf_counter() - t0
         res, _items = score_system(dev_tokens, keeps, gold, scorer)
-        systems[loss] = {"model": model, "decode_s": decode_s}
-        traces[loss] = model.info["trace"]
+        name = loss if main_run else f"{loss}, {rescaling}, C={C:g}"
+        systems[name] = {"model": model, "decode_s": decode_s}
+        if main_run:
+            traces[loss] = model.info["trace"]
         it = model.info["iterations_run"]
-        rows.append([f"SVM ({loss})", res["compression_rate"], res["token_f1"], res.get("rel_precision", "-"),
-                     res.get("rel_recall", "-"), res.get("rel_f1", "-"), it, "yes" if model.info["converged"] else
-                     "no", model.info["working_set"], f"{prep_s + cp_s:.0f}", f"{cp_s:.0f}"])
-        fig4.append([loss, res["compression_rate"], res.get("rel_f1", "-"), res["token_f1"]])
+        train_keeps = [model.grammar.decode(t)[1] for t in train_src]
+        train_rate = 100.0 * sum(int(k.sum()) for k in train_keeps) / sum(len(k) for k in train_keeps)
+        unseen = np.sum([unseen_rules(model.grammar, t) for t in dev_src], axis=0)
+        rows.append([f"SVM ({name})", res["compression_rate"], res["token_f1"], res.get("rel_precision", "-"),
+                     res.get("rel_recall", "-"), res.get("rel_f1", "-"), round(train_rate, 2),
+                     f"{unseen[0] / unseen[1]:.1%}", it, "yes" if model.info["converged"] else "no",
+                     model.info["working_set"], f"{prep_s + cp_s:.0f}", f"{cp_s:.0f}"])
+        if main_run:
+            fig4.append([loss, res["compression_rate"], res.get("rel_f1", "-"), res["token_f1"]])
         print(rows[-1], file=sys.stderr)
     rss_train = rss_mb()
     keepall, _ = score_system(dev_tokens, [np.ones(len(s), bool) for s in dev_tokens], gold, scorer)
     rows.append(["keep-all", keepall["compression_rate"], keepall["token_f1"], keepall.get("rel_precision", "-"),
-                 keepall.get("rel_recall", "-"), keepall.get("rel_f1", "-"), "-", "-", "-", "-", "-"])
+                 keepall.get("rel_recall", "-"), keepall.get("rel_f1", "-"), "-", "-", "-", "-", "-", "-", "-"])
 
     # speed: decoding only (the dev parses are cached), and parsing included (re-parse with the embedded parser)
     first = systems[args.losses.split(",")[0]]
@@ -119,11 +140,17 @@ def main() -> None:
         f"({info['minimal_rules']} minimal + composed pairs seen >= 2 times with <= 3 variables) plus copy/delete "
         f"rules of unseen productions; {info['features']} features (section 3.3); {info['training_examples']} "
         f"training pairs with a gold derivation ({info['no_gold_derivation']} without). Structured SVM, "
-        f"{args.rescaling} rescaling, C = {args.C:g} (objective 1/2|w|^2 + C/n sum xi, as SVM-struct), epsilon "
+        f"{args.rescaling} rescaling (other settings marked in the name), C = {args.C:g} (objective 1/2|w|^2 + C/n sum xi, as SVM-struct), epsilon "
         f"0.01, at most {args.iterations} cutting-plane passes. {machine_line()}.",
         "",
-        markdown_table(["system", "CompR %", "token F1", "RelP", "RelR", "RelF1", "passes", "converged",
-                        "working set", "train s (incl. prep)", "cutting-plane s"], rows),
+        markdown_table(["system", "CompR %", "token F1", "RelP", "RelR", "RelF1", "train CompR %",
+                        "unseen-rule share (dev)", "passes", "converged", "working set", "train s (incl. prep)",
+                        "cutting-plane s"], rows),
+        "",
+        f"train CompR: the model's own compression rate on its training sources (gold "
+        f"{100.0 * sum(int(p.keep.sum()) for p in train_pairs) / sum(len(p.keep) for p in train_pairs):.2f}%); "
+        f"unseen-rule share: copy/delete rules of productions the induction never produced, among the rules of the "
+        f"dev derivations (they can only copy or delete a whole constituent).",
         "",
         f"Gold compression rate {gold_rate:.2f}%. Paper (Yamangil & Shieber 2010 Table 1, BN): SVM RelF1 54.46, "
         f"CompR 59.72; Cohn & Lapata 2007 Table 2 (BN test, Stanford GRs): STSG 73.7 CompR, 53.4 RelF1. RelF1 here "
@@ -147,7 +174,7 @@ def main() -> None:
         markdown_table(["loss", "pass", "added", "working set", "primal", "dual", "train loss", "s"], trace_rows),
         "",
         f"Command: `python benchmarks/bench_stsg_svm.py --C {args.C:g} --iterations {args.iterations} --losses "
-        f"{args.losses} --train {args.train}`",
+        f"{args.losses} --train {args.train}" + (f" --variants {args.variants}" if args.variants else "") + "`",
     ]
     text = "\n".join(body)
     print(text)
