@@ -270,3 +270,10 @@ def test_bad_input_is_a_clear_error(files, capsys):
     assert main(["-q", "compress", "--model", str(files / "short.model"), "--input", "The cat ."]) != 0
     err = capsys.readouterr().err
     assert "corrupt" in err and "Traceback" not in err
+
+
+def test_saved_rule_scores_equal_the_feature_scores(files):
+    m = load_model(files / "svm.model")
+    g = m.grammar
+    fresh = SVMGrammar(g.induced, g.index, g.weights)
+    assert [r.logp for r in fresh.rules] == pytest.approx([r.logp for r in g.rules], abs=1e-12)

@@ -101,14 +101,20 @@ class SVMGrammar(FiniteSTSG):
     """The induced rules scored by w . psi(rule) (`weights` None: all scores 0, for training, where the scores enter
     the charts as extra scores).  Copy/delete rules the induction lacks are scored from their features too."""
 
-    def __init__(self, induced: InducedGrammar, index: FeatureIndex, weights: np.ndarray | None = None):
+    def __init__(self, induced: InducedGrammar, index: FeatureIndex, weights: np.ndarray | None = None,
+                 rule_scores: np.ndarray | None = None):
+        """`rule_scores`: w . psi of the induced rules as saved with the model (skips recomputing their features;
+        the copy/delete rules of unseen productions are always scored from their features)."""
         self.induced = induced
         self.index = index
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
         self._rows: dict[str, int] = {}
         self._row_cols: list[np.ndarray] = []
         self._row_vals: list[np.ndarray] = []
-        rules = [Rule(r.fragment, self.score(r.fragment), r.count) for r in induced.rules]
+        if rule_scores is not None:
+            rules = [Rule(r.fragment, float(sc), r.count) for r, sc in zip(induced.rules, rule_scores.tolist())]
+        else:
+            rules = [Rule(r.fragment, self.score(r.fragment), r.count) for r in induced.rules]
         super().__init__(rules, {}, 0.0)
 
     def features(self, frag: Fragment) -> dict[str, float]:
@@ -474,7 +480,9 @@ class SVMSTSGModel(STSGModel):
     """An STSG whose rules are scored by learned feature weights (`treegram train stsg --method svm`).
 
     Model file (data only): the induced rules with their counts and the feature names (JSON), the weights
-    (an array aligned with the names); rule scores are recomputed from the features when the file is read."""
+    (an array aligned with the names) and the induced rules' scores w . psi (an array aligned with the rules, so
+    that loading does not recompute their features; copy/delete rules of unseen productions are scored from
+    their features when a sentence needs them)."""
 
     def save(self, path) -> None:
         from treegram.formalism import save_model
@@ -482,6 +490,7 @@ class SVMSTSGModel(STSGModel):
         parser_meta, arrays = embed_parser(self.parser)
         g = self.grammar
         arrays["svm.weights"] = np.asarray(g.weights, dtype=np.float64)
+        arrays["svm.rule_scores"] = np.array([r.logp for r in g.rules], dtype=np.float64)
         save_model(path, self, {"kind": "svm", "svm": {"rules": g.induced.to_json(), "features": g.index.to_json()},
                                 "info": self.info, "parser": parser_meta}, arrays)
 
@@ -502,7 +511,11 @@ class SVMSTSGModel(STSGModel):
         except (TypeError, ValueError, IndexError) as exc:
             raise ModelFileError(f"corrupt stsg SVM model (rules: {exc})",
                                  hint="re-create it with `treegram train`") from None
-        return cls(SVMGrammar(induced, index, weights), embedded_parser(meta, arrays), meta.get("info"))
+        scores = arrays.get("svm.rule_scores")
+        if scores is not None and (scores.shape != (len(induced),) or not np.all(np.isfinite(scores))):
+            raise ModelFileError(f"corrupt stsg SVM model ({len(induced)} rules but rule scores of shape "
+                                 f"{scores.shape}, or non-finite scores)", hint="re-create it with `treegram train`")
+        return cls(SVMGrammar(induced, index, weights, scores), embedded_parser(meta, arrays), meta.get("info"))
 
     # -- treegram grammar -------------------------------------------------------------------------------------
     def top_features(self, k: int) -> list[dict]:
