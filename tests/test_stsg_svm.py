@@ -277,3 +277,17 @@ def test_saved_rule_scores_equal_the_feature_scores(files):
     g = m.grammar
     fresh = SVMGrammar(g.induced, g.index, g.weights)
     assert [r.logp for r in fresh.rules] == pytest.approx([r.logp for r in g.rules], abs=1e-12)
+
+
+def test_cli_resume_continues_the_checkpointed_run(files, capsys):
+    common = ["train", "stsg", "--method", "svm", "--loss", "prec", "--C", "1", "--pairs", str(files / "src.txt"),
+              str(files / "tgt.txt"), "--parser", str(files / "parser.model"), "--json"]
+    ck = files / "resume.ckpt"
+    assert main(["-q", *common, "--iterations", "2", "--checkpoint", str(ck), "--out", str(files / "a.model")]) == 0
+    assert main(["-q", *common, "--iterations", "4", "--checkpoint", str(ck), "--resume", "--out",
+                 str(files / "b.model")]) == 0
+    assert main(["-q", *common, "--iterations", "4", "--out", str(files / "c.model")]) == 0
+    capsys.readouterr()
+    b, c = load_model(files / "b.model"), load_model(files / "c.model")
+    assert b.info["iterations_run"] == c.info["iterations_run"] > 2
+    assert np.array_equal(b.grammar.weights, c.grammar.weights)
