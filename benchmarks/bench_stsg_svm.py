@@ -137,6 +137,21 @@ def main() -> None:
             a, b = systems[base]["res"]["rel_f1"], systems[margin[0]]["res"]["rel_f1"]
             observations.append(f"Slack vs margin rescaling ({base}): RelF1 {a:.2f} vs {b:.2f} (the paper found "
                                 f"slack slightly better).")
+    train_rate = {d[0]: d[4] for d in done}
+    gold_train = 100.0 * sum(int(p.keep.sum()) for p in train_pairs) / sum(len(p.keep) for p in train_pairs)
+    for n in systems:
+        if f", {args.rescaling}, C=" in n and n.split(",")[0] in systems and not args.no_rel:
+            base = n.split(",")[0]
+            r0, r1 = systems[base]["res"], systems[n]["res"]
+            text = (f"C: {base} with {n.split(', ')[-1]} keeps {r1['compression_rate']:.2f}% of the dev words (train "
+                    f"{train_rate[n]:.2f}%) against {r0['compression_rate']:.2f}% (train {train_rate[base]:.2f}%) at "
+                    f"C = {args.C:g}, RelF1 {r1['rel_f1']:.2f} vs {r0['rel_f1']:.2f}; gold train rate "
+                    f"{gold_train:.2f}%.")
+            if train_rate[base] > gold_train + 2:
+                text += f" At C = {args.C:g} the model keeps more than the gold even on its training sources"
+                text += (" (and as much on dev: the unseen productions are not what makes it keep more)."
+                         if abs(train_rate[base] - r0["compression_rate"]) < 2 else ".")
+            observations.append(text)
 
     # speed: decoding only (the dev parses are cached), and parsing included (re-parse with the embedded parser)
     first = systems[args.losses.split(",")[0]]
