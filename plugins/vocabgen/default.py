@@ -61,7 +61,8 @@ def is_clause(sent) -> bool:
     return any(h == r and rel in ("nsubj", "nsubjpass", "expl", "csubj") for h, rel in zip(sent.heads, rels))
 
 
-DATA_FILES = ("default-model.npz", "default-corpus.npz", "default-lm.npz")
+DATA_FILES = ("default-model.npz", "default-corpus.npz", "default-lm.npz", "default-pcfg.npz",
+              "plausibility-ranker.json")
 
 
 def data_dir() -> Path:
@@ -118,3 +119,24 @@ def default_scorer():
         return None, None
     meta, arrays = load_bundle(path)
     return NgramScorer.from_bundle(meta, arrays), float(meta["threshold"])
+
+
+@lru_cache(maxsize=1)
+def default_ranker():
+    """The embedded plausibility ranker (ranking.PlausibilityRanker: logistic regression over n-gram features,
+    `data/plausibility-ranker.json`, with its calibrated threshold), or None when a data file is absent."""
+    import json
+
+    from treegram.plugins.vocabgen.ranking import PlausibilityRanker
+
+    lm, _ = default_scorer()
+    path = data_dir() / "plausibility-ranker.json"
+    if lm is None or not path.is_file():
+        return None
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    pcfg = None
+    if "pcfg_slor" in spec["features"]:
+        from treegram.plugins.vocabgen.syntax import default_pcfg
+
+        pcfg = default_pcfg()
+    return PlausibilityRanker(lm, spec, pcfg)

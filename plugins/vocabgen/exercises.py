@@ -7,11 +7,12 @@ translate, each with its answer, shuffled with the seed into a `Sheet` that `for
 * **choice** (multiple choice) masks the same token and offers it with three distractors of the same part of
   speech, inflected like the answer (lemminflect), all in the sheet's vocabulary; prepositions and determiners draw
   from their closed classes.
-* **reorder** cuts the sentence into constituent tiles from its dependency parse (the spaCy pipeline that parses
-  vocabgen's training sentences, `parsing.load_spacy`): a word's subtree is one tile when it is short
-  (<= `MAX_TILE` tokens), otherwise its head keeps its determiners, modifiers, auxiliaries and negation and each
-  longer dependent is cut again.  Clitics ("n't", "'s", "'m") always join the word before them and hyphenated
-  words stay whole, also in the fallback (no spaCy) that tiles word by word.
+* **reorder** cuts the sentence into constituent tiles from treegram's own parse: the Viterbi tree under the
+  embedded PCFG (syntax.py, `data/default-pcfg.npz`, trained on the graded sentences).  A phrase of at most
+  `MAX_TILE` words is one tile; a longer one is cut into its phrases and its runs of bare words (a head with its
+  one-word dependents: "the old man", "will go"); a lone preposition or determiner joins the phrase it
+  introduces; a sentence with fewer than three tiles has its longest tile cut one parse level deeper.  Clitics ("n't", "'s", "'m") always join the word before them and hyphenated words stay whole,
+  also in the fallback (no parse) that tiles word by word.
 * **translate** shows the sentence; the key holds the corpus's reference translation, or says there is none.
 
 Items are shuffled with the caller's numpy Generator (never grouped by word) and numbered after shuffling.
@@ -56,9 +57,6 @@ ARTICLES = ("a", "an", "the")
 NO_WORD = "(no word)"
 CLITICS = frozenset({"n't", "'s", "'m", "'re", "'ll", "'ve", "'d", "’s", "n’t", "'"})
 _FINAL = frozenset({".", "!", "?", "...", "…"})
-# dependents that stay in their head's tile when the head's phrase is cut
-_ATTACHED = frozenset({"det", "predet", "amod", "compound", "poss", "nummod", "aux", "auxpass", "neg", "prt",
-                       "case", "nmod:poss", "advmod:emph", "quantmod", "nn"})
 _UPOS = {"N": "NOUN", "V": "VERB", "M": "AUX", "J": "ADJ", "R": "ADV"}
 
 
@@ -221,6 +219,12 @@ def target_index(tokens: tuple[str, ...], word: str) -> int | None:
     low = [t.lower() for t in tokens]
     if w in low:
         return low.index(w)
+    from treegram.plugins.vocabgen.vocab import word_forms
+
+    forms = word_forms(w)  # the precomputed inflection table first: no 3-second lemminflect import
+    for i, t in enumerate(low):
+        if t in forms:
+            return i
     for i, t in enumerate(low):
         if any(w in v for v in _lemmas(t).values()):
             return i
@@ -388,53 +392,126 @@ def _glue(tokens: list[str], groups: list[int]) -> list[int]:
     return g
 
 
-def _subtrees(heads: tuple[int, ...]) -> list[list[int]]:
-    kids: list[list[int]] = [[] for _ in heads]
-    for i, h in enumerate(heads):
-        if h >= 0:
-            kids[h].append(i)
-    spans: list[list[int] | None] = [None] * len(heads)
+@lru_cache(maxsize=4096)
+def parse(tokens: tuple[str, ...]):
+    """treegram's own Viterbi parse of the tokens under the embedded PCFG (syntax.py), or None (no grammar file,
+    or no parse)."""
+    from treegram.plugins.vocabgen.syntax import default_pcfg, parse_tree
 
-    def span(i: int) -> list[int]:
-        stack, out = [i], []
-        while stack:
-            j = stack.pop()
-            out.append(j)
-            stack.extend(kids[j])
-        return sorted(out)
-
-    for i in range(len(heads)):
-        spans[i] = span(i)
-    return spans  # type: ignore[return-value]
+    pcfg = default_pcfg()
+    if pcfg is None or not tokens:
+        return None
+    try:
+        return parse_tree(pcfg, tokens)
+    except Exception:  # noqa: BLE001 - a sentence the grammar cannot handle gets word tiles
+        return None
 
 
-def constituent_groups(tokens: list[str], heads: tuple[int, ...], deps: tuple[str, ...],
-                       max_tile: int = MAX_TILE) -> list[int]:
-    """A group id per token (the root of the tile it belongs to; see the module doc)."""
-    spans = _subtrees(heads)
-    n = len(tokens)
+def _weights(tokens: list[str]) -> list[int]:
+    """How many words each token adds to a tile: 0 for clitics and for the hyphen and second part of a hyphenated
+    word (heart-to-heart is one word), else 1."""
+    w = [1] * len(tokens)
+    for i, t in enumerate(tokens):
+        if i and t.lower() in CLITICS:
+            w[i] = 0
+        elif 0 < i < len(tokens) - 1 and t == "-" and tokens[i - 1][-1:].isalnum() and tokens[i + 1][:1].isalnum():
+            w[i] = w[i + 1] = 0
+    return w
 
-    def short(i: int) -> bool:
-        s = spans[i]
-        return len(s) <= max_tile and s[-1] - s[0] + 1 == len(s)
 
-    group = list(range(n))
-    for i in range(n):
-        j, steps = i, 0
-        while j >= 0 and steps <= n:  # the highest ancestor (or the token itself) whose phrase fits one tile
-            if short(j):
-                group[i] = j
-            j, steps = heads[j], steps + 1
-    for r in sorted(set(group)):
-        h = heads[r]
-        if h >= 0 and deps[r] in _ATTACHED and len(spans[r]) <= 2 and not short(h):
-            target = group[h]
-            group = [target if x == r else x for x in group]
-    return group
+def tree_groups(tree, n: int, max_tile: int = MAX_TILE, min_tiles: int = 3
+                ) -> tuple[list[int], list[str], dict[int, int], set[int]]:
+    """(a group id per token of the first `n` leaves, the preterminal tags, leads, head runs) from a
+    phrase-structure tree.
+
+    Segments start as the whole tree and are refined: a phrase splits into its phrasal children and its runs of
+    adjacent bare words (a head with its one-word dependents: "the old man", "will go"); a run splits into words.
+    Every segment longer than `max_tile` words is refined; then, while there are fewer than `min_tiles` tiles, the
+    longest segment is refined one more level (so a short sentence is cut just where its parse allows, not into
+    words).  Words are counted by `_weights` (clitics and hyphenated parts add none).  `leads[i] = e` marks a
+    one-word segment of a function word (preposition, determiner, possessive, number) whose phrase ends just
+    before token e; head runs are the first tokens of runs of two or more bare words (see `tiles_for`)."""
+    tags = [t for _, t in tree.pos()]
+    weight = _weights(tree.leaves())[:n]
+    leads: dict[int, int] = {}
+    heads_runs: set[int] = set()  # first tokens of runs of two or more bare words (a head with its dependents)
+
+    def width(node) -> int:
+        return 1 if isinstance(node, str) or node.is_preterminal else sum(width(c) for c in node.children)
+
+    def tokens(seg) -> list[int]:
+        if seg[0] == "run":
+            return seg[1]
+        start = seg[2]
+        return list(range(start, min(start + width(seg[1]), n)))
+
+    def words(seg) -> int:
+        return sum(weight[i] for i in tokens(seg))
+
+    def refine(seg) -> list:
+        if seg[0] == "run":
+            units: list[list[int]] = []
+            for i in seg[1]:
+                if units and weight[i] == 0:
+                    units[-1].append(i)
+                else:
+                    units.append([i])
+            return [("run", u) for u in units]
+        node, start = seg[1], seg[2]
+        stop = min(start + width(node), n)
+        out, run, pos = [], [], start
+        for child in node.children:
+            w = width(child)
+            if isinstance(child, str) or child.is_preterminal:
+                if pos < n:
+                    run.append(pos)
+            else:
+                if run:
+                    out.append(("run", run))
+                    run = []
+                if pos < n:
+                    out.append(("node", child, pos))
+            pos += w
+        if run:
+            out.append(("run", run))
+        for sg in out:
+            if sg[0] == "run" and len(sg[1]) == 1 and tags[sg[1][0]] in _LEAD_TAGS:
+                leads[sg[1][0]] = stop
+        if len(out) == 1 and out[0][0] == "node":  # a phrase with one phrasal child: go down
+            return refine(out[0])
+        return out
+
+    def refinable(seg) -> bool:
+        return len([i for i in tokens(seg) if weight[i]]) > 1
+
+    segs = [("node", tree, 0)] if n else []
+    while True:
+        k = next((j for j, sg in enumerate(segs) if words(sg) > max_tile and refinable(sg)), None)
+        if k is None:
+            break
+        segs[k:k + 1] = refine(segs[k])
+    while len(segs) < min_tiles:
+        cand = [j for j, sg in enumerate(segs) if refinable(sg)]
+        if not cand:
+            break
+        k = max(cand, key=lambda j: words(segs[j]))
+        segs[k:k + 1] = refine(segs[k])
+    group = [-1] * n
+    for g, sg in enumerate(segs):
+        for i in tokens(sg):
+            group[i] = g
+        if sg[0] == "run" and words(sg) >= 2:
+            heads_runs.add(sg[1][0])
+    for i in range(n):  # defensive: every token in some tile
+        if group[i] < 0:
+            group[i] = len(segs) + i
+    return group, tags, leads, heads_runs
+
+
+_LEAD_TAGS = frozenset({"IN", "TO", "DT", "PRP$", "WP$", "PDT", "CD"})
 
 
 _NO_SPACE_BEFORE = CLITICS | {".", ",", "!", "?", ";", ":", ")", "...", "%"}
-_LEAD = frozenset({"prep", "det", "poss", "case", "predet", "nummod", "amod"})
 
 
 def _join(words: list[str]) -> str:
@@ -446,38 +523,23 @@ def _join(words: list[str]) -> str:
     return out
 
 
-def _join_hyphens(tokens: list[str]) -> list[str]:
-    """heart - to - heart -> heart-to-heart (one token for the parser and one tile)."""
-    out: list[str] = []
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t == "-" and out and out[-1][-1:].isalnum() and i + 1 < len(tokens) and tokens[i + 1][:1].isalnum():
-            out[-1] += "-" + tokens[i + 1]
-            i += 2
-        else:
-            out.append(t)
-            i += 1
-    return out
-
-
 def tiles_for(tokens: tuple[str, ...], max_tile: int = MAX_TILE) -> tuple[list[str], str, bool]:
-    """(tiles in sentence order, final punctuation, parsed?) for a reorder item."""
-    toks = _join_hyphens(_display_tokens(tokens))
+    """(tiles in sentence order, final punctuation, parsed?) for a reorder item: constituents of treegram's own
+    PCFG parse (`parse`, `tree_groups`); word tiles when there is no parse.  Clitics and hyphenated words are glued
+    afterwards, so they stay in one tile either way."""
+    toks = _display_tokens(tokens)
     body = list(toks)
     end = ""
     while body and body[-1] in _FINAL:
         end = body.pop() + end
-    parsed = analyse(tuple(toks))
-    tags = None
-    if parsed is not None and len(parsed[0]) == len(toks):
-        tags, heads, deps = parsed
-        heads = tuple(h if h < len(body) else -1 for h in heads[:len(body)])
-        deps = deps[:len(body)]
-        groups = constituent_groups(body, heads, deps, max_tile)
-        spans = _subtrees(heads)
+    tree = parse(tuple(toks))
+    tags: list[str] | None = None
+    leads: dict[int, int] = {}
+    head_runs: set[int] = set()
+    if tree is not None and len(tree.leaves()) == len(toks):
+        groups, tags, leads, head_runs = tree_groups(tree, len(body), max_tile)
     else:
-        groups, deps, spans = list(range(len(body))), None, None
+        tree, groups = None, list(range(len(body)))
     groups = _glue(body, groups)
     runs: list[list[int]] = []
     for i, g in enumerate(groups):
@@ -485,22 +547,26 @@ def tiles_for(tokens: tuple[str, ...], max_tile: int = MAX_TILE) -> tuple[list[s
             runs[-1].append(i)
         else:
             runs.append([i])
-    if deps is not None:  # a lone preposition or determiner goes with the phrase it introduces
-        merged: list[list[int]] = []
-        for run in runs:
-            prev = merged[-1] if merged else None
-            if prev is not None and len(prev) == 1 and deps[prev[0]] in _LEAD and run[0] in spans[prev[0]]:
-                prev.extend(run)
-            else:
-                merged.append(list(run))
-        runs = merged
+    # a lone preposition or determiner goes with the phrase it introduces: the rest of its phrase, or the run of
+    # bare words (a head with its dependents) that starts it
+    merged: list[list[int]] = []
+    weights = _weights(body)
+    spare = len(runs) - 3  # ... as long as at least three tiles remain
+    for run in runs:
+        prev = merged[-1] if merged else None
+        if spare > 0 and prev is not None and len(prev) == 1 and prev[0] in leads and run[-1] < leads[prev[0]] \
+                and (run[-1] == leads[prev[0]] - 1 or run[0] in head_runs):
+            prev.extend(run)
+            spare -= 1
+        else:
+            merged.append(list(run))
     out = []
-    for k, run in enumerate(runs):
+    for k, run in enumerate(merged):
         words = [body[i] for i in run]
         if k == 0 and words[0] != "I" and not (tags and tags[0] in ("NNP", "NNPS")):
             words[0] = words[0][:1].lower() + words[0][1:]
         out.append(_join(words))
-    return out, end, parsed is not None
+    return out, end, tree is not None
 
 
 # -- items -------------------------------------------------------------------------------------------------------

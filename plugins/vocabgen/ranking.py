@@ -165,3 +165,82 @@ class NgramScorer:
 
     def mean_logprob(self, tokens: Sequence[str]) -> float:
         return float(self.token_logprobs(tokens).mean()) if tokens else float("-inf")
+
+    def local_slor(self, tokens: Sequence[str]) -> np.ndarray:
+        """log P_KN(w_i | w_i-2 w_i-1) - log P_uni(w_i) for every token and </s>: SLOR before the sum."""
+        ids = np.asarray([self.index.get(t.lower(), 0) for t in tokens] + [self.index[EOS]], dtype=np.int64)
+        return self.token_logprobs(tokens) - np.log(self.uni_ml[ids].astype(np.float64))
+
+    def score(self, tokens: Sequence[str]) -> float:
+        """The plausibility score of a bare n-gram scorer: SLOR."""
+        return self.slor(tokens)
+
+
+# -- the shipped ranker -------------------------------------------------------------------------------------------
+#: every feature `features` computes; the ranker uses the ones its file names
+FEATURES = ("slor", "min_local", "length", "pcfg_slor")
+
+
+def features(lm: NgramScorer, tokens: Sequence[str], pcfg=None, names: Sequence[str] = FEATURES) -> dict[str, float]:
+    """Plausibility features of a token sequence:
+
+    * `slor`      — SLOR under the trigram model (above);
+    * `min_local` — the worst single position, min_i [log P_KN(w_i | h_i) - log P_uni(w_i)] over the tokens and
+      </s>: SPINEDEP's sentences are spliced from frequent fragments, and one bad join is what a mean hides;
+    * `length`    — the number of tokens;
+    * `pcfg_slor` — SLOR under treegram's own PCFG (syntax.py): (log inside P_G(w) - sum log P_uni(w_i)) / (n+1);
+      only when `pcfg` is given and the name is asked for (a parse per sentence, ~1 ms).
+    """
+    if not tokens:
+        return {k: float("-inf") for k in names}
+    loc = lm.local_slor(tokens)
+    out = {"slor": float(loc.mean()), "min_local": float(loc.min()), "length": float(len(tokens))}
+    if "pcfg_slor" in names and pcfg is not None:
+        from treegram.plugins.vocabgen.syntax import inside_logprob
+
+        ids = np.asarray([lm.index.get(t.lower(), 0) for t in tokens], dtype=np.int64)
+        lu = np.log(lm.uni_ml[ids].astype(np.float64)).sum()
+        out["pcfg_slor"] = float((inside_logprob(pcfg, tokens) - lu) / (len(tokens) + 1))
+    return {k: out[k] for k in names if k in out}
+
+
+class PlausibilityRanker:
+    """Logistic regression over a few `features`, fitted on the judged set (benchmarks/bench_plausibility.py) and
+    stored as JSON (`data/plausibility-ranker.json`: feature names, standardization, coefficients, threshold):
+
+        score(s) = b + sum_k c_k (f_k(s) - mean_k) / scale_k        (log-odds that s is plausible)
+
+    `threshold` is the score a generated sentence needs to reach a sheet, calibrated in nested cross-validation so
+    that what passes is as plausible as the judged set allows (see the file's `calibration`)."""
+
+    def __init__(self, lm: NgramScorer, spec: dict, pcfg=None):
+        self.lm = lm
+        self.pcfg = pcfg
+        self.spec = spec
+        self.names = tuple(spec["features"])
+        self.mean = np.asarray(spec["mean"], dtype=np.float64)
+        self.scale = np.asarray(spec["scale"], dtype=np.float64)
+        self.coef = np.asarray(spec["coef"], dtype=np.float64)
+        self.intercept = float(spec["intercept"])
+        self.threshold = float(spec["threshold"])
+
+    def vector(self, tokens: Sequence[str]) -> np.ndarray:
+        f = features(self.lm, tokens, self.pcfg, self.names)
+        return np.asarray([f[k] for k in self.names], dtype=np.float64)
+
+    def score(self, tokens: Sequence[str]) -> float:
+        if not tokens:
+            return float("-inf")
+        return float(self.intercept + ((self.vector(tokens) - self.mean) / self.scale) @ self.coef)
+
+    def slor(self, tokens: Sequence[str]) -> float:
+        return self.lm.slor(tokens)
+
+    @staticmethod
+    def spec_from_sklearn(names: Sequence[str], pipeline, threshold: float, **extra) -> dict:
+        """The JSON spec of a fitted `make_pipeline(StandardScaler(), LogisticRegression())`."""
+        sc, lr = pipeline[0], pipeline[-1]
+        return {"format": "treegram-vocabgen-ranker", "version": 1, "features": list(names),
+                "mean": [float(x) for x in sc.mean_], "scale": [float(x) for x in sc.scale_],
+                "coef": [float(x) for x in lr.coef_[0]], "intercept": float(lr.intercept_[0]),
+                "threshold": float(threshold), **extra}

@@ -9,12 +9,15 @@ returns.  For every word:
 2. **generated items** — `candidates x per_word` (12 x) distinct sentences drawn by generating up from the word
    (SPINEDEP + P_V).  A draw that copies a training sentence *is* a corpus item (the excerpt's copy, with its
    provenance and translation, or — when the excerpt does not hold it — dropped, because it is neither new nor
-   showable with its source).  The new ones are scored by SLOR under the corpus trigram model (ranking.py);
-   those below the threshold (the 10th percentile of held-out real sentences) are dropped, the rest ranked;
-3. the sheet takes about two thirds corpus items and one third generated items (`corpus_share`: in the blind
-   judged set, corpus items were far more often plausible than even the reranked generated ones), filling a shortfall of one kind
-   with the other, and skips every item that is unsafe (safety.py), not within the vocabulary (+ the practised
-   word's forms; re-checked on every item), or a near-duplicate of an item already on the sheet (`near_duplicate`);
+   showable with its source).  The new ones are scored by the plausibility ranker (ranking.PlausibilityRanker:
+   logistic regression over trigram SLOR, the worst single position and length, fitted on the judged set) and
+   ranked; those below its calibrated threshold are used only when nothing else is left (below the SLOR floor,
+   the 10th percentile of held-out real sentences, never), marked in their provenance and noted;
+3. the sheet prefers corpus items (`corpus_share`, default 1: real graded sentences are judged 98% plausible,
+   generated ones that pass the ranker ~87%, benchmarks/RESULTS.md `plausibility`), so generated items fill only
+   what the corpus lacks for a word; every item that is unsafe (safety.py), not within the vocabulary (+ the
+   practised word's forms; re-checked on every item), or a near-duplicate of an item already on the sheet
+   (`near_duplicate`) is skipped;
 4. each word's items are shuffled with the seed; `sheet_order` shuffles the whole sheet (so position never gives
    away the answer).
 
@@ -46,10 +49,11 @@ class SheetSource:
 
     generator: ConstrainedGenerator
     corpus: object | None = None          # corpus.CorpusIndex
-    scorer: object | None = None          # ranking.NgramScorer
-    threshold: float | None = None        # SLOR below this is dropped
+    scorer: object | None = None          # ranking.PlausibilityRanker (or a bare NgramScorer: SLOR); has .score
+    threshold: float | None = None        # generated items scoring below this are not preferred
+    floor: float | None = None            # ... and below this SLOR never shown (ranking.py; default-lm.npz)
     candidates: int = 12                  # generated draws per requested item
-    corpus_share: float = 2 / 3           # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
+    corpus_share: float = 1.0             # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
 
     @property
     def vocab(self) -> Vocabulary:
@@ -68,10 +72,14 @@ def as_source(gen) -> SheetSource:
 
 
 def default_source(generator: ConstrainedGenerator) -> SheetSource:
-    """A SheetSource with the embedded corpus items and scorer (those of the default graded-enja data)."""
-    from treegram.plugins.vocabgen.default import default_corpus, default_scorer
+    """A SheetSource with the embedded corpus items and plausibility ranker (those of the default graded-enja
+    data; the bare trigram SLOR scorer when the ranker file is absent)."""
+    from treegram.plugins.vocabgen.default import default_corpus, default_ranker, default_scorer
 
+    ranker = default_ranker()
     scorer, threshold = default_scorer()
+    if ranker is not None:
+        return SheetSource(generator, default_corpus(), ranker, ranker.threshold, floor=threshold)
     return SheetSource(generator, default_corpus(), scorer, threshold)
 
 
@@ -145,18 +153,20 @@ def _corpus_items(src: SheetSource, word: str, forms: frozenset[str], allowed: V
 
 
 def _score(src: SheetSource, tokens) -> float | None:
-    return round(src.scorer.slor(tokens), 3) if src.scorer is not None else None
+    return round(src.scorer.score(tokens), 3) if src.scorer is not None else None
 
 
 def _generated_items(src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary, want: int, rng,
-                     stats: dict) -> tuple[list[Sentence], list[Sentence]]:
-    """(new generated items ranked best first, corpus copies found by generation)."""
+                     stats: dict) -> tuple[list[Sentence], list[Sentence], list[Sentence]]:
+    """(new generated items at or above the threshold, best first; new ones below it but above the SLOR floor,
+    best first, marked in their provenance; corpus copies found by generation)."""
     gen = src.generator
     n = max(want * src.candidates, 20)
     sents, st = gen.sample(n, rng, word=word, unique=True, max_attempts=4 * n + 200)
     stats["draws"] += st["attempts"]
-    new, copies = [], []
+    new, below, copies = [], [], []
     c = src.corpus
+    provenance = f"generated by SPINEDEP ({gen.vocab.name})"
     for s in sents:
         if _check(s.tokens, allowed, forms) is not None:
             stats["rejected"] += 1
@@ -173,11 +183,14 @@ def _generated_items(src: SheetSource, word: str, forms: frozenset[str], allowed
         score = _score(src, s.tokens)
         if score is not None and src.threshold is not None and score < src.threshold:
             stats["below_threshold"] += 1
+            if src.floor is not None and src.scorer.slor(s.tokens) >= src.floor:
+                below.append(attrs.evolve(s, word=word, source="generated", score=score,
+                                          provenance=provenance + ", below the plausibility threshold"))
             continue
-        new.append(attrs.evolve(s, word=word, source="generated",
-                                provenance=f"generated by SPINEDEP ({gen.vocab.name})", score=score))
+        new.append(attrs.evolve(s, word=word, source="generated", provenance=provenance, score=score))
     new.sort(key=lambda s: -(s.score if s.score is not None else 0.0))
-    return new, copies
+    below.sort(key=lambda s: -s.score)
+    return new, below, copies
 
 
 def _take(pool: list[Sentence], k: int, chosen: list[Sentence], sheet: list[Sentence]) -> int:
@@ -206,7 +219,7 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
     groups: dict[str, list[Sentence]] = {}
     problems: list[str] = []
     st = stats if stats is not None else {}
-    for k in ("draws", "rejected", "copies_not_shown", "below_threshold", "corpus", "generated"):
+    for k in ("draws", "rejected", "copies_not_shown", "below_threshold", "below_shown", "corpus", "generated"):
         st.setdefault(k, 0)
     if per_word > MAX_PER_WORD:
         problems.append(f"--per-word {per_word} capped at {MAX_PER_WORD} sentences per word")
@@ -220,17 +233,26 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
         corpus = [corpus[int(i)] for i in order]
         want_c = math.ceil(per_word * src.corpus_share) if corpus else 0
         error = None
-        try:
-            new, copies = _generated_items(src, w, forms, allowed, per_word, rng, st)
-        except NoSentenceError as exc:
-            new, copies, error = [], [], str(exc)
-        seen = {c.text for c in corpus}
-        corpus += [c for c in copies if c.text not in seen and not seen.add(c.text)]
         chosen: list[Sentence] = []
         got_c = _take(corpus, want_c, chosen, sheet)
-        got_g = _take(new, per_word - got_c, chosen, sheet)
-        if got_c + got_g < per_word:  # too few new sentences: more corpus items
-            _take([c for c in corpus if c not in chosen], per_word - got_c - got_g, chosen, sheet)
+        if got_c < per_word:  # generation only for what the corpus items do not cover
+            try:
+                new, below, copies = _generated_items(src, w, forms, allowed, per_word, rng, st)
+            except NoSentenceError as exc:
+                new, below, copies, error = [], [], [], str(exc)
+            seen = {c.text for c in corpus}
+            copies = [c for c in copies if c.text not in seen and not seen.add(c.text)]
+            got_c += _take(copies, want_c - got_c, chosen, sheet)
+            got_g = _take(new, per_word - got_c, chosen, sheet)
+            if got_c + got_g < per_word:  # too few new sentences: more corpus items
+                got_c += _take([c for c in corpus + copies if c not in chosen], per_word - got_c - got_g, chosen,
+                               sheet)
+            if got_c + got_g < per_word:  # still short: the best below the threshold, marked and noted
+                low = _take(below, per_word - got_c - got_g, chosen, sheet)
+                st["below_shown"] += low
+                if low:
+                    problems.append(f"{w}: {low} generated sentence(s) below the plausibility threshold "
+                                    "(marked in the key; check them)")
         st["corpus"] += sum(s.source == "corpus" for s in chosen)
         st["generated"] += sum(s.source == "generated" for s in chosen)
         if progress is not None:

@@ -314,11 +314,13 @@ def make_server(bench: Workbench, host: str = "127.0.0.1", port: int = 0):
 
 
 def warm_up() -> None:
-    """Load the spaCy pipeline, lemminflect's tables and the WordNet sense counts once (about 5 s cold)."""
-    from treegram.plugins.vocabgen.exercises import analyse, wordnet_senses
+    """Load the spaCy pipeline, the PCFG behind reorder tiles, lemminflect's tables and the WordNet sense counts
+    once (about 5 s cold)."""
+    from treegram.plugins.vocabgen.exercises import analyse, parse, wordnet_senses
 
     try:
         analyse(("we", "went", "home", "."))
+        parse(("we", "went", "home", "."))
         lemma_of("went")
         wordnet_senses()
     except Exception:  # noqa: BLE001 - warming up is an optimisation; the request reports any real problem
