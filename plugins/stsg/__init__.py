@@ -9,6 +9,10 @@
   applications over a source tree for the core tree chart (`treegram.charts.treechart`): Viterbi decoding with a
   per-word reward / target rate, (tp, fp) increments for loss-augmented decoding
 - `em`: MAP-EM and VB baselines over a fixed extracted rule set (inside-outside on the core tree chart)
+- `induce`: Cohn & Lapata (2007) grammar induction (minimal + composed rules with counts) for the large-margin STSG
+- `features`: its rule features (section 3.3), indexed; `qp`: the working-set dual QP (SMO-style coordinate ascent)
+- `largemargin`: structured SVM (cutting planes, slack/margin rescaling, loss-augmented decoding over the (tp, fp)
+  stratified chart, gold derivations), `SVMGrammar`, `SVMSTSGModel` (`treegram train stsg --method svm`)
 - `evaluate`: compression rate, token P/R/F1, relational F1 (spaCy triples), approximate randomization
 - `compressor`: `STSGModel` (model file with the embedded parser) and `train_stsg`
 - `plugin`: `treegram train stsg`, `treegram compress`, `treegram eval-compression`

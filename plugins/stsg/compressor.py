@@ -145,8 +145,11 @@ def prepare_corpus(pairs: list[Pair], parser, *, parser_id: str = "", cache_dir=
 
 def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: int | None = None,
                alpha: float = 100.0, beta: float = 0.1, seed: int = 0, parser_id: str = "", cache_dir=None,
-               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None) -> STSGModel:
-    """Train a compression model (gibbs: the Bayesian STSG; em / vb: the fixed-grammar baselines)."""
+               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None,
+               **svm_options) -> STSGModel:
+    """Train a compression model (gibbs: the Bayesian STSG; em / vb: the fixed-grammar baselines; svm: the
+    large-margin STSG of Cohn & Lapata 2007, `svm_options` = loss, C, rescaling, epsilon of
+    `largemargin.train_svm`)."""
     from treegram.bayes import AnnealingSchedule, CheckpointConfig, GibbsSampler
 
     from treegram.plugins.stsg.em import train_em
@@ -199,7 +202,17 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
                                     progress=lambda xs: track(xs, f"{method.upper()} iterations"))
         info.update({k: v for k, v in em_info.items() if k != "trace"})
         info["trace"] = em_info["trace"]
+    elif method == "svm":
+        from treegram.plugins.stsg.largemargin import SVMSTSGModel, train_svm
+
+        iterations = 50 if iterations is None else iterations
+        grammar, svm_info = train_svm(corpus, iterations=iterations, checkpoint=checkpoint, resume=resume, ui=ui,
+                                      callback=callback, **svm_options)
+        info.update(svm_info)
+        info.pop("alpha", None)  # the DP concentration plays no part in the SVM
+        info["training_seconds"] = round(time.perf_counter() - start, 2)
+        return SVMSTSGModel(grammar, parser, info)
     else:
-        raise InputError(f"unknown training method {method!r}", hint="use gibbs, em or vb")
+        raise InputError(f"unknown training method {method!r}", hint="use gibbs, em, vb or svm")
     info["training_seconds"] = round(time.perf_counter() - start, 2)
     return STSGModel(grammar, parser, info)

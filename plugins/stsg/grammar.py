@@ -177,9 +177,14 @@ class FiniteSTSG:
         out = list(self.by_prod.get(prod, ()))
         for f in copy_delete_rules(node):
             if str(f) not in self.texts:
-                out.append(Rule(f, self._unseen(f.category)))
+                out.append(self._unseen_rule(f))
         self._cand_cache[prod] = out
         return out
+
+    def _unseen_rule(self, f: Fragment) -> Rule:
+        """A copy/delete rule the grammar lacks, scored as an unseen rule of its root pair (subclasses with
+        feature-based scores override this)."""
+        return Rule(f, self._unseen(f.category))
 
     def _candidates2(self, node: Tree, prod: tuple, child_prods: tuple) -> list[Rule]:
         """`_candidates` narrowed by the productions of the node's children: rules whose internal source nodes just

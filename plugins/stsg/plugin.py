@@ -26,19 +26,28 @@ class STSGOptions:
                               "sentence per line")
     parser: Path = option(required=True, type=Path,
                           help="a treegram parsing model (pcfg, tsg, ...) for the source sentences")
-    method: str = option("gibbs", choices=("gibbs", "em", "vb", "mcdonald"),
-                         help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; mcdonald: "
-                              "McDonald (2006) word-deletion labelling (discriminative baseline)")
+    method: str = option("gibbs", choices=("gibbs", "em", "vb", "svm", "mcdonald"),
+                         help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; svm: large-margin "
+                              "STSG (Cohn & Lapata 2007); mcdonald: McDonald (2006) word-deletion labelling")
     iterations: int | None = option(None, type=positive_int,
-                                    help="Gibbs sweeps (annealed T 5 -> 0; default 5000) or EM/VB iterations "
-                                         "(default 30)")
+                                    help="Gibbs sweeps (annealed T 5 -> 0; default 5000), EM/VB iterations "
+                                         "(default 30) or SVM cutting-plane passes (default 50)")
     alpha: float = option(100.0, help="DP concentration (default 100)", type=positive_float)
     beta: float = option(0.1, help="expansion probability of the base (default 0.1)", type=open_probability)
     limit: int | None = option(None, help="use only the first N pairs", type=positive_int)
     parse_cache: Path | None = option(None, type=Path,
                                       help="directory for cached source parses (bracket files keyed by input + "
                                            "parser)")
-    checkpoint: Path | None = option(None, type=Path, help="sampler checkpoint file (Gibbs)")
+    loss: str = option("bp2", choices=("prec", "bp1", "bp2", "hamming"), group="svm",
+                       help="svm: loss of the loss-augmented decoding: 1 - unigram precision (prec), times the "
+                            "one-sided (bp1) or two-sided (bp2, default) brevity penalty, or the Hamming loss")
+    C: float = option(0.01, type=positive_float, group="svm",
+                      help="svm: regularisation trade-off C of 1/2|w|^2 + C/n sum xi (default 0.01, as the paper)")
+    rescaling: str = option("slack", choices=("slack", "margin"), group="svm",
+                            help="svm: slack (default, as the paper) or margin rescaling of the loss")
+    epsilon: float = option(0.01, type=positive_float, group="svm",
+                            help="svm: add a constraint when it is violated by more than this (default 0.01)")
+    checkpoint: Path | None = option(None, type=Path, help="checkpoint file (Gibbs sweeps, SVM passes)")
     resume: bool = option(False, help="continue from --checkpoint if it exists")
     epochs: int = option(10, type=positive_int, group="mcdonald",
                          help="passes over the training pairs (--method mcdonald; default 10)")
@@ -50,7 +59,8 @@ class STSGOptions:
 
 class STSGFormalism(Formalism):
     name = "stsg"
-    description = "Bayesian synchronous TSG for extractive sentence compression (Gibbs; em / vb baselines)"
+    description = ("Bayesian synchronous TSG for extractive sentence compression (Gibbs; em / vb baselines; svm: "
+                   "large-margin STSG; mcdonald: McDonald 2006)")
     trains_on = "pairs"
     Settings = STSGOptions
 
@@ -82,7 +92,9 @@ class STSGFormalism(Formalism):
                                   cache_dir=options.parse_cache, ui=ui)
         return train_stsg(pairs, parser, method=options.method, iterations=options.iterations, alpha=options.alpha,
                           beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
-                          cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui)
+                          cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui,
+                          **({"loss": options.loss, "C": options.C, "rescaling": options.rescaling,
+                              "epsilon": options.epsilon} if options.method == "svm" else {}))
 
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel
@@ -91,7 +103,10 @@ class STSGFormalism(Formalism):
             from treegram.plugins.stsg.mcdonald import McDonaldModel
 
             return McDonaldModel.from_bundle(meta, arrays)
+        if meta.get("kind") == "svm":
+            from treegram.plugins.stsg.largemargin import SVMSTSGModel
 
+            return SVMSTSGModel.from_bundle(meta, arrays)
         return STSGModel.from_bundle(meta, arrays)
 
 
