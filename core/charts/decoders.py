@@ -535,11 +535,34 @@ def decoder_parse(model, decoder: str = "mpd", samples: int | None = None):
     return lambda tokens: d.decode(model, list(tokens), samples=samples)
 
 
+def model_decoder(model) -> str | None:
+    """The decoder a model was trained to be parsed with (its ``default_decoder`` attribute, saved in the model
+    file by formalisms whose benchmarks found a better default than ``mpd``), or None for the model's own parse."""
+    name = getattr(model, "default_decoder", None)
+    return name if isinstance(name, str) and name and isinstance(model, ChartModel) else None
+
+
+def parse_default(model, decoder: str | None = None, samples: int | None = None):
+    """`tokens -> Tree` as `treegram parse` runs it: the named decoder, else the model's default decoder
+    (`model_decoder`), else the model's own ``parse``.  Cluster workers build their parser with this too, so a
+    batch parse decodes exactly as a one-process parse."""
+    if decoder is None:
+        decoder = model_decoder(model)
+        if decoder is None and samples is not None:
+            decoder = "mpd"
+        if decoder is not None and samples is not None and not get_decoder(decoder).uses_samples:
+            raise InputError(f"--samples is for sampling decoders; this model's default decoder {decoder!r} draws "
+                             "none", hint="add --decoder mpp, or drop --samples")
+    if decoder is None:
+        return model.parse
+    return decoder_parse(model, decoder, samples)
+
+
 def decode(model, tokens: Sequence[str], decoder: str = "mpd", *, samples: int | None = None) -> Tree:
     """Parse `tokens` with `model` using the named decoder."""
     return get_decoder(decoder).decode(model, list(tokens), samples=samples)
 
 
 __all__ = ["CORE_DECODERS", "ChartInput", "ChartModel", "DEFAULT_SAMPLES", "Decoder", "RulePosteriors", "decode",
-           "decode_maxrule", "decoder_parse", "decode_mpd", "decode_mpp", "get_decoder", "max_rule_tree", "mpp_votes",
+           "decode_maxrule", "decoder_parse", "decode_mpd", "model_decoder", "parse_default", "decode_mpp", "get_decoder", "max_rule_tree", "mpp_votes",
            "rule_posteriors", "sentence_seed", "splice"]

@@ -119,8 +119,9 @@ def _configure_parse(p: argparse.ArgumentParser) -> None:
                    help="continue an interrupted run: keep the trees already in --out and parse the rest")
     add_encoding_option(p)
     p.add_argument("--decoder", default=None,
-                   help="mpd (Viterbi, the default), mpp (sampled most probable parse), maxrule, maxrule-sum, or a "
-                        "plugin's decoder (`treegram plugins` lists them); default: the model's own")
+                   help="mpd (Viterbi), mpp (sampled most probable parse), maxrule, maxrule-sum, or a plugin's decoder "
+                        "(`treegram plugins` lists them); default: the decoder the model was trained for "
+                        "(`treegram show MODEL`), else mpd")
     p.add_argument("--samples", type=argtypes.positive_int, default=None, help="derivations sampled per sentence by mpp (default 100)")
     add_json_flag(p)
 
@@ -136,11 +137,9 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
     if not hasattr(model, "parse"):
         raise TreegramError(f"{args.model}: a {model.formalism} model cannot parse sentences",
                             hint="use a parsing model (pcfg, tsg, tig, ostag)")
-    parse = model.parse
-    if args.decoder is not None or args.samples is not None:
-        from treegram.charts.decoders import decoder_parse
+    from treegram.charts.decoders import parse_default
 
-        parse = decoder_parse(model, args.decoder or "mpd", args.samples)
+    parse = parse_default(model, args.decoder, args.samples)
     lines = iter_lines(args.input, encoding=args.encoding, what="input")
     first = next(lines, None)  # an empty input is an error before the output is touched
     if first is None:
