@@ -99,11 +99,13 @@ def get_plugin_manager() -> pluggy.PluginManager:
             from treegram.bayes import moves as core_moves
             from treegram.charts import decoders as core_decoders
             from treegram.cli import commands as core_commands
+            from treegram.compression import cli as compression_commands
             from treegram.corpora import registry as core_readers
             from treegram.evaluation import metrics as core_metrics
             from treegram.generation import registry as core_systems
 
-            for plugin in (core_commands, core_readers, core_metrics, core_systems, core_moves, core_decoders):
+            for plugin in (core_commands, compression_commands, core_readers, core_metrics, core_systems, core_moves,
+                           core_decoders):
                 pm.register(plugin, name=plugin.__name__)
             _load_entry_points(pm)
             _manager = pm

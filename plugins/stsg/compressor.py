@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import math
-import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from treegram.compression.align import Pair
+from treegram.compression.compressor import Compression, embed_parser, embedded_parser, parse_source
+from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
+from treegram.errors import InputError
+from treegram.formalism import save_model
 
-from treegram.errors import InputError, ModelFileError, ParseFailure, TreegramError
-from treegram.formalism import flat_fallback, save_model
-from treegram.io import load_bundle
-
-from treegram.plugins.stsg.align import Pair
-from treegram.plugins.stsg.grammar import Compression, FiniteSTSG
-from treegram.plugins.stsg.treeprep import derive_target, parse_sentences, wrap_root
+from treegram.plugins.stsg.grammar import FiniteSTSG
 
 __all__ = ["STSGModel", "train_stsg", "prepare_corpus", "embed_parser", "embedded_parser"]
 
@@ -35,14 +32,7 @@ class STSGModel:
     # -- compression --------------------------------------------------------------------------------------------
     def source_tree(self, tokens: list[str]):
         """(ROOT-wrapped parse, status) with status ok / failed (flat fallback tree) / too_long."""
-        if self.parser is None:
-            raise TreegramError("this STSG model has no parser", hint="retrain with --parser MODEL")
-        if len(tokens) > 100:
-            return wrap_root(flat_fallback(tokens)), "too_long"
-        try:
-            return wrap_root(self.parser.parse(list(tokens))), "ok"
-        except ParseFailure:
-            return wrap_root(flat_fallback(tokens)), "failed"
+        return parse_source(self.parser, tokens, what="STSG")
 
     def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
         return self.grammar.compress(wrap_root(tree), tokens, rate=rate, reward=reward)
@@ -92,33 +82,6 @@ class STSGModel:
             rows += [_row(r) for r in rest[:top] if _row(r) not in rows]
             out["top_rules"] = rows
         return out
-
-
-def embed_parser(parser) -> tuple[dict | None, dict[str, np.ndarray]]:
-    """A compression model's parser as (its model-file metadata, its arrays under `parser.`), to store inside the
-    compression model's file; (None, {}) without a parser."""
-    if parser is None:
-        return None, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Path(tmp) / "parser.model"
-        parser.save(p)
-        parser_meta, parser_arrays = load_bundle(p)
-    return parser_meta, {f"parser.{k}": v for k, v in parser_arrays.items()}
-
-
-def embedded_parser(meta: dict, arrays: dict):
-    """The parser stored by `embed_parser` in a compression model's (meta, arrays), or None."""
-    from treegram.formalism import model_from_bundle
-    from treegram.plugin_manager import formalisms
-
-    pm = meta.get("parser")
-    if pm is None:
-        return None
-    if not isinstance(pm, dict) or pm.get("formalism") not in formalisms():
-        raise ModelFileError(f"the embedded parser is a {pm.get('formalism') if isinstance(pm, dict) else pm!r} "
-                             "model, which no installed plugin provides", hint="install the plugin that trained the parser")
-    return model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
-                             "the embedded parser")
 
 
 def _drops_words(rule) -> bool:

@@ -13,8 +13,8 @@ from pathlib import Path
 import attrs
 import numpy as np
 
-from treegram.plugins.stsg.align import Pair, load_broadcast_news
-from treegram.plugins.stsg.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root
+from treegram.compression.align import Pair, load_broadcast_news
+from treegram.compression.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root
 
 __all__ = ["BroadcastNews", "foundation_parser", "load_experiment"]
 

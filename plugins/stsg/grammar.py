@@ -18,6 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from treegram.charts.treechart import TreeChart
+from treegram.compression.compressor import Compression
 from treegram.errors import InputError
 from treegram.trees import Tree
 
@@ -76,21 +77,6 @@ def fragment_from_json(obj) -> Tree | str:
     if len(obj) == 1:
         return Tree(obj[0], ())
     return Tree(obj[0], tuple(fragment_from_json(c) for c in obj[1]))
-
-
-class Compression:
-    __slots__ = ("tokens", "keep", "tree", "score")
-
-    def __init__(self, tokens, keep, tree, score):
-        self.tokens, self.keep, self.tree, self.score = tokens, keep, tree, score
-
-    @property
-    def compressed(self) -> list[str]:
-        return [w for w, k in zip(self.tokens, self.keep) if k]
-
-    @property
-    def rate(self) -> float:
-        return float(np.mean(self.keep)) if len(self.keep) else 1.0
 
 
 class FiniteSTSG:

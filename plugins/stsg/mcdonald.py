@@ -457,15 +457,15 @@ class McDonaldModel:
         self.info = dict(info or {})
 
     def source_tree(self, tokens: list[str]):
-        from treegram.plugins.stsg.compressor import STSGModel
+        from treegram.compression.compressor import parse_source
 
-        return STSGModel.source_tree(self, tokens)  # same parser handling (flat fallback, length limit)
+        return parse_source(self.parser, tokens, what="mcdonald")  # flat fallback, length limit
 
     def features(self, tree: Tree) -> SentenceFeatures:
         return extract(tree, self.words, self.tags, self.labels)
 
     def compress_tree(self, tree: Tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0):
-        from treegram.plugins.stsg.grammar import Compression
+        from treegram.compression.compressor import Compression
 
         sf = self.features(tree)
         if sf.n != len(tokens):
@@ -488,7 +488,7 @@ class McDonaldModel:
     # -- persistence: sparse weights as NPZ arrays, vocabularies in the JSON header ------------------------------
     def save(self, path) -> None:
         from treegram.formalism import save_model
-        from treegram.plugins.stsg.compressor import embed_parser
+        from treegram.compression.compressor import embed_parser
 
         nz = np.flatnonzero(self.weights)
         parser_meta, arrays = embed_parser(self.parser)
@@ -502,7 +502,7 @@ class McDonaldModel:
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict) -> "McDonaldModel":
-        from treegram.plugins.stsg.compressor import embedded_parser
+        from treegram.compression.compressor import embedded_parser
 
         if meta.get("features") != FEATURES:
             raise ModelFileError(f"mcdonald model with feature set {meta.get('features')!r}, but this treegram "
@@ -556,7 +556,7 @@ def train_mcdonald(pairs, parser=None, *, trees=None, epochs: int = 10, update: 
                    bits: int = 20, min_word_count: int = 2, seed: int = 0, parser_id: str = "", cache_dir=None,
                    ui=None, callback=None) -> McDonaldModel:
     """Train McDonald's compressor on deletion pairs; sources are parsed with `parser` (or given as `trees`)."""
-    from treegram.plugins.stsg.treeprep import parse_sentences, wrap_root
+    from treegram.compression.treeprep import parse_sentences, wrap_root
 
     if not pairs:
         raise InputError("no training pairs", hint="check the --pairs files (one tokenized sentence per line)")

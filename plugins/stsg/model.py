@@ -25,7 +25,7 @@ from treegram.errors import InputError, TreegramError
 from treegram.trees import Tree
 
 from treegram.plugins.stsg import kernels as K
-from treegram.plugins.stsg.treeprep import ROOT
+from treegram.compression.treeprep import ROOT
 
 __all__ = ["Vocab", "PairCorpus", "STSGSampler", "Fragment", "rule_string", "fragment_pair", "estimate_side_pcfg"]
 

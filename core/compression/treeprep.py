@@ -1,0 +1,104 @@
+"""Trees for compression pairs: parsing sources with any treegram parser (cached on disk), deriving target trees.
+
+Target trees are derived from the source parse rather than parsed separately: the compression keeps an
+order-preserving subset of the source words, so deleting the dropped words from the source tree, pruning
+constituents left empty and collapsing a constituent that lost children and was left with a single phrasal child
+gives the tree a parser would most plausibly assign, without a second round of parse errors that disagree with the
+source analysis (an independently parsed target can bracket the kept words in ways no source constituent matches,
+which leaves those pairs only derivable by whole-sentence rules).  The collapse step recreates the configurations
+the paper's sampler is designed for: two source nodes (an NP and the NP inside it whose PP modifier was deleted)
+both able to align with one target node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from treegram.errors import InputError, ParseFailure
+from treegram.formalism import flat_fallback
+from treegram.trees import Tree, parse_brackets
+
+ROOT = "ROOT"
+
+__all__ = ["ROOT", "wrap_root", "derive_target", "parse_sentences", "model_fingerprint"]
+
+
+def wrap_root(tree: Tree) -> Tree:
+    """Every tree gets a ROOT node on top (as the Stanford parser's output has), so root pairs are ROOT/ROOT."""
+    if tree.label == ROOT:
+        return tree
+    return Tree(ROOT, (tree,))
+
+
+def derive_target(source: Tree, keep) -> Tree:
+    """The compression's tree: source tree minus deleted words, empty constituents pruned, and a constituent that lost
+    children down to one phrasal child replaced by that child.  ROOT is never removed; with nothing kept the
+    result is a bare ROOT."""
+    keep = list(map(bool, keep))
+    counter = [0]
+
+    def build(node: Tree) -> Tree | None:
+        if node.is_preterminal:
+            k = keep[counter[0]]
+            counter[0] += 1
+            return node if k else None
+        kids = [build(c) for c in node.children]  # left to right: the counter follows word order
+        kept = [c for c in kids if c is not None]
+        if not kept:
+            return None
+        if node.label != ROOT and len(kept) == 1 and len(node.children) > 1 and not kept[0].is_preterminal:
+            return kept[0]
+        return Tree(node.label, tuple(kept))
+
+    n_words = len(source.leaves())
+    if n_words != len(keep):
+        raise InputError(f"tree has {n_words} words but the alignment {len(keep)}")
+    out = build(source)
+    return out if out is not None else Tree(ROOT, ())
+
+
+def model_fingerprint(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", cache_dir=None, progress=None,
+                    max_length: int = 100) -> tuple[list[Tree], dict]:
+    """Parse tokenized sentences with any model that has `parse(tokens)`; flat fallback on failure.
+
+    With `cache_dir`, the trees are cached in a bracket file (one tree per line) named by a hash of the input and
+    `parser_id` (e.g. the parser file's fingerprint); a second call with the same input returns the cached trees.
+    Returns (trees, counts) with counts of ok / failed / too_long sentences.
+    """
+    key = hashlib.sha256(("\n".join(" ".join(s) for s in sentences) + "\0" + parser_id).encode()).hexdigest()[:24]
+    cache = Path(cache_dir) / f"parses-{key}.mrg" if cache_dir else None
+    if cache is not None and cache.is_file():
+        lines = cache.read_text(encoding="utf-8").splitlines()
+        if len(lines) == len(sentences) + 1 and lines[0].startswith("# counts "):
+            counts = dict(kv.split("=") for kv in lines[0][9:].split())
+            return [parse_brackets(line)[0] for line in lines[1:]], {k: int(v) for k, v in counts.items()}
+    counts = {"ok": 0, "failed": 0, "too_long": 0}
+    trees = []
+    iterator = progress(sentences) if progress else sentences
+    for toks in iterator:
+        if len(toks) > max_length:
+            counts["too_long"] += 1
+            trees.append(flat_fallback(toks))
+            continue
+        try:
+            trees.append(parser.parse(list(toks)))
+            counts["ok"] += 1
+        except ParseFailure:
+            counts["failed"] += 1
+            trees.append(flat_fallback(toks))
+    if cache is not None:
+        from treegram.io import atomic_write_text
+
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        head = "# counts " + " ".join(f"{k}={v}" for k, v in counts.items())
+        atomic_write_text(cache, head + "\n" + "".join(t.to_bracket() + "\n" for t in trees))
+    return trees, counts

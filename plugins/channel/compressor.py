@@ -1,0 +1,155 @@
+"""The trained channel model (`treegram compress`) and training from (long, short) pairs."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from treegram.compression.align import Pair
+from treegram.compression.compressor import (Compression, embed_parser, embedded_parser, parse_source,
+                                             rate_search)
+from treegram.compression.treeprep import parse_sentences, wrap_root
+from treegram.errors import InputError, ModelFileError
+from treegram.formalism import save_model
+
+from treegram.plugins.channel.model import ChannelGrammar, analyse, project, training_summary
+
+__all__ = ["ChannelModel", "train_channel", "parse_parallel"]
+
+FORMAT = "channel-1"  # version of the model's JSON tables
+
+
+class ChannelModel:
+    """The noisy-channel grammar plus the parser that turns raw sentences into long trees."""
+
+    formalism = "channel"
+
+    def __init__(self, grammar: ChannelGrammar, parser=None, info: dict[str, Any] | None = None):
+        self.grammar = grammar
+        self.parser = parser
+        self.info = dict(info or {})
+
+    @property
+    def levels(self) -> int:
+        return self.grammar.levels
+
+    def source_tree(self, tokens: list[str]):
+        return parse_source(self.parser, tokens, what="channel")
+
+    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0
+                      ) -> Compression:
+        tree = wrap_root(tree)
+        t = analyse(tree)
+        if len(t.words) != len(tokens):
+            raise InputError(f"the tree has {len(t.words)} words but the sentence {len(tokens)}")
+        chart = self.grammar.chart(t)
+        keep, score = chart.decode(reward) if rate is None else rate_search(chart.decode, rate)
+        return Compression(list(tokens), keep, project(tree, keep), score)
+
+    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        tree, _ = self.source_tree(tokens)
+        return self.compress_tree(tree, tokens, rate=rate, reward=reward)
+
+    # -- persistence --------------------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        parser_meta, arrays = embed_parser(self.parser)
+        save_model(path, self, {"format": FORMAT, "grammar": self.grammar.to_json(), "info": self.info,
+                                "parser": parser_meta}, arrays)
+
+    @classmethod
+    def from_bundle(cls, meta: dict, arrays: dict) -> "ChannelModel":
+        if meta.get("format") != FORMAT:
+            raise ModelFileError(f"channel model of format {meta.get('format')!r}, but this treegram reads {FORMAT!r}",
+                                 hint="retrain it with `treegram train channel`")
+        if not isinstance(meta.get("grammar"), dict):
+            raise ModelFileError("corrupt channel model: no grammar tables",
+                                 hint="re-create it with `treegram train channel`")
+        info = meta.get("info") if isinstance(meta.get("info"), dict) else {}
+        return cls(ChannelGrammar.from_json(meta["grammar"]), embedded_parser(meta, arrays), info)
+
+    def describe(self, *, top: int = 20) -> dict[str, Any]:
+        out: dict[str, Any] = {"formalism": "channel", "levels": self.levels,
+                               **{k: v for k, v in self.info.items() if not isinstance(v, (list, dict))},
+                               "parser": getattr(self.parser, "formalism", None)}
+        ch = self.grammar.channel
+        for k in (1, 2, 3, 4, 5, 6):
+            out[f"level{k}_contexts"] = len(ch.tables[k].table)
+        if top:
+            rows = []
+            for ctx, row in ch.tables[4].table.items():  # the most frequent expansions that add something
+                for o, n in row.items():
+                    if "+" in o:
+                        rows.append({"short": ctx.replace("\t", " "), "long": o, "count": n,
+                                     "prob": round(n / ch.tables[4].stats(ctx)[0], 4)})
+            rows.sort(key=lambda r: (-r["count"], r["short"], r["long"]))
+            out["top_expansions"] = rows[:top]
+        return out
+
+
+# -- training ------------------------------------------------------------------------------------------------------
+
+_WORKER_PARSER = None
+
+
+def _init_worker(path):
+    global _WORKER_PARSER
+    from treegram.formalism import load_model
+
+    _WORKER_PARSER = load_model(path)
+
+
+def _parse_chunk(args):
+    sentences, parser_id, cache_dir = args
+    return parse_sentences(sentences, _WORKER_PARSER, parser_id=parser_id, cache_dir=cache_dir)
+
+
+def parse_parallel(sentences, parser, parser_path, *, workers: int = 1, parser_id: str = "", cache_dir=None,
+                   progress=None):
+    """`parse_sentences` over `workers` processes (each loads the parser file; chunks cached separately)."""
+    if workers <= 1 or parser_path is None or len(sentences) < 2 * workers:
+        return parse_sentences(sentences, parser, parser_id=parser_id, cache_dir=cache_dir, progress=progress)
+    size = -(-len(sentences) // workers)
+    chunks = [sentences[i:i + size] for i in range(0, len(sentences), size)]
+    trees, counts = [], {"ok": 0, "failed": 0, "too_long": 0}
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(parser_path),)) as ex:
+        for ts, cs in ex.map(_parse_chunk, [(c, parser_id, cache_dir) for c in chunks]):
+            trees += ts
+            for k, v in cs.items():
+                counts[k] = counts.get(k, 0) + v
+    return trees, counts
+
+
+def train_channel(pairs: list[Pair], parser, *, levels: int = 6, trees=None, parser_path=None, parser_id: str = "",
+                  cache_dir=None, workers: int = 1, ui=None) -> ChannelModel:
+    """Count the source model, the channel and the added-subtree model over the pairs' long trees (parsed with
+    `parser`, or given as `trees`) and their deletion alignments."""
+    if not pairs:
+        raise InputError("no training pairs", hint="check the --pairs files (one tokenized sentence per line)")
+    start = time.perf_counter()
+    parse_counts: dict = {}
+    if trees is None:
+        track = (lambda xs: ui.track(xs, description="parsing long sentences")) if ui else None
+        trees, parse_counts = parse_parallel([p.source for p in pairs], parser, parser_path, workers=workers,
+                                             parser_id=parser_id, cache_dir=cache_dir, progress=track)
+    if len(trees) != len(pairs):
+        raise InputError(f"{len(trees)} trees for {len(pairs)} pairs")
+    g = ChannelGrammar(levels)
+    skipped = 0
+    for p, tree in zip(pairs, trees):
+        t = analyse(wrap_root(tree))
+        if len(t.words) != len(p.keep):
+            raise InputError(f"pair on line {p.line}: the tree has {len(t.words)} words but the sentence "
+                             f"{len(p.keep)}")
+        if not p.keep.any():
+            skipped += 1  # an empty compression has no short tree
+            continue
+        g.observe(t, p.keep)
+    info = {"levels": levels, "training_pairs": len(pairs),
+            "non_deletion_pairs": sum(not p.pure_deletion for p in pairs),
+            "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0),
+            **training_summary(len(pairs) - skipped, skipped, g),
+            "training_seconds": round(time.perf_counter() - start, 2)}
+    return ChannelModel(g, parser, info)
