@@ -250,3 +250,13 @@ def test_syntax_model_round_trips_through_json():
     alive, head, kids = t.short_heads(np.ones(len(t.words), bool))
     ev = g.source.events(t, alive, head, kids)
     assert s2.logp(ev) == pytest.approx(g.source.logp(ev))
+
+
+def test_workers_parse_the_same_trees(files):
+    from treegram.plugins.channel.compressor import parse_parallel
+
+    parser = load_model(files / "parser.model")
+    sents = [line.split() for line in (files / "src.txt").read_text(encoding="utf-8").splitlines()[:12]]
+    one, c1 = parse_parallel(sents, parser, files / "parser.model", workers=1)
+    two, c2 = parse_parallel(sents, parser, files / "parser.model", workers=2)
+    assert [t.to_bracket() for t in one] == [t.to_bracket() for t in two] and c1 == c2

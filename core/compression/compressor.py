@@ -87,9 +87,10 @@ def embedded_parser(meta: dict, arrays: dict):
                              "the embedded parser")
 
 
-def rate_search(decode, rate: float, *, iterations: int = 14, lo: float = -30.0, hi: float = 30.0):
-    """Rate control: the output of `decode(reward)` (-> (keep mask, ...)) for the smallest per-kept-word reward in
-    [lo, hi] (bisection, `iterations` steps) whose compression keeps at least `rate` of the words."""
+def rate_search(decode, rate: float, *, iterations: int = 14, lo: float = -30.0, hi: float = 30.0,
+                keep=lambda out: out[0]):
+    """Rate control: the output of `decode(reward)` for the smallest per-kept-word reward in [lo, hi] (bisection,
+    `iterations` steps) whose compression (`keep(output)`: its keep mask) keeps at least `rate` of the words."""
     from treegram.errors import InputError
 
     if not 0.0 <= rate <= 1.0:
@@ -98,7 +99,7 @@ def rate_search(decode, rate: float, *, iterations: int = 14, lo: float = -30.0,
     for _ in range(iterations):
         mid = (lo + hi) / 2
         out = decode(mid)
-        if np.mean(out[0]) >= rate - 1e-9:
+        if np.mean(keep(out)) >= rate - 1e-9:
             best, hi = out, mid
         else:
             lo = mid

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -25,10 +26,13 @@ class ChannelModel:
 
     formalism = "channel"
 
+    CHART_CACHE = 512  # charts kept for re-decoding the same tree with other rewards (rate searches)
+
     def __init__(self, grammar: ChannelGrammar, parser=None, info: dict[str, Any] | None = None):
         self.grammar = grammar
         self.parser = parser
         self.info = dict(info or {})
+        self._charts: OrderedDict = OrderedDict()
 
     @property
     def levels(self) -> int:
@@ -43,7 +47,13 @@ class ChannelModel:
         t = analyse(tree)
         if len(t.words) != len(tokens):
             raise InputError(f"the tree has {len(t.words)} words but the sentence {len(tokens)}")
-        chart = self.grammar.chart(t)
+        key = tree.to_bracket()
+        chart = self._charts.pop(key, None)
+        if chart is None:
+            chart = self.grammar.chart(t)
+        self._charts[key] = chart
+        while len(self._charts) > self.CHART_CACHE:
+            self._charts.popitem(last=False)
         keep, score = chart.decode(reward) if rate is None else rate_search(chart.decode, rate)
         return Compression(list(tokens), keep, project(tree, keep), score)
 

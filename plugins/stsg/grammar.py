@@ -18,7 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from treegram.charts.treechart import TreeChart
-from treegram.compression.compressor import Compression
+from treegram.compression.compressor import Compression, rate_search
 from treegram.errors import InputError
 from treegram.trees import Tree
 
@@ -223,20 +223,7 @@ class FiniteSTSG:
         if rate is None:
             tree, keep, score = chart.decode(reward)
             return Compression(tokens, keep, tree, score)
-        if not 0.0 <= rate <= 1.0:
-            raise InputError(f"--rate must be between 0 and 1, got {rate}")
-        lo, hi = -30.0, 30.0
-        best = None
-        for _ in range(iterations):  # smallest reward whose output keeps at least `rate` of the words
-            mid = (lo + hi) / 2
-            tree, keep, score = chart.decode(mid)
-            if keep.mean() >= rate - 1e-9:
-                best = (tree, keep, score)
-                hi = mid
-            else:
-                lo = mid
-        if best is None:
-            best = chart.decode(hi)
+        best = rate_search(chart.decode, rate, iterations=iterations, keep=lambda out: out[1])
         return Compression(tokens, best[1], best[0], best[2])
 
 
