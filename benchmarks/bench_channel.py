@@ -244,9 +244,15 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+BRACKETS = {"(": "-lrb-", ")": "-rrb-", "{": "-lcb-", "}": "-rcb-", "[": "-lsb-", "]": "-rsb-"}
+
+
 def normalize(tok: str) -> str:
-    """The lossy Google training data's form: lowercased, every token with a digit -> ##."""
-    return "##" if re.search(r"\d", tok) else tok.lower()
+    """The lossy Google training data's form: lowercased, every token with a digit -> ##; brackets as the
+    (lowercased) PTB escapes, the words the normalized PTB trees have for them."""
+    if re.search(r"\d", tok):
+        return "##"
+    return BRACKETS.get(tok, tok.lower())
 
 
 def google_parser(shared: Path, work: Path):
@@ -269,7 +275,7 @@ def google_train_pairs(shared: Path, n: int, max_len: int, seed: int = 0) -> lis
     rng = np.random.default_rng(seed)
     out = []
     for i in rng.permutation(len(rows)):
-        toks, labels = rows[i][0].split(), rows[i][1].split()
+        toks, labels = [normalize(w) for w in rows[i][0].split()], rows[i][1].split()
         if not toks or len(toks) != len(labels) or len(toks) > max_len:
             continue
         keep = np.array([lab == "1" for lab in labels])

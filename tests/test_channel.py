@@ -260,3 +260,17 @@ def test_workers_parse_the_same_trees(files):
     one, c1 = parse_parallel(sents, parser, files / "parser.model", workers=1)
     two, c2 = parse_parallel(sents, parser, files / "parser.model", workers=2)
     assert [t.to_bracket() for t in one] == [t.to_bracket() for t in two] and c1 == c2
+
+
+def test_parse_cache_keeps_words_with_brackets(tmp_path):
+    from treegram.compression.treeprep import parse_sentences
+    from treegram.trees import Tree
+
+    class Flat:
+        def parse(self, toks):
+            return Tree("S", tuple(Tree("XX", (w,)) for w in toks))
+
+    sents = [["a", "(", "b", ")", "x)y"], ["-LRB-", "c"]]
+    first, _ = parse_sentences(sents, Flat(), cache_dir=tmp_path)
+    again, _ = parse_sentences(sents, None, cache_dir=tmp_path)  # read from the cache (no parser needed)
+    assert [t.leaves() for t in again] == sents and again == first

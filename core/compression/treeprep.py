@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from treegram.errors import InputError, ParseFailure
+from treegram.errors import InputError, ParseFailure, TreeSyntaxError
 from treegram.formalism import flat_fallback
 from treegram.trees import Tree, parse_brackets
 
@@ -58,6 +58,20 @@ def derive_target(source: Tree, keep) -> Tree:
     return out if out is not None else Tree(ROOT, ())
 
 
+def _bracket_safe(tree: Tree) -> Tree:
+    """The tree with brackets inside words written as PTB escapes, so its bracket line reads back (the cache
+    restores the original words from the input sentence)."""
+    return tree.map_words(lambda w: w.replace("(", "-LRB-").replace(")", "-RRB-"))
+
+
+def _with_words(tree: Tree, tokens) -> Tree | None:
+    """The cached tree with its leaves replaced, in order, by the input tokens (None if the counts differ)."""
+    if len(tree.leaves()) != len(tokens):
+        return None
+    it = iter(tokens)
+    return tree.map_words(lambda _w: next(it))
+
+
 def model_fingerprint(path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -80,7 +94,12 @@ def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", 
         lines = cache.read_text(encoding="utf-8").splitlines()
         if len(lines) == len(sentences) + 1 and lines[0].startswith("# counts "):
             counts = dict(kv.split("=") for kv in lines[0][9:].split())
-            return [parse_brackets(line)[0] for line in lines[1:]], {k: int(v) for k, v in counts.items()}
+            try:
+                trees = [_with_words(parse_brackets(line)[0], toks) for line, toks in zip(lines[1:], sentences)]
+            except TreeSyntaxError:  # written before words with brackets were escaped: parse again
+                trees = [None]
+            if all(t is not None for t in trees):
+                return trees, {k: int(v) for k, v in counts.items()}
     counts = {"ok": 0, "failed": 0, "too_long": 0}
     trees = []
     iterator = progress(sentences) if progress else sentences
@@ -100,5 +119,5 @@ def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", 
 
         cache.parent.mkdir(parents=True, exist_ok=True)
         head = "# counts " + " ".join(f"{k}={v}" for k, v in counts.items())
-        atomic_write_text(cache, head + "\n" + "".join(t.to_bracket() + "\n" for t in trees))
+        atomic_write_text(cache, head + "\n" + "".join(_bracket_safe(t).to_bracket() + "\n" for t in trees))
     return trees, counts
