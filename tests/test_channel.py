@@ -115,7 +115,7 @@ def test_table1_contexts_and_outcomes():
     assert ev["ctx"][2].split("\t") == ["S[won]", "NP", "*VP[won]", "."]
     assert ev["ctx"][3].split("\t") == ["S", "NP", "*VP", "."]
     assert ev["out"][1] == "=NP +ADVP[almost] =VP =." and ev["out"][4] == "=NP +ADVP =VP =."
-    assert ev["gaps"] == [[], ["ADVP"], [], []] and ev["added"] == [("ADVP", "almost")]
+    assert ev["gaps"] == [[], ["ADVP"], [], []] and ev["added"] == [("almost", "RB", "ADVP", "S", "won")]
 
 
 def test_unseen_lexical_context_backs_off_to_level4():

@@ -18,7 +18,7 @@ from treegram.plugins.channel.model import ChannelGrammar, analyse, project, tra
 
 __all__ = ["ChannelModel", "train_channel", "parse_parallel"]
 
-FORMAT = "channel-1"  # version of the model's JSON tables
+FORMAT = "channel-2"  # version of the model's JSON tables
 
 
 class ChannelModel:

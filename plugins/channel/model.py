@@ -35,8 +35,10 @@ The expansion is smoothed by Witten-Bell interpolation over the six back-off lev
 Witten-Bell (1991): p_k(o | c) = (C(c, o) + T(c) p_{k+1}(o | c)) / (C(c) + T(c)), T(c) the number of distinct
 outcomes seen in context c (p_k = p_{k+1} for an unseen context), so a context's confidence falls with its diversity.
 Levels 1-3 predict the added children's head words, level 4 does not: level 3 backs off to
-p_4(unlexicalized outcome) x prod_added p(head word | category) (Witten-Bell over the category, then uniform), which
-keeps every level a distribution over the same outcomes.  `levels=4` (KM) starts the chain at level 4, uses an
+p_4(unlexicalized outcome) x prod_added p_add(head word | tag, category, parent category, parent head word), the
+dependent-word distribution of the added-subtree model (the same back-off chain as the source model's, so keeping a
+word and adding it pay comparable lexical costs), which keeps every level a distribution over the same outcomes.
+All uniform bases share one vocabulary and one category set (those of the training long trees).  `levels=4` (KM) starts the chain at level 4, uses an
 unlexicalized source model (a PCFG: rules given the category, words given their tag) and generates the added
 children's head words inside their subtrees.
 
@@ -333,7 +335,9 @@ class Channel:
             raise InputError(f"--levels must be 6 (lexicalized) or 4 (Knight & Marcu), got {levels}")
         self.levels = levels
         self.tables = {k: WittenBell() for k in (1, 2, 3, 4, 5, 6)}
-        self.added_word = WittenBell()  # (category) -> head word of an added child (levels 1-3 -> 4)
+        # p(head word of an added child | tag, category, parent category, parent head word): the dependent-word
+        # distribution of the syntax model of added material (set by ChannelGrammar), levels 1-3 -> 4
+        self.word_model: SyntaxModel | None = None
         self.categories: set[str] = set()
         self.vocab: set[str] = set()
         self._memo: dict = {}
@@ -362,7 +366,8 @@ class Channel:
                 gaps.append([])
             else:
                 gaps[-1].append(lab(c))
-        added = [(lab(kids[i]), t.words[t.head[kids[i]]]) for i in range(len(kids)) if i not in ks]
+        added = [(t.words[t.head[kids[i]]], t.tags[t.head[kids[i]]], lab(kids[i]), A, wA)
+                 for i in range(len(kids)) if i not in ks]  # word_logp arguments of each added child's head
         return {"ctx": {1: c1, 2: c2, 3: c3, 4: c3}, "out": {1: o_lex, 2: o_lex, 3: o_lex, 4: o_unlex},
                 "A": A, "H": H, "gaps": gaps, "added": added}
 
@@ -374,9 +379,6 @@ class Channel:
             for x in gap + [STOP]:
                 self.tables[5].add(_key(ev["A"], ev["H"]), x)
                 self.tables[6].add(ev["A"], x)
-        for cat, w in ev["added"]:
-            self.added_word.add(cat, w)
-            self.vocab.add(w)
         self.categories.add(ev["A"])
         self.categories.update(x for g in ev["gaps"] for x in g)
 
@@ -393,9 +395,8 @@ class Channel:
         out = {5: p5}
         p = out[4] = self.tables[4].prob(ev["ctx"][4], ev["out"][4], p5)
         if self.levels == 6:
-            u = 1.0 / (len(self.vocab) + 1)
-            for cat, w in ev["added"]:
-                p *= self.added_word.prob(cat, w, u)
+            for a in ev["added"]:
+                p *= math.exp(self.word_model.word_logp(*a))
             for k in (3, 2, 1):
                 p = out[k] = self.tables[k].prob(ev["ctx"][k], ev["out"][k], p)
         return out
@@ -406,7 +407,7 @@ class Channel:
 
     def to_json(self) -> dict:
         return {"levels": self.levels, "tables": {str(k): v.to_json() for k, v in self.tables.items()},
-                "added_word": self.added_word.to_json(), "categories": sorted(self.categories),
+                "categories": sorted(self.categories),
                 "vocab": sorted(self.vocab)}
 
     @classmethod
@@ -415,7 +416,6 @@ class Channel:
         ch.tables = {int(k): WittenBell.from_json(v) for k, v in d["tables"].items()}
         if set(ch.tables) != {1, 2, 3, 4, 5, 6}:
             raise ValueError("the channel needs tables for levels 1-6")
-        ch.added_word = WittenBell.from_json(d["added_word"])
         ch.categories = set(d["categories"])
         ch.vocab = set(d["vocab"])
         return ch
@@ -433,6 +433,7 @@ class ChannelGrammar:
         self.source = SyntaxModel(lex)  # trained on the short trees
         self.added = SyntaxModel(lex)  # trained on the long trees: the channel's generator of added subtrees
         self.channel = Channel(levels)
+        self.channel.word_model = self.added
 
     # -- events -----------------------------------------------------------------------------------------------
     def _drop_events(self, t: AnalysedTree, c: int, parent: int):
@@ -450,6 +451,13 @@ class ChannelGrammar:
         keep = np.asarray(keep, dtype=bool)
         if not keep.any():
             return  # nothing survives: no short tree to learn from
+        # one vocabulary and one category set for the uniform bases of all three models: a word (category) the
+        # source model would generate and the channel would add must cost the same when both back off to uniform,
+        # else the model with the smaller vocabulary makes keeping (dropping) rare words systematically cheaper
+        for m in (self.source, self.added, self.channel):
+            m.vocab.update(t.words)
+            m.categories.update(t.labels)
+            m._memo.clear()
         alive, head, kept_kids = t.short_heads(keep)
         self.source.count(self.source.events(t, alive, head, kept_kids))
         self.added.count(self.added.events(t, [True] * len(t), t.head, [list(k) for k in t.children]))
@@ -491,6 +499,7 @@ class ChannelGrammar:
         g.source = SyntaxModel.from_json(d["source"])
         g.added = SyntaxModel.from_json(d["added"])
         g.channel = Channel.from_json(d["channel"])
+        g.channel.word_model = g.added
         if g.channel.levels != g.levels or g.source.lexicalized != (g.levels == 6):
             raise ValueError("inconsistent levels in the channel model")
         return g
