@@ -44,7 +44,10 @@ from treegram.formalism import load_model  # noqa: E402
 from treegram.plugins.channel.compressor import parse_parallel, train_channel  # noqa: E402
 
 LEX, KM = "channel-6", "channel-4"
+ABL = {"channel-6-pcfgsrc": (6, False), "channel-4-lexsrc": (4, True)}  # ablations: which half is lexicalized
 LABEL = {LEX: "lexicalized channel (6 levels)", KM: "Knight & Marcu (level 4)", "keep-all": "keep-all",
+         "channel-6-pcfgsrc": "ablation: 6-level channel, PCFG source", "channel-4-lexsrc":
+         "ablation: level-4 channel, lexicalized source",
          "em": "STSG EM", "mcdonald": "McDonald", "gs": "STSG GS (seed 0)"}
 
 
@@ -59,7 +62,7 @@ def decode_all(model, trees, tokens, **kw):
 
 
 def channel_outputs(tag: str, levels: int, pairs, trees, parser, dev_trees, dev_tokens, targets: dict, work: Path,
-                    per_sentence_rate: float | None, refresh: bool) -> dict:
+                    per_sentence_rate: float | None, refresh: bool, source_lexicalized=None) -> dict:
     """Train (or load) one channel model and decode the dev set: own rate, matched global rewards, per-sentence
     rate control.  Cached as JSON in `work`."""
     from bench_compression import matched_outputs
@@ -74,7 +77,7 @@ def channel_outputs(tag: str, levels: int, pairs, trees, parser, dev_trees, dev_
             train_cpu = model.info.get("training_cpu_seconds")
         else:
             c0 = time.process_time()
-            model = train_channel(pairs, parser, levels=levels, trees=trees)
+            model = train_channel(pairs, parser, levels=levels, trees=trees, source_lexicalized=source_lexicalized)
             train_cpu = time.process_time() - c0
             model.info["training_cpu_seconds"] = round(train_cpu, 2)
             model.save(path)
@@ -143,7 +146,10 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
     for tag, levels in ((LEX, 6), (KM, 4)):
         outs[tag] = channel_outputs(f"{tag}-bn", levels, ex.train_pairs, ex.train_src, ex.parser, ex.dev_src,
                                     ex.dev_tokens, {"gold": gold_rate}, work, gold_rate / 100, args.refresh)
-    own_rate = {t: rate_of(outs[t]["keeps"], ex.dev_tokens) for t in outs}
+    for tag, (levels, lex) in ABL.items():
+        outs[tag] = channel_outputs(f"{tag}-bn", levels, ex.train_pairs, ex.train_src, ex.parser, ex.dev_src,
+                                    ex.dev_tokens, {"gold": gold_rate}, work, None, args.refresh, lex)
+    own_rate = {t: rate_of(outs[t]["keeps"], ex.dev_tokens) for t in (LEX, KM)}
     # each channel model at the other's own rate
     for tag, other in ((LEX, KM), (KM, LEX)):
         outs[tag] = channel_outputs(f"{tag}-bn", 6 if tag == LEX else 4, ex.train_pairs, ex.train_src, ex.parser,
@@ -167,9 +173,11 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
         stsg[name] = bc.run_system(name, 0, ex, corpus_fn, bargs, targets)
         stsg[name]["from_cache"] = cached
 
-    own_sys = {LEX: outs[LEX]["keeps"], KM: outs[KM]["keeps"], **{n: r["keeps"] for n, r in stsg.items()}}
+    own_sys = {LEX: outs[LEX]["keeps"], KM: outs[KM]["keeps"], **{n: outs[n]["keeps"] for n in ABL},
+               **{n: r["keeps"] for n, r in stsg.items()}}
     own_scores, own_items = score_rows(own_sys, ex.dev_tokens, ex.gold, scorer)
     gold_sys = {LEX: outs[LEX]["matched"]["gold"]["keeps"], KM: outs[KM]["matched"]["gold"]["keeps"],
+                **{n: outs[n]["matched"]["gold"]["keeps"] for n in ABL},
                 **{n: r["matched"]["gold"]["keeps"] for n, r in stsg.items() if n != "keep-all"}}
     gold_scores, gold_items = score_rows(gold_sys, ex.dev_tokens, ex.gold, scorer)
     cross_sys = {f"{LEX}@KM": outs[LEX]["matched"]["other"]["keeps"], KM: outs[KM]["keeps"],
@@ -180,7 +188,7 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
 
     n_dev = len(ex.dev_tokens)
     own_rows = []
-    for name in (LEX, KM):
+    for name in (LEX, KM, *ABL):
         r = outs[name]
         own_rows.append(row(LABEL[name], own_scores[name], f"{r['train_cpu_s']:.0f}", f"{n_dev / r['decode_s']:.1f}"))
     for name, r in stsg.items():
@@ -189,7 +197,9 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
         own_rows.append(row(LABEL[name] + (" [cached]" if r["from_cache"] else ""), own_scores[name],
                             "-" if name == "keep-all" else (f"{tr:.0f}" if tr else "?"),
                             f"{n_dev / dec:.0f}" if dec else "-"))
-    pairs_own = [(LEX, KM), (LEX, "em"), (LEX, "mcdonald"), (LEX, "gs"), (KM, "em")]
+    pairs_own = [(LEX, KM), (LEX, "em"), (LEX, "mcdonald"), (LEX, "gs"), (KM, "em"), (KM, "gs"),
+                 ("channel-6-pcfgsrc", KM), ("channel-4-lexsrc", KM), ("channel-6-pcfgsrc", LEX),
+                 ("channel-4-lexsrc", LEX)]
     gold_rows = [row(LABEL[n], gold_scores[n], f"{(outs[n] if n in outs else stsg[n])['matched']['gold']['reward']:.3g}")
                  for n in gold_sys]
     cross_rows = [row(f"{LABEL[LEX]} at KM's rate", cross_scores[f"{LEX}@KM"],
@@ -224,8 +234,7 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
         "",
         markdown_table(COLS + ["reward"], gold_rows),
         "",
-        markdown_table(SIGCOLS, sig_table(gold_items, [(LEX, KM), (LEX, "em"), (LEX, "mcdonald"), (LEX, "gs"),
-                                                       (KM, "em")], args.trials)),
+        markdown_table(SIGCOLS, sig_table(gold_items, pairs_own, args.trials)),
         "",
         "Each channel model at the other's own rate (global reward):",
         "",

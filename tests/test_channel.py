@@ -41,9 +41,9 @@ def _grammar(levels: int, n_barely: int = 6, n_almost: int = 6) -> ChannelGramma
     return g
 
 
-def _random_grammar(levels: int, seed: int = 0):
+def _random_grammar(levels: int, seed: int = 0, source_lexicalized=None):
     rng = np.random.default_rng(seed)
-    g = ChannelGrammar(levels)
+    g = ChannelGrammar(levels, source_lexicalized)
     trees = [wrap_root(t) for t in demo_trees()]
     for t in trees:
         a = analyse(t)
@@ -130,9 +130,10 @@ def test_unseen_lexical_context_backs_off_to_level4():
 
 # -- decoding --------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("levels", [6, 4])
-def test_decoding_is_the_brute_force_argmax(levels):
-    g, trees = _random_grammar(levels)
+@pytest.mark.parametrize("levels,source_lex", [(6, None), (4, None), (6, False), (4, True)])
+def test_decoding_is_the_brute_force_argmax(levels, source_lex):
+    g, trees = _random_grammar(levels, source_lexicalized=source_lex)
+    assert g.source.lexicalized == (levels == 6 if source_lex is None else source_lex)
     checked = 0
     for tree in trees:
         t = analyse(tree)
@@ -192,6 +193,7 @@ def files(tmp_path_factory):
 def test_cli_train_and_compress_round_trip(files, capsys):
     m6, m4 = load_model(files / "ch6.model"), load_model(files / "ch4.model")
     assert m6.formalism == "channel" and m6.levels == 6 and m4.levels == 4 and m6.parser is not None
+    assert m6.grammar.source.lexicalized and not m4.grammar.source.lexicalized
     sent = "The cat slept on the mat ."
     comp = m6.compress(sent.split())
     assert comp.tree.leaves() == comp.compressed and 1 <= len(comp.compressed) <= 7
@@ -225,6 +227,7 @@ def test_cli_bad_inputs(files, capsys):
     assert "line-parallel" in capsys.readouterr().err
     assert main(base + ["--pairs", str(files / "src.txt"), str(files / "missing.txt")]) == 2
     assert main(base + ["--pairs", str(files / "src.txt"), str(files / "tgt.txt"), "--levels", "5"]) == 2
+    assert main(base + ["--pairs", str(files / "src.txt"), str(files / "tgt.txt"), "--source", "ngram"]) == 2
     assert main(["-q", "train", "channel", "--pairs", str(files / "src.txt"), str(files / "tgt.txt"), "--parser",
                  str(files / "missing.model"), "--out", str(files / "x.model")]) == 2
     assert main(["-q", "train", "channel", "--pairs", str(files / "src.txt"), str(files / "tgt.txt"), "--parser",
@@ -274,3 +277,13 @@ def test_parse_cache_keeps_words_with_brackets(tmp_path):
     first, _ = parse_sentences(sents, Flat(), cache_dir=tmp_path)
     again, _ = parse_sentences(sents, None, cache_dir=tmp_path)  # read from the cache (no parser needed)
     assert [t.leaves() for t in again] == sents and again == first
+
+
+def test_cli_source_ablation(files):
+    out = files / "ablation.model"
+    assert main(["-q", "train", "channel", "--pairs", str(files / "src.txt"), str(files / "tgt.txt"), "--parser",
+                 str(files / "parser.model"), "--levels", "4", "--source", "lexicalized", "--out", str(out),
+                 "--parse-cache", str(files / "cache")]) == 0
+    m = load_model(out)
+    assert m.levels == 4 and m.grammar.source.lexicalized and m.grammar.added.lexicalized
+    assert m.compress("The cat slept on the mat .".split()).compressed

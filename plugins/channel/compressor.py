@@ -82,6 +82,7 @@ class ChannelModel:
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         out: dict[str, Any] = {"formalism": "channel", "levels": self.levels,
+                               "source_lexicalized": self.grammar.source.lexicalized,
                                **{k: v for k, v in self.info.items() if not isinstance(v, (list, dict))},
                                "parser": getattr(self.parser, "formalism", None)}
         ch = self.grammar.channel
@@ -132,8 +133,8 @@ def parse_parallel(sentences, parser, parser_path, *, workers: int = 1, parser_i
     return trees, counts
 
 
-def train_channel(pairs: list[Pair], parser, *, levels: int = 6, trees=None, parser_path=None, parser_id: str = "",
-                  cache_dir=None, workers: int = 1, ui=None) -> ChannelModel:
+def train_channel(pairs: list[Pair], parser, *, levels: int = 6, source_lexicalized: bool | None = None, trees=None,
+                  parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1, ui=None) -> ChannelModel:
     """Count the source model, the channel and the added-subtree model over the pairs' long trees (parsed with
     `parser`, or given as `trees`) and their deletion alignments."""
     if not pairs:
@@ -146,7 +147,7 @@ def train_channel(pairs: list[Pair], parser, *, levels: int = 6, trees=None, par
                                              parser_id=parser_id, cache_dir=cache_dir, progress=track)
     if len(trees) != len(pairs):
         raise InputError(f"{len(trees)} trees for {len(pairs)} pairs")
-    g = ChannelGrammar(levels)
+    g = ChannelGrammar(levels, source_lexicalized)
     skipped = 0
     for p, tree in zip(pairs, trees):
         t = analyse(wrap_root(tree))
@@ -157,7 +158,7 @@ def train_channel(pairs: list[Pair], parser, *, levels: int = 6, trees=None, par
             skipped += 1  # an empty compression has no short tree
             continue
         g.observe(t, p.keep)
-    info = {"levels": levels, "training_pairs": len(pairs),
+    info = {"levels": levels, "source_lexicalized": g.source.lexicalized, "training_pairs": len(pairs),
             "non_deletion_pairs": sum(not p.pure_deletion for p in pairs),
             "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0),
             **training_summary(len(pairs) - skipped, skipped, g),

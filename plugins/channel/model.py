@@ -427,9 +427,11 @@ class Channel:
 class ChannelGrammar:
     """Source model p(s), channel p(l|s) and the syntax model of added subtrees."""
 
-    def __init__(self, levels: int = 6):
+    def __init__(self, levels: int = 6, source_lexicalized: bool | None = None):
         self.levels = levels
-        lex = levels == 6
+        # the source (and added-subtree) model is lexicalized with the 6-level channel, a PCFG with KM's; the
+        # other two combinations are ablations (which half of the model the lexicalization helps or hurts)
+        lex = levels == 6 if source_lexicalized is None else bool(source_lexicalized)
         self.source = SyntaxModel(lex)  # trained on the short trees
         self.added = SyntaxModel(lex)  # trained on the long trees: the channel's generator of added subtrees
         self.channel = Channel(levels)
@@ -500,7 +502,7 @@ class ChannelGrammar:
         g.added = SyntaxModel.from_json(d["added"])
         g.channel = Channel.from_json(d["channel"])
         g.channel.word_model = g.added
-        if g.channel.levels != g.levels or g.source.lexicalized != (g.levels == 6):
+        if g.channel.levels != g.levels or g.source.lexicalized != g.added.lexicalized:
             raise ValueError("inconsistent levels in the channel model")
         return g
 

@@ -26,6 +26,9 @@ class ChannelOptions:
                          help="6: lexicalized channel and source model, Witten-Bell over the six back-off levels "
                               "(Yamangil & Nelken 2008; default); 4: from level 4 down, unlexicalized (Knight & "
                               "Marcu 2000)")
+    source: str = option("default", choices=("default", "lexicalized", "pcfg"),
+                         help="source and added-subtree model: lexicalized with --levels 6, a PCFG with --levels 4 "
+                              "(default); the other combinations are ablations")
     workers: int = option(1, type=positive_int, help="processes parsing the long sentences (default 1)")
     limit: int | None = option(None, type=positive_int, help="use only the first N pairs")
     parse_cache: Path | None = option(None, type=Path,
@@ -61,7 +64,9 @@ class ChannelFormalism(Formalism):
         rep = alignment_report(pairs)
         ui.note(f"read {rep['pairs']} pairs ({rep['pure_deletion']} pure deletions, {rep['non_deletion']} projected "
                 f"onto their longest common subsequence); gold compression rate {rep['compression_rate']}%")
-        return train_channel(pairs, parser, levels=options.levels, parser_path=options.parser,
+        source_lex = None if options.source == "default" else options.source == "lexicalized"
+        return train_channel(pairs, parser, levels=options.levels, source_lexicalized=source_lex,
+                             parser_path=options.parser,
                              parser_id=model_fingerprint(options.parser), cache_dir=options.parse_cache,
                              workers=options.workers, ui=ui)
 
