@@ -239,16 +239,16 @@ def _run_evalb(args: argparse.Namespace, ui: UI) -> int:
         return _run_metric(args, ui)
     params = ParsevalParams(max_length=args.max_length) if args.max_length else ParsevalParams()
     result = evalb_files(args.gold, args.test, params, encoding=args.encoding)
-    data = result.to_dict()
+    # the per-sentence scores are `result.sentences` (SentenceScore); to_dict lists them only when asked
+    data = result.to_dict(per_sentence=args.per_sentence)
     if args.json:
-        if not args.per_sentence:
-            data.pop("per_sentence", None)
         ui.emit_json(data)
         return 0
     if args.per_sentence:
-        ui.table("per sentence", ["#", "length", "matched", "gold", "test", "F1", "note"],
-                 [(i + 1, s.length, s.matched, s.gold_brackets, s.test_brackets, s.f1, s.error or "")
-                  for i, s in enumerate(result.per_sentence)])
+        ui.table("per sentence", ["#", "length", "matched", "gold", "test", "F1", "status"],
+                 [(i + 1, s.length, s.matched, s.gold_brackets, s.test_brackets, round(s.f1, 2),
+                   s.status + (f": {s.error}" if s.error else ""))
+                  for i, s in enumerate(result.sentences)])
     ui.table("PARSEVAL (EVALB, COLLINS.prm)", ["metric", "value"],
              [(k, v) for k, v in data.items() if not isinstance(v, (list, dict))])
     return 0
