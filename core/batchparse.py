@@ -177,7 +177,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
     from treegram.charts.decoders import model_decoder, parse_default
     from treegram.distributed import bounded_as_completed, cluster_client, worker_count
     from treegram.formalism import load_model
-    from treegram.io import atomic_write_bytes, iter_lines
+    from treegram.io import atomic_write_bytes, iter_lines, save_json
 
     t0 = time.perf_counter()
     out = Path(out)
@@ -222,13 +222,11 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
             break
         seen += 1
 
-    wdir.mkdir(parents=True, exist_ok=True)
-    from treegram.io import save_json
-
-    save_json(wdir / "manifest.json", manifest)
     total = 0
     nworkers = 0
-    with cluster_client(workers, scheduler, client) as client:
+    with cluster_client(workers, scheduler, client) as client:  # an unreachable scheduler fails before any write
+        wdir.mkdir(parents=True, exist_ok=True)
+        save_json(wdir / "manifest.json", manifest)
         nworkers = worker_count(client)
         limit = 2 * max(nworkers, 1) + 2  # bounded: a few batches queued per worker, the rest still unread
 
