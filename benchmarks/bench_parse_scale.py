@@ -43,13 +43,17 @@ def sh(cmd: list[str]) -> subprocess.CompletedProcess:
     return res
 
 
-def parse_run(model: Path, inp: Path, out: Path, workers: int | None, batch: int, decoder: str | None) -> dict:
+def parse_run(model: Path, inp: Path, out: Path, workers: int | None, batch: int, decoder: str | None,
+              scheduler: str | None = None) -> dict:
     cmd = TREEGRAM + ["-q", "parse", "--model", str(model), "--input", str(inp), "--out", str(out)]
     if decoder:
         cmd += ["--decoder", decoder]
-    if workers:
+    if scheduler:
+        cmd += ["--scheduler", scheduler, "--batch-size", str(batch), "--json"]
+    elif workers:
         cmd += ["--workers", str(workers), "--batch-size", str(batch), "--json"]
     out.unlink(missing_ok=True)
+    load = os.getloadavg()[0]
     t0, c0 = time.perf_counter(), os.times()
     res = sh(cmd)
     wall = time.perf_counter() - t0
@@ -59,10 +63,52 @@ def parse_run(model: Path, inp: Path, out: Path, workers: int | None, batch: int
     s["child_cpu"] = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
     s["sha"] = hashlib.sha256(out.read_bytes()).hexdigest()
     s["workers_arg"] = workers or 0
-    label = f"{workers} worker(s)" if workers else "one process"
+    s["load"] = load
+    s["mode"] = "scheduler" if scheduler else "local"
+    label = (f"{workers} worker(s)" + (" (own sessions, --scheduler)" if scheduler else "")) if workers \
+        else "one process"
     print(f"  {label}: {wall:.1f} s wall" + (f", worker CPU {s['worker_cpu_seconds']:.1f} s" if workers else
                                               f", CPU {s['child_cpu']:.1f} s"), flush=True)
     return s
+
+
+def start_session_cluster(n: int) -> tuple[str, list[subprocess.Popen]]:
+    """A Dask scheduler and `n` single-threaded workers, each started in its own session (setsid).  On this Linux
+    (sched_autogroup_enabled = 1) CPU time is shared between sessions, not processes: the workers of a LocalCluster
+    share their driver's session and so one session's share of the machine, however many there are."""
+    sfile = OUT / "scheduler.json"
+    sfile.unlink(missing_ok=True)
+    py = sys.executable
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+    procs = [subprocess.Popen([py, "-m", "distributed.cli.dask_scheduler", "--scheduler-file", str(sfile),
+                               "--port", "0", "--host", "127.0.0.1", "--no-dashboard"], **quiet)]
+    for _ in range(600):
+        if sfile.exists() and sfile.stat().st_size:
+            break
+        time.sleep(0.1)
+    addr = json.loads(sfile.read_text())["address"]
+    for _ in range(n):
+        procs.append(subprocess.Popen([py, "-m", "distributed.cli.dask_worker", addr, "--nthreads", "1",
+                                       "--nworkers", "1", "--no-dashboard", "--memory-limit", "0"], **quiet))
+    from distributed import Client
+
+    with Client(addr, timeout="60s") as c:
+        c.wait_for_workers(n, timeout=120)
+    return addr, procs
+
+
+def stop_session_cluster(procs: list[subprocess.Popen]) -> None:
+    for p in reversed(procs):
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
 
 
 def kill_and_resume(model: Path, inp: Path, out: Path, ref: bytes, batch: int, min_batches: int,
@@ -118,6 +164,8 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=40)
     ap.add_argument("--repeats", type=int, default=2, help="alternated runs of 1 and 2 workers (default 2)")
     ap.add_argument("--decoder", default=None, help="decoder for all runs (default: the model's own)")
+    ap.add_argument("--no-sessions", action="store_true",
+                    help="skip the runs on a --scheduler cluster whose workers have sessions of their own")
     ap.add_argument("--no-write", action="store_true", help="do not rewrite RESULTS.md")
     args = ap.parse_args()
     shared = require_shared()
@@ -158,24 +206,41 @@ def main() -> None:
             s = parse_run(model, inp, OUT / f"w{w}.txt", w, args.batch_size, args.decoder)
             s["identical"] = (OUT / f"w{w}.txt").read_bytes() == ref
             runs.append(s)
+        if args.no_sessions:
+            continue
+        for w in ((1, 2) if r % 2 == 0 else (2, 1)):
+            addr, procs = start_session_cluster(w)
+            try:
+                s = parse_run(model, inp, OUT / f"s{w}.txt", w, args.batch_size, args.decoder, scheduler=addr)
+            finally:
+                stop_session_cluster(procs)
+            s["identical"] = (OUT / f"s{w}.txt").read_bytes() == ref
+            runs.append(s)
     print("kill -9 and --resume", flush=True)
     kr = kill_and_resume(model, inp, OUT / "killed.txt", ref, max(5, args.batch_size // 2),
                          min_batches=max(2, n_sent // args.batch_size // 3), decoder=args.decoder)
     print(f"  {kr}", flush=True)
     load1 = os.getloadavg()
 
-    def med(w, key):
-        return statistics.median(s[key] for s in runs if s["workers_arg"] == w)
+    def med(w, key, mode="local"):
+        return statistics.median(s[key] for s in runs if s["workers_arg"] == w and s["mode"] == mode)
 
-    rows = [["one process (control)", n_sent, "-", round(control["wall"], 2), round(n_sent / control["wall"], 2),
-             f"{control['child_cpu']:.2f} (whole process)", "-", "(reference)"]]
+    rows = [["one process (control)", n_sent, "-", round(control["load"], 1), round(control["wall"], 2),
+             round(n_sent / control["wall"], 2), f"{control['child_cpu']:.2f} (whole process)", "-",
+             round(control["child_cpu"] / control["wall"], 2), "(reference)"]]
     for s in runs:
         parse_cpu = s["worker_cpu_seconds"] - s["model_load_cpu_seconds"]
-        rows.append([f"--workers {s['workers_arg']}", s["lines"], s["batches"], round(s["wall"], 2),
-                     round(n_sent / s["wall"], 2), f"{s['worker_cpu_seconds']:.2f} ({s['model_load_cpu_seconds']:.2f})",
-                     round(n_sent / parse_cpu, 2), s["identical"]])
+        label = (f"--workers {s['workers_arg']}" if s["mode"] == "local" else
+                 f"--scheduler, {s['workers_arg']} worker(s) in own sessions")
+        rows.append([label, s["lines"], s["batches"], round(s["load"], 1),
+                     round(s["wall"], 2), round(n_sent / s["wall"], 2),
+                     f"{s['worker_cpu_seconds']:.2f} ({s['model_load_cpu_seconds']:.2f})",
+                     round(n_sent / parse_cpu, 2), round(s["worker_cpu_seconds"] / s["wall"], 2), s["identical"]])
     w1, w2 = med(1, "wall"), med(2, "wall")
     speedup = w1 / w2
+    sessions = not args.no_sessions
+    if sessions:
+        sw1, sw2 = med(1, "wall", "scheduler"), med(2, "wall", "scheduler")
     cpu_rate = n_sent / statistics.median(s["worker_cpu_seconds"] - s["model_load_cpu_seconds"] for s in runs)
     ctl_rate = n_sent / control["wall"]
     total_sent = 2 * TOTAL_PAIRS
@@ -201,12 +266,24 @@ def main() -> None:
         f"processes, 1 thread each, batches of {args.batch_size} lines; wall = the whole command (cluster start, "
         "model loading in the driver and in every worker included).",
         "",
-        markdown_table(["run", "sentences", "batches", "wall s", "sentences/s (wall)",
-                        "worker CPU s (of it model loading)", "sentences / worker CPU-s (parsing only)", "output byte-identical to control"], rows),
+        markdown_table(["run", "sentences", "batches", "load at start", "wall s", "sentences/s (wall)",
+                        "worker CPU s (of it model loading)", "sentences / worker CPU-s (parsing only)",
+                        "cores obtained (CPU s / wall s)", "output byte-identical to control"], rows),
         "",
         f"- Speed-up of 2 workers over 1 (median wall of {args.repeats} alternated runs each): **{speedup:.2f}x** "
-        f"({w1:.1f} s vs {w2:.1f} s). One-process control: {control['wall']:.1f} s ({ctl_rate:.1f} sentences/s).",
-        f"- Byte-identical outputs (1 worker, 2 workers vs the one-process parse): "
+        f"({w1:.1f} s vs {w2:.1f} s), LocalCluster (`--workers N`, wall includes starting the cluster). "
+        f"One-process control: {control['wall']:.1f} s ({ctl_rate:.1f} sentences/s).",
+        *([f"- Same on a running cluster whose scheduler and workers were each started in a session of their own "
+           f"(`--scheduler`; wall excludes starting it): **{sw1 / sw2:.2f}x** ({sw1:.1f} s vs {sw2:.1f} s). On this "
+           "Linux (`kernel.sched_autogroup_enabled = 1`) the CPU is shared between sessions, not processes, so "
+           "the workers of a LocalCluster share one session's slice of the busy machine however many they are; "
+           "workers in sessions of their own each get a slice, as workers on separate machines would get a "
+           "machine."] if sessions else []),
+        "- *cores obtained* = the workers' CPU seconds over the wall time: how much of the machine the run "
+        "actually got. While it stays near the same value for 1 and 2 workers, the busy machine gave the run's "
+        "session a fixed share of CPU however many processes asked for it, and a wall-time speed-up cannot show; "
+        "the per-CPU-second rate is then the basis of the estimates below.",
+        f"- Byte-identical outputs (every 1- and 2-worker run above vs the one-process parse): "
         f"**{all(s['identical'] for s in runs)}**.",
         f"- kill -9 of a 2-worker run (whole process group) once {kr['finished_at_kill']} batches "
         f"({kr['lines_at_kill']} lines) were on disk, then the same command with `--resume`: {kr['resumed']} of "
