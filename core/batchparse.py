@@ -144,7 +144,8 @@ def _finished(wdir: Path, manifest: dict[str, Any], resume: bool) -> dict[int, d
         old = None
     if old != manifest:
         raise InputError(f"{wdir}: holds batches of a run with another model, decoder or settings",
-                         hint=f"resume with the same options, or remove {wdir} to start afresh")
+                         hint=f"resume with the same options (and the same --out: its complete lines are kept), or "
+                              f"remove {wdir} to start afresh")
     done = {}
     for f in finished:
         try:
