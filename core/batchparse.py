@@ -97,7 +97,8 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
     try:
         st = os.stat(model["path"])
     except OSError:
-        return {"index": job["index"], "error": f"{model['path']}: model file not found on worker {socket.gethostname()}",
+        return {"index": job["index"],
+                "error": f"{model['path']}: model file not found on worker {socket.gethostname()}",
                 "hint": "the workers of a --scheduler cluster must see the model at the same path"}
     if (st.st_size, st.st_mtime_ns) != (model["size"], model["mtime_ns"]):
         return {"index": job["index"], "error": f"{model['path']}: the model file on worker {socket.gethostname()} "
@@ -288,7 +289,8 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
         "batches": total, "batches_resumed": resumed, "batch_size": batch_size,
         "workers": nworkers, "worker_processes_used": len(hosts),
         "parse_seconds": round(parse_seconds, 3), "worker_seconds": round(worker_seconds, 3),
-        "worker_cpu_seconds": round(worker_cpu, 3), "model_load_cpu_seconds": round(load_cpu, 3), "seconds": round(seconds, 3),
+        "worker_cpu_seconds": round(worker_cpu, 3), "model_load_cpu_seconds": round(load_cpu, 3),
+        "seconds": round(seconds, 3),
         "sentences_per_second": round(parsed / seconds, 2) if seconds > 0 else 0.0,
     }
 

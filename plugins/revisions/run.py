@@ -1,14 +1,15 @@
 """The Dask driver of `treegram mine-revisions`.
 
 The driver streams the dumps (`dumps.iter_chunks`: decompression and cutting at <page> elements, no XML parsing)
-and submits one `mine.mine_raw_chunk` task (mwxml parsing + mining) per chunk to a
-`distributed` cluster (`treegram.distributed`): a `LocalCluster` of `workers` processes with one thread each, or a
-running cluster at `scheduler`.  At most ``2 * workers + 2`` chunks are in flight (bounded memory,
-`treegram.distributed.bounded_as_completed`); results arrive as they finish, which also feeds the progress bar.  Each finished chunk is written at once, atomically,
-to ``OUT.chunks/NNNNNN.json`` beside the output (its checkpoint directory, with a ``manifest.json`` naming the dumps
-and settings); a re-run with the same dumps and settings skips those chunks, so a run killed with SIGKILL loses no
-finished chunk.  The final TSV is assembled in chunk order (deterministic for any number of workers) and written
-atomically; then the checkpoint directory is removed (``keep_chunks`` keeps it).
+and submits one `mine.mine_raw_chunk` task (mwxml parsing + mining) per chunk to a `distributed` cluster
+(`treegram.distributed`): a `LocalCluster` of `workers` processes with one thread each, or a running cluster at
+`scheduler`.  At most ``2 * workers + 2`` chunks are in flight (bounded memory,
+`treegram.distributed.bounded_as_completed`); results arrive as they finish, which also feeds the progress bar.
+Each finished chunk is written at once, atomically, to ``OUT.chunks/NNNNNN.json`` beside the output (its checkpoint
+directory, with a ``manifest.json`` naming the dumps and settings); a re-run with the same dumps and settings skips
+those chunks, so a run killed with SIGKILL loses no finished chunk.  The final TSV is assembled in chunk order
+(deterministic for any number of workers) and written atomically; then the checkpoint directory is removed
+(``keep_chunks`` keeps it).
 """
 
 from __future__ import annotations
