@@ -144,6 +144,30 @@ def kill_and_resume(model: Path, inp: Path, out: Path, ref: bytes, batch: int, m
             "identical": out.read_bytes() == ref, "seconds": round(time.perf_counter() - t0, 2)}
 
 
+def tag_agreement(pairs, trees_file: Path) -> dict:
+    """Agreement of the parser's POS tags with the file's POS column (both sides; the short side's tags are the kept
+    tokens' tags), overall and on number-shaped tokens (``##``, ``#,###``)."""
+    from treegram.corpora.google import _NUMBERISH
+    from treegram.trees.bracket import parse_brackets
+
+    lines = trees_file.read_text(encoding="utf-8").splitlines()
+    gold = []
+    for p in pairs:
+        gold.append(list(zip(p.tokens, p.pos)))
+        gold.append([(w, t) for w, t, k in zip(p.tokens, p.pos, p.keep) if k])
+    c = {"all": 0, "all_ok": 0, "num": 0, "num_ok": 0, "num_tags": {}}
+    for g, line in zip(gold, lines):
+        tags = [t for _, t in parse_brackets(line)[0].pos()]
+        for (w, gt), t in zip(g, tags):
+            c["all"] += 1
+            c["all_ok"] += gt == t
+            if _NUMBERISH.match(w):
+                c["num"] += 1
+                c["num_ok"] += gt == t
+                c["num_tags"][t] = c["num_tags"].get(t, 0) + 1
+    return c
+
+
 def mining_figures() -> dict:
     """Pairs per revision text from the mining section of RESULTS.md (PEP history row)."""
     text = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
@@ -166,6 +190,7 @@ def main() -> None:
     ap.add_argument("--decoder", default=None, help="decoder for all runs (default: the model's own)")
     ap.add_argument("--no-sessions", action="store_true",
                     help="skip the runs on a --scheduler cluster whose workers have sessions of their own")
+    ap.add_argument("--no-digits", action="store_true", help="skip the --digits zero tagging check")
     ap.add_argument("--no-write", action="store_true", help="do not rewrite RESULTS.md")
     args = ap.parse_args()
     shared = require_shared()
@@ -201,6 +226,15 @@ def main() -> None:
     print("control: one-process treegram parse", flush=True)
     control = parse_run(model, inp, OUT / "one.txt", None, args.batch_size, args.decoder)
     ref = (OUT / "one.txt").read_bytes()
+    digits = {"keep": tag_agreement(pairs, OUT / "one.txt")}
+    if not args.no_digits:  # the same sentences with number-shaped tokens as 0 (treegram.corpora.google)
+        zin = OUT / f"google-{len(pairs)}-zero.txt"
+        zin.write_text("".join(s + "\n" for s in sentences(pairs, "both", "zero")), encoding="utf-8")
+        parse_run(model, zin, OUT / "zero.txt", 2, args.batch_size, args.decoder)
+        digits["zero"] = tag_agreement(pairs, OUT / "zero.txt")
+    for mode, c in digits.items():
+        print(f"  digits {mode}: tags {c['all_ok']}/{c['all']}, number-shaped {c['num_ok']}/{c['num']} "
+              f"{c['num_tags']}", flush=True)
     for r in range(args.repeats):
         for w in ((1, 2) if r % 2 == 0 else (2, 1)):
             s = parse_run(model, inp, OUT / f"w{w}.txt", w, args.batch_size, args.decoder)
@@ -290,6 +324,20 @@ def main() -> None:
         f"{kr['batches']} batches resumed (not parsed again), {kr['lines']} lines written for {kr['expected']} "
         f"input lines, **{kr['lost']} lost, {kr['repeated']} repeated**, output identical to the control: "
         f"**{kr['identical']}** (resumed run {kr['seconds']} s).",
+        "",
+        "**Lowercasing and `#` digits with a PTB-trained parser.** Agreement of the parser's POS tags with the "
+        "file's POS column (Google's own tagger, not gold) over the same sentences, tokens as in the file vs "
+        "number-shaped tokens (`##`, `#,###.#`) written with `0` (`python -m treegram.corpora.google ... --digits "
+        "zero`), which gives them the number signature (`UNK-NUM`) instead of a symbol's:",
+        "",
+        markdown_table(["tokens", "tag agreement, all tokens", "number-shaped tokens", "their tags (parser)"],
+                       [[f"digits {m}", f"{100 * c['all_ok'] / c['all']:.1f}% ({c['all_ok']}/{c['all']})",
+                         f"{100 * c['num_ok'] / max(1, c['num']):.1f}% ({c['num_ok']}/{c['num']})",
+                         ", ".join(f"{k} {v}" for k, v in sorted(c["num_tags"].items(), key=lambda kv: -kv[1]))]
+                        for m, c in digits.items()]),
+        "",
+        "Lowercasing is not undone (the data cannot say which words were capitalized): proper nouns get lowercase "
+        "unknown-word signatures, not `-CAP`/`-INITC`, and the sentence-initial word is looked up as it is.",
         "",
         "**Extrapolation (estimates, not measured runs).** Parsing is CPU-bound in the workers and each batch is "
         "independent, so the time is about the worker CPU-seconds divided by the number of worker processes that "
