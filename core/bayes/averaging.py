@@ -77,7 +77,9 @@ class SampleCollector:
 
     name = "averaging"
 
-    def __init__(self, options: AveragingOptions, total: int, snapshot: Callable[[], dict[str, Any]]):
+    def __init__(self, options: AveragingOptions, total: int, snapshot: Callable[[], dict[str, Any]], *,
+                 name: str = "averaging"):
+        self.name = name  # the checkpoint key (several collectors with different schedules may share a driver)
         self.options = options
         self.total = int(total)
         self.schedule = options.sweeps(self.total)
