@@ -3,7 +3,7 @@ the control (TSG: same sweeps, final sample, Viterbi MPD), the averaging x decod
 
     nice -n 10 python benchmarks/bench_parsing_defaults.py [--iterations 100] [--seeds 1,2]
         [--configs 1:mpd,1:maxrule,5:mpd,5:maxrule,10:maxrule,5:mpp] [--samples 100] [--dev-limit N]
-        [--save runs.json] [--load a.json,b.json] [--no-pcfg] [--no-write]
+        [--pcfg-configs rare2:mpd,rare3:mpd] [--save runs.json] [--load a.json,b.json] [--no-pcfg] [--no-write]
 
 One collapsed-Gibbs chain per seed with the shipped `treegram train tsg` options (`TSGOptions()`: h=1 v=2,
 rare < 2, alpha/beta slice-sampled, --iterations sweeps) trained through the formalism's own prepare / make_state
@@ -68,10 +68,11 @@ def parse_all(model, decoder: str, sentences, samples: int):
     return [t.to_bracket() for t in trees], failed, time.process_time() - start
 
 
-def run_pcfg(train, dev, samples):
+def run_pcfg(train, dev, samples, configs: list[str]):
     sentences = [t.leaves() for t in dev]
     out = {}
-    for rare, decoder in ((2, "mpd"), (2, "maxrule"), (3, "mpd"), (3, "maxrule")):
+    for config in configs:
+        rare, decoder = int(config.split(":")[0].removeprefix("rare")), config.split(":")[1]
         t0 = time.process_time()
         model = PCFGModel.train(train, PCFGSettings(horizontal=2, vertical=2, rare_threshold=rare))
         train_s = time.process_time() - t0
@@ -204,15 +205,17 @@ def write(results: dict, dev, args, ntrain: int) -> None:
         p = results["pcfg"]
         for a, b, what in (("rare3:mpd", "rare2:mpd", "rare < 3 - rare < 2 (MPD)"),
                            ("rare2:maxrule", "rare2:mpd", "max-rule - MPD (rare < 2)")):
+            if a not in p or b not in p:
+                continue
             d, pv = ar(dev, p[a]["trees"], p[b]["trees"], 1)
             sig.append([f"PCFG {what}", "-", d, pv])
     body.append("\nPaired approximate randomization (10,000 trials, two-sided, per-sentence bracket counts, all "
                 "lengths); 2x2 ablation = the averaging and decoder rows of each seed:\n")
     body.append(markdown_table(["comparison", "seed", "F1 difference", "p-value"], sig))
-    body.append("\nSweeps averaged per K: " + "; ".join(
-        f"K={c.split(':')[0]}: {', '.join(map(str, r['grammar']['sweeps']))}"
-        for c, r in next(iter(results["tsg"].values())).items() if c.endswith(":mpd") or c.endswith(":maxrule")
-    ) + ".\n")
+    sweeps = {c.split(":")[0]: r["grammar"]["sweeps"] for runs in results["tsg"].values() for c, r in runs.items()}
+    body.append("\nSweeps averaged per K: " + "; ".join(f"K={k}: {', '.join(map(str, v))}"
+                                                      for k, v in sorted(sweeps.items(), key=lambda kv: int(kv[0])))
+                + ".\n")
     write_section("parsing-defaults", "\n".join(body))
     print("wrote benchmarks/RESULTS.md")
 
@@ -225,6 +228,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=100, help="derivations sampled per sentence by mpp")
     ap.add_argument("--dev-limit", type=int, default=None)
     ap.add_argument("--no-pcfg", action="store_true")
+    ap.add_argument("--pcfg-configs", default="rare2:mpd,rare3:mpd", help="rareN:decoder (PCFG h=2 v=2)")
     ap.add_argument("--save", type=Path, default=None, help="write the runs (per-sentence parses) as JSON")
     ap.add_argument("--load", default=None, help="comma-separated saved runs to combine (no training)")
     ap.add_argument("--no-write", action="store_true")
@@ -246,7 +250,7 @@ def main() -> None:
         configs = args.configs.split(",")
         results = {"iterations": args.iterations, "tsg": {}}
         if not args.no_pcfg:
-            results["pcfg"] = run_pcfg(train, dev, args.samples)
+            results["pcfg"] = run_pcfg(train, dev, args.samples, args.pcfg_configs.split(","))
         for seed in [int(s) for s in args.seeds.split(",")]:
             results["tsg"][str(seed)] = run_tsg_seed(train, dev, seed, args.iterations, configs, args.samples)
         if args.save:

@@ -2,7 +2,8 @@
 transformed into a `WeightedCFG` for the core chart decoders.
 
 Goodman transform over shared (label) symbols.  For every label c: the site symbol `c` and the base symbol
-`c~base`; for every elementary tree type e with count n_e (from the final sampler state): one fresh symbol per
+`c~base`; for every elementary tree type e with count n_e (from the final sampler state, or its mean n̄_e over
+the posterior samples of `treegram.bayes.averaging`, with alpha_c, beta_c their means too): one fresh symbol per
 non-root internal node.  Rules:
 
     c        -> c~base                            alpha_c / (n_c + alpha_c)
@@ -15,9 +16,10 @@ non-root internal node.  Rules:
 So the grammar's probability of an elementary tree e is (n_e + alpha_c P0(e)) / (n_c + alpha_c), the DP posterior
 predictive, and every tree the base PCFG derives stays derivable (unseen structure is smoothed by the base).
 Every symbol's category is its label, so a coarse PCFG over the same labels prunes the chart (coarse-to-fine).
-Parsing goes through the core decoders (`treegram.charts.decoders`): by default the most probable derivation
-(Viterbi over the transform), or, with `mpp_samples`, the most frequent tree among derivations sampled from the
-chart (`mpp`); `treegram parse --decoder` picks any registered decoder (max-rule too).
+Parsing goes through the core decoders (`treegram.charts.decoders`): the model's `default_decoder` (recorded
+by `treegram train tsg --default-decoder`, default max-rule-product; models written before the field: the most
+probable derivation, Viterbi over the transform), or, with `mpp_samples`, the most frequent tree among
+derivations sampled from the chart (`mpp`); `treegram parse --decoder` picks any registered decoder.
 """
 
 from __future__ import annotations
