@@ -84,7 +84,7 @@ def run_pcfg(train, dev, samples, configs: list[str]):
     return out
 
 
-def run_tsg_seed(train, dev, seed: int, iterations: int, configs: list[str], samples: int):
+def run_tsg_seed(train, dev, seed: int, iterations: int, configs: list[str], samples: int, checkpoint=None):
     formalism = TSGFormalism()
     sentences = [t.leaves() for t in dev]
     ks = sorted({int(c.split(":")[0]) for c in configs})
@@ -132,6 +132,8 @@ def run_tsg_seed(train, dev, seed: int, iterations: int, configs: list[str], sam
                        "grammar": {"elementary_trees": len(model.fragments), "cfg_rules": model.cfg.num_rules,
                                    "sweeps": model.info.get("averaged_sweeps", [iterations])}}
         print(f"seed {seed} {config}: {len(dev) / secs:.2f} sent/CPU-s", flush=True)
+        if checkpoint is not None:
+            checkpoint(out)  # --save after every config: a long run stopped early keeps what it parsed
     return out
 
 
@@ -251,10 +253,16 @@ def main() -> None:
         results = {"iterations": args.iterations, "tsg": {}}
         if not args.no_pcfg:
             results["pcfg"] = run_pcfg(train, dev, args.samples, args.pcfg_configs.split(","))
-        for seed in [int(s) for s in args.seeds.split(",")]:
-            results["tsg"][str(seed)] = run_tsg_seed(train, dev, seed, args.iterations, configs, args.samples)
-        if args.save:
-            args.save.write_text(json.dumps(results), encoding="utf-8")
+        def save(partial=None, seed=None):
+            if args.save:
+                if partial is not None:
+                    results["tsg"][str(seed)] = partial
+                args.save.write_text(json.dumps(results), encoding="utf-8")
+
+        for seed in [int(s) for s in args.seeds.split(",") if s]:
+            results["tsg"][str(seed)] = run_tsg_seed(train, dev, seed, args.iterations, configs, args.samples,
+                                                     lambda out, seed=seed: save(out, seed))
+        save()
     for seed, runs in results["tsg"].items():
         for config, r in runs.items():
             res, res40 = scores(dev, r["trees"])
