@@ -92,12 +92,13 @@ def test_one_sample_is_the_final_sample_grammar(prepared):
     assert same_model(a, b) and a.info["averaged_samples"] == 1
 
 
-def test_snapshots_do_not_change_the_chain(prepared):
-    plain, _ = _chain(prepared, 4, 5)
-    watched, collector = _chain(prepared, 4, 5, AveragingOptions(5, thin=1, burn_in=0))
+@pytest.mark.parametrize("sampler,sweeps", [("gibbs", 5), ("blocked", 2)])
+def test_snapshots_do_not_change_the_chain(prepared, sampler, sweeps):
+    plain, _ = _chain(prepared, 4, sweeps, sampler=sampler)
+    watched, collector = _chain(prepared, 4, sweeps, AveragingOptions(5, thin=1, burn_in=0), sampler=sampler)
     np.testing.assert_array_equal(plain.flags, watched.flags)
     np.testing.assert_array_equal(plain.alpha, watched.alpha)
-    assert sorted(collector.taken) == [1, 2, 3, 4, 5]
+    assert sorted(collector.taken) == list(range(1, sweeps + 1))
 
 
 def test_averaged_grammar_is_the_mean_count_grammar(prepared):
