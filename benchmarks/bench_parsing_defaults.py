@@ -243,7 +243,8 @@ def main() -> None:
         results: dict = {"tsg": {}}
         for f in args.load.split(","):
             part = json.loads(Path(f).read_text(encoding="utf-8"))
-            results["tsg"].update(part["tsg"])
+            for seed, runs in part["tsg"].items():  # runs of one seed saved by several processes: same chain
+                results["tsg"].setdefault(seed, {}).update(runs)
             results["iterations"] = part["iterations"]
             if "pcfg" in part:
                 results["pcfg"] = part["pcfg"]
