@@ -45,6 +45,13 @@ from treegram.trees import parse_brackets, read_treebank  # noqa: E402
 
 from treegram.plugins.tsg.formalism import TSGFormalism, TSGOptions  # noqa: E402
 
+# the runs behind RESULTS.md (seeds in separate processes on the shared machine), then `--load` combines them
+RUNS = ("--seeds '' --save pcfg.json --no-write",
+        "--seeds 1 --no-pcfg --configs 1:mpd,5:maxrule,1:maxrule,5:mpd,10:maxrule,5:mpp --save s1.json --no-write",
+        "--seeds 2 --no-pcfg --configs 1:mpd,1:maxrule,5:mpd,5:maxrule --save s2.json --no-write",
+        "--seeds 2 --no-pcfg --configs 10:maxrule,5:mpp --save s2x.json --no-write",
+        "--load pcfg.json,s1.json,s2.json,s2x.json")
+
 SHIPPED = TSGOptions()
 CONTROL = "1:mpd"
 
@@ -159,6 +166,8 @@ def write(results: dict, dev, args, ntrain: int) -> None:
     shipped = shipped_config()
     body = ["## Parsing accuracy with the shipped defaults (issue 16)\n",
             f"`{args.command}` — {machine_line()}.\n",
+            ("Runs combined (each `nice -n 10 python benchmarks/bench_parsing_defaults.py ...`): "
+             + "; ".join(f"`{r}`" for r in RUNS) + ".\n") if args.load else "",
             f"Train: ptb-sample/train ({ntrain:,} trees); dev: ptb-sample/dev ({len(dev)} sentences, all lengths); "
             "EVALB-compatible F1 (COLLINS.prm), exact match = % sentences with all brackets right. TSG: "
             f"`treegram train tsg` defaults (h=1, v=2, rare words < 2 as signatures, {results['iterations']} "
