@@ -6,7 +6,7 @@ RelF1 per loss), training time and peak memory, cutting-plane trace, compression
     python benchmarks/bench_stsg_svm.py [--C 0.01] [--iterations 30] [--losses prec,bp1,bp2] [--train 1000]
                                         [--work /tmp/stsg_bench] [--no-rel]
 
-Data loading and the parser are those of benchmarks/bench_stsg.py (PCFG h=2 v=2 on ptb-sample train + gum-const,
+Data loading and the parser: `treegram.plugins.stsg.experiment` (PCFG h=2 v=2 on ptb-sample train + gum-const,
 source parses cached in --work).  Writes the `stsg-svm` section of benchmarks/RESULTS.md.
 """
 
@@ -22,14 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
-from bench_stsg import get_parser  # noqa: E402
 
-from treegram.plugins.stsg.align import load_broadcast_news  # noqa: E402
 from treegram.plugins.stsg.compressor import train_stsg  # noqa: E402
 from treegram.plugins.stsg.evaluate import DependencyScorer, score_system  # noqa: E402
+from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 from treegram.plugins.stsg.largemargin import prepare_training  # noqa: E402
 from treegram.plugins.stsg.model import PairCorpus  # noqa: E402
-from treegram.plugins.stsg.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root  # noqa: E402
+from treegram.plugins.stsg.treeprep import derive_target  # noqa: E402
 
 
 def rss_mb() -> float:
@@ -60,13 +59,8 @@ def main() -> None:
     args = ap.parse_args()
     shared = require_shared()
     args.work.mkdir(parents=True, exist_ok=True)
-    bn = shared / "compression" / "broadcast-news"
-    parser, parser_path = get_parser(shared, args.work)
-    every = {a: load_broadcast_news(bn, a, "all") for a in (1, 2, 3)}
-    sentences = [p.source for p in every[1]]
-    trees, parse_counts = parse_sentences(sentences, parser, parser_id=model_fingerprint(parser_path),
-                                          cache_dir=args.work / "cache")
-    sources = [wrap_root(t) for t in trees]
+    ex = load_experiment(shared, args.work)
+    parser, every, sentences, sources, parse_counts = ex.parser, ex.every, ex.sentences, ex.sources, ex.parse_counts
     train_pairs = every[1][:args.train]
     train_src = sources[:args.train]
     corpus = PairCorpus(train_src, [derive_target(s, p.keep) for s, p in zip(train_src, train_pairs)],

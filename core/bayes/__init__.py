@@ -5,9 +5,11 @@
 - `gibbs`: a generic site-wise Gibbs driver with annealing and exact checkpoint/resume (`GibbsSampler`).
 - `blocked`: a generic blocked Metropolis-Hastings driver over whole derivations (`BlockedMH`, `Proposal`).
 - `hyper`: slice sampling of concentrations and Beta-prior parameters.
+- `averaging`: posterior averaging over several samples of a chain (`AveragingOptions`, `SampleCollector`).
 - `toy`: a small reference model (DP word segmentation) implementing both sampler protocols.
 """
 
+from treegram.bayes.averaging import AveragingOptions, SampleCollector, average_counts
 from treegram.bayes.blocked import BlockedMH, BlockedModel, Proposal
 from treegram.bayes.dp import (CountError, DPArrays, DPCounts, KeyTable, log_normaliser, log_predictive, log_rising,
                                nb_decrement, nb_increment, nb_log_predictive)
@@ -18,8 +20,8 @@ from treegram.bayes.hyper import (Beta, Gamma, resample_beta, resample_beta_slic
                                   slice_sample, slice_sample_log, slice_sample_logit)
 
 __all__ = [
-    "AnnealingSchedule", "Beta", "BlockedMH", "BlockedModel", "CheckpointConfig", "CountError", "DPArrays",
-    "DPCounts", "Gamma", "GibbsModel", "GibbsSampler", "KeyTable", "Proposal", "log_normaliser", "log_predictive",
+    "AnnealingSchedule", "AveragingOptions", "Beta", "BlockedMH", "BlockedModel", "CheckpointConfig", "CountError", "DPArrays",
+    "DPCounts", "Gamma", "GibbsModel", "GibbsSampler", "KeyTable", "Proposal", "SampleCollector", "average_counts", "log_normaliser", "log_predictive",
     "log_rising", "nb_decrement", "nb_increment",
     "nb_log_predictive", "resample_beta", "resample_beta_slice", "resample_concentrations", "slice_sample",
     "slice_sample_log", "slice_sample_logit", "tempered_accept", "tempered_binary", "tempered_choice",

@@ -360,6 +360,17 @@ class SweepDriver:
         self.trace: list[dict[str, Any]] = []
         self.sweeps_done = 0
         self._partial: _Partial | None = None
+        self._attachments: dict[str, Any] = {}
+        self._pending: dict[str, Any] = {}  # attachment states read by `resume`, waiting for `attach`
+
+    def attach(self, name: str, obj) -> None:
+        """Run `obj.after_sweep(driver, record)` after every completed sweep, before that sweep's checkpoint, and
+        keep `obj.state_dict()` in the checkpoint (restored by `obj.load_state_dict` when attached to a resumed
+        driver).  Used by posterior averaging (`treegram.bayes.averaging.SampleCollector`)."""
+        self._attachments[name] = obj
+        pending = self._pending.pop(name, None)
+        if pending is not None:
+            obj.load_state_dict(join_state(*pending))
 
     # -- to be provided by subclasses --------------------------------------------------------------------------
 
@@ -393,6 +404,8 @@ class SweepDriver:
                 record = self._one_sweep(interrupt)
                 self.trace.append(record)
                 self.sweeps_done += 1
+                for obj in self._attachments.values():
+                    obj.after_sweep(self, record)
                 ck = self.checkpoint
                 if ck is not None and ck.every and self.sweeps_done % ck.every == 0:
                     self.save_checkpoint()
@@ -475,6 +488,13 @@ class SweepDriver:
             path = self.checkpoint.path
         path = Path(path)
         model_tree, arrays = split_state(self.model.state_dict(), "model")
+        attached = {}
+        for name, obj in self._attachments.items():
+            attached[name], extra = split_state(obj.state_dict(), f"attach/{name}")
+            arrays.update(extra)
+        for name, tree in self._pending.items():  # resumed but not (yet) attached: keep what the file had
+            attached.setdefault(name, tree[0])
+            arrays.update(tree[1])
         partial_meta = None
         if self._partial is not None:
             p = self._partial
@@ -497,6 +517,8 @@ class SweepDriver:
             "trace": _to_json(self.trace),
             "model": model_tree,
         }
+        if attached:
+            meta["attachments"] = attached
         save_bundle(path, meta, arrays)
         return path
 
@@ -543,6 +565,13 @@ class SweepDriver:
                       handle_sigint=handle_sigint)
         sampler.sweeps_done = int(meta["sweeps_done"])
         sampler.trace = _from_json(meta["trace"])
+        attachments = meta.get("attachments") or {}
+        if not isinstance(attachments, dict):
+            raise ModelFileError(f"{path}: corrupt checkpoint (attachments)", hint="delete it and train again "
+                                                                                  "without --resume")
+        for name, tree in attachments.items():
+            prefix = f"attach/{name}/"
+            sampler._pending[name] = (tree, {k: v for k, v in arrays.items() if k.startswith(prefix)})
         if meta.get("partial") is not None:
             p = meta["partial"]
             sampler._partial = _Partial(arrays["partial/order"], int(p["position"]), float(p["temperature"]),

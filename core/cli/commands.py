@@ -15,7 +15,7 @@ import attrs
 
 from treegram.cli import argtypes
 from treegram.cli.ui import UI
-from treegram.errors import InputError, ParseFailure, TreegramError
+from treegram.errors import InputError, TreegramError
 from treegram.plugin_manager import hookimpl
 
 
@@ -123,16 +123,71 @@ def _configure_parse(p: argparse.ArgumentParser) -> None:
                         "(`treegram plugins` lists them); default: the decoder the model was trained for "
                         "(`treegram show MODEL`), else mpd")
     p.add_argument("--samples", type=argtypes.positive_int, default=None, help="derivations sampled per sentence by mpp (default 100)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=argtypes.positive_int, default=None, metavar="N",
+                       help="parse in batches on a local Dask cluster of N worker processes (needs --out FILE; "
+                            "finished batches are kept in FILE.batches/ until the run completes, so a killed run "
+                            "continues with --resume); the output is the same as without --workers, byte for byte")
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="parse in batches on a running Dask cluster (e.g. tcp://host:8786) instead of a local "
+                            "one; its workers need treegram installed and the model at the same path")
+    p.add_argument("--batch-size", type=argtypes.positive_int, default=None, metavar="B",
+                   help="input lines per batch (one Dask task) with --workers/--scheduler (default 200)")
     add_json_flag(p)
 
 
+def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
+    """`treegram parse --workers N | --scheduler ADDRESS`: `treegram.batchparse` on a Dask cluster."""
+    from treegram.batchparse import parse_batches
+    from treegram.io import count_lines
+
+    if args.out == "-":
+        raise InputError("--workers/--scheduler need --out FILE",
+                         hint="finished batches are kept beside the output file, so a killed run can resume")
+    total = count_lines(args.input) if args.input != "-" else None
+    out = Path(args.out)
+    with ui.task("parsing (batches on Dask)", total) as advance:
+        state = {"lines": 0, "failed": 0}
+
+        def progress(res):  # called as each batch finishes on the cluster
+            n = len(res["trees"])
+            state["lines"] += n
+            state["failed"] += res["counts"]["failed"] + res["counts"]["too_long"]
+            advance(n, f"{state['lines']} lines, {state['failed']} flat fallbacks")
+
+        summary = parse_batches(args.input, out, model=args.model, decoder=args.decoder, samples=args.samples,
+                                max_length=args.max_length, batch_size=args.batch_size or 200, workers=args.workers,
+                                scheduler=args.scheduler, resume=args.resume, encoding=args.encoding,
+                                progress=progress)
+    if args.json:
+        ui.emit_json(summary)
+        return 0
+    if summary["kept_lines"]:
+        ui.note(f"resuming: {summary['kept_lines']} trees already in {args.out} kept")
+    if summary["batches_resumed"]:
+        ui.note(f"resumed: {summary['batches_resumed']} of {summary['batches']} batches were already finished")
+    if summary["lines"] < summary["kept_lines"]:
+        ui.note(f"[yellow]note:[/] {args.out} already has {summary['kept_lines']} lines but the input has only "
+                f"{summary['lines']}")
+    c = summary["counts"]
+    ui.note(f"parsed {c['ok']}/{summary['new_lines']} sentences on {summary['workers']} workers in "
+            f"{summary['batches']} batches ({summary['sentences_per_second']:.1f} sentences/s); flat fallback: "
+            f"{c['failed']} unparseable, {c['too_long']} longer than {args.max_length}; {c['empty']} empty lines "
+            "left empty")
+    return 0
+
+
 def _run_parse(args: argparse.Namespace, ui: UI) -> int:
-    from treegram.formalism import flat_fallback, load_model
+    from treegram.batchparse import parse_line
+    from treegram.formalism import load_model
     from treegram.io import count_lines, iter_lines, open_output
-    from treegram.trees.bracket import escape_word
 
     if args.resume and args.out == "-":
         raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
+    if args.workers or args.scheduler:
+        return _run_parse_batches(args, ui)
+    if args.batch_size is not None:
+        raise InputError("--batch-size is an option of batch parsing", hint="add --workers N or --scheduler ADDRESS")
     model = load_model(args.model)
     if not hasattr(model, "parse"):
         raise TreegramError(f"{args.model}: a {model.formalism} model cannot parse sentences",
@@ -162,21 +217,10 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
             seen = lineno
             if lineno <= skip:
                 continue
-            tokens = [escape_word(w) for w in line.split()]  # Penn Treebank escapes: the tree reads back
-            status, tree = "ok", None
-            if not tokens:
-                status = "empty"
-            elif len(tokens) > args.max_length:
-                status, tree = "too_long", flat_fallback(tokens)
-            else:
-                t0 = time.perf_counter()
-                try:
-                    tree = parse(tokens)
-                except ParseFailure:
-                    status, tree = "failed", flat_fallback(tokens)
-                parse_seconds += time.perf_counter() - t0
+            # the same per-line step as the cluster workers' (escaping, length cut-off, flat fallback)
+            status, bracket, seconds = parse_line(parse, line, args.max_length)
+            parse_seconds += seconds
             counts[status] += 1
-            bracket = tree.to_bracket() if tree is not None else ""
             if not json_out:
                 sink.write_line(bracket)
             if args.json:
@@ -239,16 +283,16 @@ def _run_evalb(args: argparse.Namespace, ui: UI) -> int:
         return _run_metric(args, ui)
     params = ParsevalParams(max_length=args.max_length) if args.max_length else ParsevalParams()
     result = evalb_files(args.gold, args.test, params, encoding=args.encoding)
-    data = result.to_dict()
+    # the per-sentence scores are `result.sentences` (SentenceScore); to_dict lists them only when asked
+    data = result.to_dict(per_sentence=args.per_sentence)
     if args.json:
-        if not args.per_sentence:
-            data.pop("per_sentence", None)
         ui.emit_json(data)
         return 0
     if args.per_sentence:
-        ui.table("per sentence", ["#", "length", "matched", "gold", "test", "F1", "note"],
-                 [(i + 1, s.length, s.matched, s.gold_brackets, s.test_brackets, s.f1, s.error or "")
-                  for i, s in enumerate(result.per_sentence)])
+        ui.table("per sentence", ["#", "length", "matched", "gold", "test", "F1", "status"],
+                 [(i + 1, s.length, s.matched, s.gold_brackets, s.test_brackets, round(s.f1, 2),
+                   s.status + (f": {s.error}" if s.error else ""))
+                  for i, s in enumerate(result.sentences)])
     ui.table("PARSEVAL (EVALB, COLLINS.prm)", ["metric", "value"],
              [(k, v) for k, v in data.items() if not isinstance(v, (list, dict))])
     return 0

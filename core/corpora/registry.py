@@ -49,6 +49,12 @@ def _read_dp(path: Path):
     return read_dp(path)
 
 
+def _read_google_pairs(path: Path):
+    from treegram.corpora.google import read_google_pairs_file
+
+    return read_google_pairs_file(path)
+
+
 @hookimpl
 def register_corpus_readers(register):
     register(CorpusReader("ptb", ("*.mrg", "*.ptb", "*.tree"), "trees", _read_trees,
@@ -56,3 +62,6 @@ def register_corpus_readers(register):
     register(CorpusReader("conllu", ("*.conllu",), "dependencies", _read_conllu, "CoNLL-U dependency trees"))
     register(CorpusReader("dp", ("*.dp",), "dependencies", _read_dp, "NLTK .dp dependency files (word, tag, head)"))
     register(CorpusReader("text", ("*.txt",), "sentences", read_sentence_file, "one tokenized sentence per line"))
+    register(CorpusReader("google-pairs", ("train.tsv.gz", "val.tsv.gz"), "pairs", _read_google_pairs,
+                          "Google sentence-compression pairs, lossy copy (lowercased, digits as #): "
+                          "tokens, keep labels, POS, deprel (treegram.corpora.google)"))

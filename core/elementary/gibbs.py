@@ -213,6 +213,25 @@ class TSGState:
         slots = slots[order]
         return [(int(self.cnt[s]), int(self.rep[s]), float(self.logb[s]), int(s)) for s in slots]
 
+    def snapshot(self) -> dict[str, Any]:
+        """This state as one posterior sample for `treegram.bayes.averaging`: the live elementary-tree types
+        (64-bit keys, counts, example root rows; in `types()` order), the flags those rows are read under, and
+        the hyperparameters."""
+        # `types()` recounts into a fresh table; the sampler's own table (its slot layout and example rows) is put
+        # back afterwards, so taking snapshots never changes the chain
+        table = ("keys", "cnt", "logb", "cat", "rep", "size", "total", "pkeys", "_capacity_left", "_ls", "_le")
+        saved = {name: getattr(self, name) for name in table}
+        try:
+            t = self.types()
+            slots = np.array([s for *_, s in t], dtype=np.int64)
+            keys = self.keys[slots].copy()
+        finally:
+            for name, value in saved.items():
+                setattr(self, name, value)
+        return {"keys": keys, "counts": np.array([c for c, *_ in t], dtype=np.int64),
+                "reps": np.array([r for _, r, *_ in t], dtype=np.int64), "flags": self.flags.copy(),
+                "alpha": self.alpha.copy(), "beta": self.beta.copy()}
+
     def check_collisions(self) -> int:
         """Rebuild every live type's bracket string from every occurrence; raise if two differ under one key.
 

@@ -1,26 +1,27 @@
 """The Dask driver of `treegram mine-revisions`.
 
 The driver streams the dumps (`dumps.iter_chunks`: decompression and cutting at <page> elements, no XML parsing)
-and submits one `mine.mine_raw_chunk` task (mwxml parsing + mining) per chunk to a
-`distributed` cluster: a `LocalCluster` of `workers` processes with one thread each, or a running cluster at
-`scheduler`.  At most ``2 * workers + 2`` chunks are in flight (bounded memory); results arrive through
-`distributed.as_completed`, which also feeds the progress bar.  Each finished chunk is written at once, atomically,
-to ``OUT.chunks/NNNNNN.json`` beside the output (its checkpoint directory, with a ``manifest.json`` naming the dumps
-and settings); a re-run with the same dumps and settings skips those chunks, so a run killed with SIGKILL loses no
-finished chunk.  The final TSV is assembled in chunk order (deterministic for any number of workers) and written
-atomically; then the checkpoint directory is removed (``keep_chunks`` keeps it).
+and submits one `mine.mine_raw_chunk` task (mwxml parsing + mining) per chunk to a `distributed` cluster
+(`treegram.distributed`): a `LocalCluster` of `workers` processes with one thread each, or a running cluster at
+`scheduler`.  At most ``2 * workers + 2`` chunks are in flight (bounded memory,
+`treegram.distributed.bounded_as_completed`); results arrive as they finish, which also feeds the progress bar.
+Each finished chunk is written at once, atomically, to ``OUT.chunks/NNNNNN.json`` beside the output (its checkpoint
+directory, with a ``manifest.json`` naming the dumps and settings); a re-run with the same dumps and settings skips
+those chunks, so a run killed with SIGKILL loses no finished chunk.  The final TSV is assembled in chunk order
+(deterministic for any number of workers) and written atomically; then the checkpoint directory is removed
+(``keep_chunks`` keeps it).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from treegram.distributed import bounded_as_completed, cluster_client, worker_count
 from treegram.errors import InputError
 from treegram.io import atomic_write_text, save_json
 from treegram.plugins.revisions.dumps import iter_chunks
@@ -67,28 +68,10 @@ def _finished(cdir: Path, manifest: dict[str, Any]) -> dict[int, dict]:
     return done
 
 
-def start_client(workers: int | None, scheduler: str | None):
-    """A `distributed.Client`: on a running scheduler, or on a new LocalCluster of processes (1 thread each)."""
-    from distributed import Client, LocalCluster
-
-    if scheduler:
-        try:
-            return Client(scheduler, timeout="15s"), None
-        except (OSError, TimeoutError) as exc:
-            raise InputError(f"cannot reach the Dask scheduler at {scheduler} ({exc})",
-                             hint="start one with `dask scheduler` (and `dask worker ADDRESS`) or use --workers") \
-                from None
-    cluster = LocalCluster(n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0",
-                           silence_logs=logging.ERROR)
-    return Client(cluster), cluster
-
-
 def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | None = None,
          scheduler: str | None = None, client=None, chunk_revisions: int = 500, keep_chunks: bool = False,
          progress=None) -> dict[str, Any]:
     """Mine `dumps` into `out`; returns the summary.  `client`: an existing `distributed.Client` (tests)."""
-    from distributed import as_completed
-
     t0, c0 = time.perf_counter(), time.process_time()
     cdir = checkpoint_dir(out)
     manifest = _manifest(dumps, settings, chunk_revisions)
@@ -97,43 +80,30 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
     cdir.mkdir(exist_ok=True)
     save_json(cdir / "manifest.json", manifest)
 
-    own, made = None, client is None
-    if made:
-        client, own = start_client(workers, scheduler)
-    try:
-        nworkers = len(client.scheduler_info(n_workers=-1)["workers"]) if hasattr(client, "scheduler_info") else 0
+    with cluster_client(workers, scheduler, client) as client:
+        nworkers = worker_count(client)
         limit = 2 * max(nworkers, 1) + 2
-        ac = as_completed()
-        inflight = 0
         total = 0
 
-        def collect(fut) -> None:
+        def submissions():
+            nonlocal total
+            for chunk in iter_chunks(dumps, chunk_revisions):
+                total += 1
+                if chunk["index"] in done:
+                    if progress:
+                        progress(done[chunk["index"]])
+                    yield None
+                    continue
+                # the chunk's text goes straight to a worker (scatter), not through the scheduler's task graph
+                [data] = client.scatter([chunk], hash=False)  # (a dict would be scattered value by value)
+                yield lambda data=data: client.submit(mine_raw_chunk, data, settings, pure=False)
+
+        for fut in bounded_as_completed(client, submissions(), limit):
             res = fut.result()
             save_json(cdir / f"{res['index']:06d}.json", res)  # atomic: a killed run never leaves half a chunk
             done[res["index"]] = res
             if progress:
                 progress(res)
-
-        for chunk in iter_chunks(dumps, chunk_revisions):
-            total += 1
-            if chunk["index"] in done:
-                if progress:
-                    progress(done[chunk["index"]])
-                continue
-            # the chunk's text goes straight to a worker (scatter), not through the scheduler's task graph
-            [data] = client.scatter([chunk], hash=False)  # (a dict would be scattered value by value)
-            ac.add(client.submit(mine_raw_chunk, data, settings, pure=False))
-            inflight += 1
-            while inflight >= limit:
-                collect(next(ac))
-                inflight -= 1
-        for fut in ac:
-            collect(fut)
-    finally:
-        if made:
-            client.close()
-        if own is not None:
-            own.close()
 
     driver_cpu = time.process_time() - c0  # streaming and decompressing the dumps, shipping chunks
     # assemble in chunk order

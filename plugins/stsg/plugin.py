@@ -38,7 +38,8 @@ class STSGOptions:
                        help="svm: loss of the loss-augmented decoding: 1 - unigram precision (prec), times the "
                             "one-sided (bp1) or two-sided (bp2, default) brevity penalty, or the Hamming loss")
     C: float = option(0.01, type=positive_float, group="svm",
-                      help="svm: regularisation trade-off C of 1/2|w|^2 + C/n sum xi (default 0.01, as the paper)")
+                      help="svm: regularisation trade-off C of 1/2|w|^2 + C/n sum xi (default 0.01, as the paper; best "
+                           "of 0.01-100 on held-out training pairs: benchmarks/RESULTS.md stsg-svm-select)")
     rescaling: str = option("slack", choices=("slack", "margin"), group="svm",
                             help="svm: slack (default, as the paper) or margin rescaling of the loss")
     epsilon: float = option(0.01, type=positive_float, group="svm",

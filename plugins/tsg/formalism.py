@@ -20,6 +20,12 @@ from treegram.formalism import Formalism, Sampling, option
 from treegram.elementary.data import TSGSettings
 
 
+def _decoder_names():
+    from treegram.plugin_manager import decoders
+
+    return tuple(sorted(decoders()))
+
+
 @attrs.frozen
 class TSGOptions:
     """`treegram train tsg` options (model definition and parsing grammar; the sampler options are the core's)."""
@@ -40,8 +46,21 @@ class TSGOptions:
                                     type=nonnegative_float, group="parsing grammar")
     mpp_samples: int = option(0, help="the model's default parse becomes the sampled MPP over N derivations "
                                       "(same as `treegram parse --decoder mpp --samples N`, which any model can "
-                                      "use without retraining); 0 = Viterbi",
+                                      "use without retraining); 0 = --default-decoder",
                               type=nonnegative_int, group="parsing grammar")
+    average: int = option(5, help="average the grammar over K samples of the chain (default 5; 1 = the final "
+                                  "sample only)", type=positive_int, group="parsing grammar", metavar="K")
+    thin: int = option(0, help="sweeps between the averaged samples (default 0: spread the K samples evenly over "
+                               "the second half of the run)", type=nonnegative_int, group="parsing grammar",
+                       metavar="T")
+    default_decoder: str = option("maxrule", choices=_decoder_names, group="parsing grammar",
+                                  help="decoder `treegram parse` uses for this model when none is named "
+                                       "(default maxrule)")
+
+    def averaging(self):
+        from treegram.bayes.averaging import AveragingOptions
+
+        return AveragingOptions(self.average, self.thin or None)
 
     def model_settings(self) -> TSGSettings:
         return TSGSettings(horizontal=None if self.horizontal < 0 else self.horizontal, vertical=self.vertical,
@@ -84,15 +103,18 @@ class TSGFormalism(Formalism):
 
         return (GibbsTSG if kind == "sites" else BlockedTSG)(prepared.data, prepared.settings, run.seed)
 
-    def extract_model(self, state, prepared: Prepared, options: TSGOptions, run, trace):
+    def extract_model(self, state, prepared: Prepared, options: TSGOptions, run, trace, *, samples=None,
+                      averaging_info=None):
         from treegram.plugins.tsg.train import extract_model
 
         grammar_run = types.SimpleNamespace(sampler=run.move, seed=run.seed, min_count=options.min_count,
                                             prune_threshold=options.prune_threshold,
-                                            mpp_samples=options.mpp_samples)
+                                            mpp_samples=options.mpp_samples,
+                                            default_decoder=getattr(options, "default_decoder", None))
         info = {"training_trees": prepared.trees, "labels": prepared.data.num_labels,
                 "sites": int(len(prepared.data.sites))}
-        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
+        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
+                             averaging_info)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.tsg.model import TSGModel

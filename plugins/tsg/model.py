@@ -2,7 +2,8 @@
 transformed into a `WeightedCFG` for the core chart decoders.
 
 Goodman transform over shared (label) symbols.  For every label c: the site symbol `c` and the base symbol
-`c~base`; for every elementary tree type e with count n_e (from the final sampler state): one fresh symbol per
+`c~base`; for every elementary tree type e with count n_e (from the final sampler state, or its mean n̄_e over
+the posterior samples of `treegram.bayes.averaging`, with alpha_c, beta_c their means too): one fresh symbol per
 non-root internal node.  Rules:
 
     c        -> c~base                            alpha_c / (n_c + alpha_c)
@@ -15,9 +16,10 @@ non-root internal node.  Rules:
 So the grammar's probability of an elementary tree e is (n_e + alpha_c P0(e)) / (n_c + alpha_c), the DP posterior
 predictive, and every tree the base PCFG derives stays derivable (unseen structure is smoothed by the base).
 Every symbol's category is its label, so a coarse PCFG over the same labels prunes the chart (coarse-to-fine).
-Parsing goes through the core decoders (`treegram.charts.decoders`): by default the most probable derivation
-(Viterbi over the transform), or, with `mpp_samples`, the most frequent tree among derivations sampled from the
-chart (`mpp`); `treegram parse --decoder` picks any registered decoder (max-rule too).
+Parsing goes through the core decoders (`treegram.charts.decoders`): the model's `default_decoder` (recorded
+by `treegram train tsg --default-decoder`, default max-rule-product; models written before the field: the most
+probable derivation, Viterbi over the transform), or, with `mpp_samples`, the most frequent tree among
+derivations sampled from the chart (`mpp`); `treegram parse --decoder` picks any registered decoder.
 """
 
 from __future__ import annotations
@@ -41,14 +43,16 @@ MODEL_VERSION = 1
 
 
 @numba.njit(cache=True)
-def _goodman(nl, reps, counts, flags, label, word, kind, child1, child2, subtree_end, is_word, total, alpha,
+def _goodman(nl, reps, counts, flag_stack, frag_sample, label, word, kind, child1, child2, subtree_end, is_word, total, alpha,
              rules, rule_logp, log_stop, log_expand):
     """Rule arrays of the transform (see the module docstring).  Symbols: 0..nl-1 sites, nl..2nl-1 bases,
-    then one per non-root internal node of each type."""
+    then one per non-root internal node of each type.  Type j is the elementary tree at row reps[j] under the flags
+    flag_stack[frag_sample[j]] (one row of flags per posterior sample), with (possibly fractional) count
+    counts[j]."""
     # sizes
     n_int = 0
     for j in range(reps.shape[0]):
-        n_int += np.count_nonzero(fragment_nodes(reps[j], flags, is_word, subtree_end)[1] == 0)
+        n_int += np.count_nonzero(fragment_nodes(reps[j], flag_stack[frag_sample[j]], is_word, subtree_end)[1] == 0)
     nr = rules.shape[0]
     cap = 4 * nr + nl + n_int + reps.shape[0] + 8
     bp = np.empty(cap, np.int32)
@@ -103,13 +107,13 @@ def _goodman(nl, reps, counts, flags, label, word, kind, child1, child2, subtree
                     bw[nb] = (w + (log_stop[a] if x == 0 else log_expand[a])
                               + (log_stop[b] if y == 0 else log_expand[b]))
                     nb += 1
-    node_sym = np.full(flags.shape[0], -1, np.int64)
+    node_sym = np.full(flag_stack.shape[1], -1, np.int64)
     nxt = 2 * nl
     for j in range(reps.shape[0]):
         r = reps[j]
         c = label[r]
         wroot = np.log(counts[j]) - np.log(total[c] + alpha[c])
-        rows, front = fragment_nodes(r, flags, is_word, subtree_end)
+        rows, front = fragment_nodes(r, flag_stack[frag_sample[j]], is_word, subtree_end)
         # pass 1: symbols of internal nodes
         node_sym[r] = c
         for m in range(rows.shape[0]):
@@ -153,20 +157,47 @@ def goodman_cfg(state, min_count: int = 1) -> tuple[WeightedCFG, list[tuple[int,
     d = state.data
     types = [t for t in state.types() if t[0] >= min_count]
     reps = np.array([t[1] for t in types], dtype=np.int64)
-    counts = np.array([t[0] for t in types], dtype=np.int64)
-    total = np.bincount(d.label[reps], weights=counts, minlength=d.num_labels).astype(np.int64) if len(reps) \
-        else np.zeros(d.num_labels, np.int64)
+    counts = np.array([t[0] for t in types], dtype=np.float64)
+    cfg = _build_cfg(d, reps, counts, state.flags[None, :], np.zeros(len(reps), np.int64), state.alpha,
+                     state.log_stop, state.log_expand)
+    return cfg, types
+
+
+def averaged_goodman_cfg(data, samples: list[dict[str, Any]], min_count: int = 1):
+    """The parsing grammar of posterior samples (`TSGState.snapshot()` dicts, newest first): every elementary
+    tree seen in any sample with its mean count n̄_e, alpha_c and beta_c averaged over the samples
+    (`treegram.bayes.averaging`).  Keeps the types whose count summed over the samples is >= min_count (with one
+    sample: exactly `goodman_cfg`).  Returns (cfg, [(summed count, mean count, root row, sample index)])."""
+    from treegram.bayes.averaging import average_counts
+
+    _keys, summed, mean, which, pos = average_counts(samples)
+    keep = summed >= min_count
+    summed, mean, which, pos = summed[keep], mean[keep], which[keep], pos[keep]
+    reps = np.array([int(samples[s]["reps"][p]) for s, p in zip(which.tolist(), pos.tolist())], dtype=np.int64)
+    flag_stack = np.stack([np.asarray(s["flags"], dtype=np.int8) for s in samples])
+    alpha = np.mean([np.asarray(s["alpha"], dtype=np.float64) for s in samples], axis=0)
+    beta = np.mean([np.asarray(s["beta"], dtype=np.float64) for s in samples], axis=0)
+    cfg = _build_cfg(data, reps, mean.astype(np.float64), flag_stack, which.astype(np.int64), alpha, np.log(beta),
+                     np.log1p(-beta))
+    types = [(int(n), float(m), int(r), int(s)) for n, m, r, s in zip(summed.tolist(), mean.tolist(), reps.tolist(),
+                                                                      which.tolist())]
+    return cfg, types
+
+
+def _build_cfg(d, reps, counts, flag_stack, frag_sample, alpha, log_stop, log_expand) -> WeightedCFG:
+    total = np.bincount(d.label[reps], weights=counts, minlength=d.num_labels) if len(reps) \
+        else np.zeros(d.num_labels, np.float64)
     nl = d.num_labels
     (nsym, sym_label, bp, bl, br, bw, up, uc, uw, lp, lword, lw) = _goodman(
-        nl, reps, counts, state.flags, d.label, d.word, d.kind, d.child1, d.child2, d.subtree_end, d.is_word,
-        total, state.alpha, d.rules, d.rule_logp, state.log_stop, state.log_expand)
+        nl, reps, counts, flag_stack, frag_sample, d.label, d.word, d.kind, d.child1, d.child2, d.subtree_end,
+        d.is_word, total.astype(np.float64), alpha, d.rules, d.rule_logp, log_stop, log_expand)
     names = list(d.labels) + [f"{c}~base" for c in d.labels]
     names += [f"{d.labels[c]}~{i}" for i, c in enumerate(sym_label[2 * nl:].tolist(), start=2 * nl)]
     words = d.words if d.words else ["<none>"]
     cfg = WeightedCFG.from_arrays(SymbolTable(names), SymbolTable(words), START, binary=(bp, bl, br, bw),
                                   unary=(up, uc, uw), lexical=(lp, lword, lw), categories=SymbolTable(d.labels),
                                   category=sym_label)
-    return cfg, types
+    return cfg
 
 
 class TSGModel(CoarseToFineModel):
@@ -177,7 +208,7 @@ class TSGModel(CoarseToFineModel):
 
     def __init__(self, cfg: WeightedCFG, pcfg, settings: TSGSettings, fragments: list[dict[str, Any]],
                  info: dict[str, Any] | None = None, trace: list[dict[str, Any]] | None = None, *,
-                 prune_threshold: float = 1e-5, mpp_samples: int = 0):
+                 prune_threshold: float = 1e-5, mpp_samples: int = 0, default_decoder: str | None = None):
         self.cfg = cfg
         self.pcfg = pcfg
         self.settings = settings
@@ -186,6 +217,9 @@ class TSGModel(CoarseToFineModel):
         self.trace = list(trace or [])
         self.prune_threshold = prune_threshold
         self.mpp_samples = mpp_samples
+        # the decoder `treegram parse` uses when none is named (`treegram.charts.decoders.parse_default`); None
+        # (model files from before it was recorded): the model's own parse, Viterbi MPD
+        self.default_decoder = default_decoder
 
     # -- parsing (lexical input, unknown words, pruning, chart input: `CoarseToFineModel`) -------------------
     def _base_symbol(self, label: str) -> int | None:
@@ -212,11 +246,14 @@ class TSGModel(CoarseToFineModel):
         return self.finish_tree(tree)
 
     def parse(self, tokens: list[str]) -> Tree:
-        """Most probable derivation's tree (or the sampled MPP with `mpp_samples`); ParseFailure if none."""
-        from treegram.charts.decoders import decode_mpd, decode_mpp
+        """The tree of the model's default decoder (`default_decoder`; the sampled MPP with `mpp_samples`; else the
+        most probable derivation); ParseFailure if none."""
+        from treegram.charts.decoders import decode_mpd, decode_mpp, get_decoder
 
         if self.mpp_samples:
             return decode_mpp(self, tokens, samples=self.mpp_samples)
+        if self.default_decoder and self.default_decoder != "mpd":
+            return get_decoder(self.default_decoder).decode(self, list(tokens), samples=None)
         return decode_mpd(self, tokens)
 
     # -- persistence ---------------------------------------------------------------------------------------------
@@ -228,6 +265,8 @@ class TSGModel(CoarseToFineModel):
             **pmeta, "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
             "mpp_samples": self.mpp_samples,
         }
+        if self.default_decoder:
+            meta["default_decoder"] = self.default_decoder
         save_model(path, self, meta, {**{f"cfg.{k}": v for k, v in carrays.items()}, **parrays})
 
     @classmethod
@@ -240,16 +279,22 @@ class TSGModel(CoarseToFineModel):
 
         validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
                              "fragments": List(Dict({"tree": Str(), "count": Int(min=0)}))},
-                            optional=COMMON_OPTIONAL), "meta")
+                            optional={**COMMON_OPTIONAL, "default_decoder": Str()}), "meta")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         pcfg = PCFGModel.from_prefixed(meta, arrays)
         return cls(cfg, pcfg, TSGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
                    meta.get("trace"), prune_threshold=meta.get("prune_threshold", 1e-5),
-                   mpp_samples=meta.get("mpp_samples", 0))
+                   mpp_samples=meta.get("mpp_samples", 0), default_decoder=meta.get("default_decoder"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         out: dict[str, Any] = {"formalism": "tsg", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
-                               **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules}
+                               **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules,
+                               "default_decoder": self.default_decoder or "mpd (model predates the field)"
+                               if not self.mpp_samples else f"mpp ({self.mpp_samples} samples)"}
+        if "averaged_samples" not in out:
+            out["averaged_samples"] = 1  # the final sample's grammar
+        if isinstance(out.get("averaged_sweeps"), list):
+            out["averaged_sweeps"] = ", ".join(str(s) for s in out["averaged_sweeps"])
         if top:
             out["top_rules"] = [{"count": f["count"], "root": f["root"], "elementary tree": f["tree"]}
                                 for f in self.fragments[:top]]

@@ -1,0 +1,298 @@
+"""`treegram parse --workers N | --scheduler ADDRESS`: parsing a big batch of sentences on a Dask cluster.
+
+The sentences are cut into batches of ``batch_size`` input lines; each batch is one Dask task (`parse_batch`) on a
+`treegram.distributed` cluster.  A worker process loads the model once (`_parser`, a per-process cache keyed by the
+model file's identity and the decoder settings) and builds its parser with
+`treegram.charts.decoders.parse_default` -- the same call the one-process `treegram parse` makes, so a worker decodes
+exactly as it does (a model's saved default decoder included; the sampling decoders seed each sentence from its own
+words, `sentence_seed`, so the order and the worker do not matter).  Each line goes through `parse_line`, shared
+with the one-process path: same escaping, same length cut-off, same flat fallback, same empty lines.
+
+Checkpoints (the resumable scheme): finished batches are written at once, atomically, as
+``OUT.batches/NNNNNN.json`` (trees, status counts, the SHA-256 of the batch's input lines) beside ``--out``, with a
+``manifest.json`` naming the model (path, size, mtime), decoder, samples, max length, batch size and the number of
+lines kept from an earlier ``--out``.  A run killed with SIGKILL leaves only whole batch files; ``--resume`` re-runs
+only the missing batches (a finished batch whose input lines changed is refused, not silently reused).  When every
+batch is in, ``--out`` is assembled in input order (so the file is the same for any number of workers and any
+completion order, byte for byte the one-process output) and written atomically, and ``OUT.batches`` is removed.
+
+``--resume`` with an existing ``--out`` and no work folder keeps that file's complete lines (e.g. those of an
+interrupted one-process run) and parses only the lines after them, as the one-process ``--resume`` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from treegram.errors import InputError, ModelFileError, ParseFailure
+
+VERSION = 1
+STATUSES = ("ok", "failed", "too_long", "empty")
+
+
+# -- one line: shared by the one-process and the cluster path ---------------------------------------------------
+def parse_line(parse: Callable, line: str, max_length: int) -> tuple[str, str, float]:
+    """``(status, bracketed tree or "", seconds spent parsing)`` for one input line, as `treegram parse` writes it."""
+    from treegram.formalism import flat_fallback
+    from treegram.trees.bracket import escape_word
+
+    tokens = [escape_word(w) for w in line.split()]  # Penn Treebank escapes: the tree reads back
+    if not tokens:
+        return "empty", "", 0.0
+    if len(tokens) > max_length:
+        return "too_long", flat_fallback(tokens).to_bracket(), 0.0
+    t0 = time.perf_counter()
+    try:
+        tree, status = parse(tokens), "ok"
+    except ParseFailure:
+        tree, status = flat_fallback(tokens), "failed"
+    return status, tree.to_bracket(), time.perf_counter() - t0
+
+
+# -- worker side ---------------------------------------------------------------------------------------------------
+_PARSERS: dict[tuple, Callable] = {}  # per worker process: the model is loaded once, not once per batch
+
+
+def model_identity(path: Path) -> dict[str, Any]:
+    p = Path(path).resolve()
+    try:
+        st = p.stat()
+    except OSError as exc:
+        raise ModelFileError(f"{path}: model file not readable ({exc.strerror})", hint="give a model file from "
+                                                                                       "`treegram train`") from None
+    return {"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def _parser(model: dict[str, Any], decoder: str | None, samples: int | None) -> Callable:
+    key = (model["path"], model["size"], model["mtime_ns"], decoder, samples)
+    parse = _PARSERS.get(key)
+    if parse is None:
+        from treegram.charts.decoders import parse_default
+        from treegram.formalism import load_model
+
+        _PARSERS.clear()  # one model per worker at a time (a new run with another model frees the old one)
+        parse = parse_default(load_model(model["path"]), decoder, samples)
+        _PARSERS[key] = parse
+    return parse
+
+
+def batch_digest(lines: list[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
+    """The Dask task: parse one batch of input lines.  Errors a user can fix come back as ``{"error": ...}`` (the
+    driver raises them as one clear line) rather than as a worker traceback."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    model = job["model"]
+    try:
+        st = os.stat(model["path"])
+    except OSError:
+        return {"index": job["index"],
+                "error": f"{model['path']}: model file not found on worker {socket.gethostname()}",
+                "hint": "the workers of a --scheduler cluster must see the model at the same path"}
+    if (st.st_size, st.st_mtime_ns) != (model["size"], model["mtime_ns"]):
+        return {"index": job["index"], "error": f"{model['path']}: the model file on worker {socket.gethostname()} "
+                                                "is not the one the run started with (size or mtime differ)",
+                "hint": "do not replace the model during a run; on a cluster, give every worker the same file"}
+    c_load = time.process_time()
+    parse = _parser(model, job["decoder"], job["samples"])  # loads the model on this worker's first batch only
+    load_cpu = time.process_time() - c_load
+    trees, counts, parse_seconds = [], Counter(), 0.0
+    for line in job["lines"]:
+        status, bracket, seconds = parse_line(parse, line, job["max_length"])
+        trees.append(bracket)
+        counts[status] += 1
+        parse_seconds += seconds
+    return {"index": job["index"], "digest": job["digest"], "first_line": job["first_line"], "trees": trees,
+            "counts": {s: counts[s] for s in STATUSES}, "parse_seconds": round(parse_seconds, 6),
+            "seconds": round(time.perf_counter() - t0, 6), "cpu_seconds": round(time.process_time() - c0, 6),
+            "load_cpu_seconds": round(load_cpu, 6), "worker": f"{socket.gethostname()}:{os.getpid()}"}
+
+
+# -- driver side ---------------------------------------------------------------------------------------------------
+def work_dir(out: Path) -> Path:
+    return out.with_name(out.name + ".batches")
+
+
+def _complete_prefix(out: Path) -> bytes:
+    """The complete lines of an existing --out (a half-written last line is dropped), as bytes."""
+    data = out.read_bytes()
+    end = data.rfind(b"\n") + 1
+    return data[:end]
+
+
+def _finished(wdir: Path, manifest: dict[str, Any], resume: bool) -> dict[int, dict]:
+    """Finished batches of an interrupted run with the same manifest ({} for a fresh start)."""
+    finished = sorted(wdir.glob("[0-9]*.json"))
+    if not finished:
+        return {}
+    if not resume:
+        raise InputError(f"{wdir}: holds {len(finished)} finished batches of an interrupted run",
+                         hint="add --resume to continue it, or remove the folder to start afresh")
+    try:
+        old = json.loads((wdir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = None
+    if old != manifest:
+        raise InputError(f"{wdir}: holds batches of a run with another model, decoder or settings",
+                         hint=f"resume with the same options (and the same --out: its complete lines are kept), or "
+                              f"remove {wdir} to start afresh")
+    done = {}
+    for f in finished:
+        try:
+            res = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # cannot happen with atomic writes; parse the batch again
+        done[int(res["index"])] = res
+    return done
+
+
+def _batches(lines: Iterator[str], size: int, first_line: int) -> Iterator[tuple[int, int, list[str]]]:
+    """(index, number of its first input line, lines) for consecutive batches of `size` lines."""
+    batch: list[str] = []
+    index, start = 0, first_line
+    for line in lines:
+        batch.append(line)
+        if len(batch) == size:
+            yield index, start, batch
+            index, start, batch = index + 1, start + size, []
+    if batch:
+        yield index, start, batch
+
+
+def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = None, samples: int | None = None,
+                  max_length: int = 100, batch_size: int = 200, workers: int | None = None,
+                  scheduler: str | None = None, client=None, resume: bool = False, encoding: str | None = None,
+                  keep_batches: bool = False, progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Parse the lines of `source` (a file, ``-`` = stdin) into `out` on a Dask cluster; returns the summary.
+
+    `client`: an existing `distributed.Client` (tests, benchmarks); else `workers` local processes or the cluster at
+    `scheduler`.  `progress(result)` is called once per finished (or resumed) batch."""
+    from treegram.charts.decoders import model_decoder, parse_default
+    from treegram.distributed import bounded_as_completed, cluster_client, worker_count
+    from treegram.formalism import load_model
+    from treegram.io import atomic_write_bytes, iter_lines, save_json
+
+    t0 = time.perf_counter()
+    out = Path(out)
+    if out.is_dir():
+        raise InputError(f"{out}: is a directory", hint="give a file name to write")
+    if batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1, got {batch_size}", hint="e.g. --batch-size 200")
+    # load and check here, once: a bad model or decoder is one clear error now, not one per worker
+    identity = model_identity(model)
+    loaded = load_model(model)
+    if not hasattr(loaded, "parse"):
+        raise InputError(f"{model}: a {loaded.formalism} model cannot parse sentences",
+                         hint="use a parsing model (pcfg, tsg, tig, ostag)")
+    parse_default(loaded, decoder, samples)
+    decoder_used = decoder or model_decoder(loaded) or ("mpd" if samples is not None else "model default (parse)")
+    del loaded
+
+    wdir = work_dir(out)
+    prefix = b""
+    if resume and out.is_file():
+        prefix = _complete_prefix(out)  # trees an earlier run already wrote to --out are kept
+    skip = prefix.count(b"\n")
+    manifest = {"version": VERSION, "model": identity, "decoder": decoder, "samples": samples,
+                "max_length": max_length, "batch_size": batch_size, "kept_lines": skip}
+    done = _finished(wdir, manifest, resume) if wdir.is_dir() else {}
+    resumed = len(done)
+
+    lines = iter_lines(source, encoding=encoding, what="input")
+    first = next(lines, None)  # an empty input is an error before anything is written
+    if first is None:
+        raise InputError(f"{'stdin' if source == '-' else source}: no sentences (the input is empty)",
+                         hint="give one tokenized sentence per line")
+
+    def rest() -> Iterator[str]:
+        yield first
+        yield from lines
+
+    body = rest()
+    seen = 0
+    for _ in range(skip):  # lines whose trees are kept from --out
+        if next(body, None) is None:
+            break
+        seen += 1
+
+    total = 0
+    nworkers = 0
+    with cluster_client(workers, scheduler, client) as client:  # an unreachable scheduler fails before any write
+        wdir.mkdir(parents=True, exist_ok=True)
+        save_json(wdir / "manifest.json", manifest)
+        nworkers = worker_count(client)
+        limit = 2 * max(nworkers, 1) + 2  # bounded: a few batches queued per worker, the rest still unread
+
+        def submissions():
+            nonlocal total, seen
+            for index, start, batch in _batches(body, batch_size, skip + 1):
+                total += 1
+                seen += len(batch)
+                digest = batch_digest(batch)
+                old = done.get(index)
+                if old is not None:
+                    if old.get("digest") != digest:
+                        raise InputError(f"input lines {start}-{start + len(batch) - 1} differ from those of the "
+                                         f"interrupted run in {wdir}",
+                                         hint=f"resume with the same input, or remove {wdir} to start afresh")
+                    if progress:
+                        progress(old)
+                    yield None
+                    continue
+                job = {"index": index, "first_line": start, "lines": batch, "digest": digest, "model": identity,
+                       "decoder": decoder, "samples": samples, "max_length": max_length}
+                yield lambda job=job: client.submit(parse_batch, job, pure=False)
+
+        for fut in bounded_as_completed(client, submissions(), limit):
+            res = fut.result()
+            if "error" in res:
+                raise InputError(res["error"], hint=res.get("hint"))
+            save_json(wdir / f"{res['index']:06d}.json", res)  # atomic: a killed run never leaves half a batch
+            done[res["index"]] = res
+            if progress:
+                progress(res)
+
+    # assemble in input order: the same bytes whatever the number of workers or the completion order
+    counts: Counter = Counter()
+    parts = [prefix]
+    parse_seconds = worker_seconds = worker_cpu = load_cpu = 0.0
+    hosts: set[str] = set()
+    for i in range(total):
+        res = done[i]
+        counts.update(res["counts"])
+        parse_seconds += res["parse_seconds"]
+        worker_seconds += res["seconds"]
+        worker_cpu += res["cpu_seconds"]
+        load_cpu += res.get("load_cpu_seconds", 0.0)
+        hosts.add(res["worker"])
+        parts.append("".join(t + "\n" for t in res["trees"]).encode("utf-8"))
+    atomic_write_bytes(out, b"".join(parts))
+    if not keep_batches:
+        shutil.rmtree(wdir, ignore_errors=True)
+    seconds = time.perf_counter() - t0
+    parsed = counts["ok"] + counts["failed"]
+    return {
+        "input": source, "out": str(out), "model": str(model), "decoder": decoder_used,
+        "lines": seen, "kept_lines": skip, "new_lines": seen - skip,
+        "counts": {s: int(counts[s]) for s in STATUSES},
+        "batches": total, "batches_resumed": resumed, "batch_size": batch_size,
+        "workers": nworkers, "worker_processes_used": len(hosts),
+        "parse_seconds": round(parse_seconds, 3), "worker_seconds": round(worker_seconds, 3),
+        "worker_cpu_seconds": round(worker_cpu, 3), "model_load_cpu_seconds": round(load_cpu, 3),
+        "seconds": round(seconds, 3),
+        "sentences_per_second": round(parsed / seconds, 2) if seconds > 0 else 0.0,
+    }
+
+
+__all__ = ["STATUSES", "batch_digest", "model_identity", "parse_batch", "parse_batches", "parse_line", "work_dir"]
