@@ -38,10 +38,10 @@ from _results import ROOT, machine_line, markdown_table, require_shared, write_s
 
 from treegram.compression.align import Pair, load_google_eval  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
-from treegram.compression.treeprep import model_fingerprint, wrap_root  # noqa: E402
+from treegram.compression.treeprep import model_fingerprint, parse_sentences, wrap_root  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
 
-from treegram.plugins.channel.compressor import parse_parallel, train_channel  # noqa: E402
+from treegram.plugins.channel.compressor import train_channel  # noqa: E402
 
 LEX, KM = "channel-6", "channel-4"
 ABL = {"channel-6-pcfgsrc": (6, False), "channel-4-lexsrc": (4, True)}  # ablations: which half is lexicalized
@@ -379,10 +379,10 @@ def google(args, shared: Path, scorer) -> list[str]:
     eval_norm = [[normalize(w) for w in p.source] for p in evalp]
     t0 = time.time()
     c0 = time.process_time()
-    train_trees, tc = parse_parallel([p.source for p in train], parser, ppath, workers=args.workers, parser_id=pid,
+    train_trees, tc = parse_sentences([p.source for p in train], parser, workers=args.workers, parser_path=ppath,
+                                      parser_id=pid, cache_dir=work / "cache")
+    eval_trees, ec = parse_sentences(eval_norm, parser, workers=args.workers, parser_path=ppath, parser_id=pid,
                                      cache_dir=work / "cache")
-    eval_trees, ec = parse_parallel(eval_norm, parser, ppath, workers=args.workers, parser_id=pid,
-                                    cache_dir=work / "cache")
     parse_wall, parse_cpu = time.time() - t0, time.process_time() - c0
     eval_trees = [wrap_root(t) for t in eval_trees]
     gold = [[p.keep for p in evalp]]

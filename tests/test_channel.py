@@ -256,12 +256,12 @@ def test_syntax_model_round_trips_through_json():
 
 
 def test_workers_parse_the_same_trees(files):
-    from treegram.plugins.channel.compressor import parse_parallel
+    from treegram.compression.treeprep import parse_sentences
 
     parser = load_model(files / "parser.model")
     sents = [line.split() for line in (files / "src.txt").read_text(encoding="utf-8").splitlines()[:12]]
-    one, c1 = parse_parallel(sents, parser, files / "parser.model", workers=1)
-    two, c2 = parse_parallel(sents, parser, files / "parser.model", workers=2)
+    one, c1 = parse_sentences(sents, parser)
+    two, c2 = parse_sentences(sents, parser, workers=2, parser_path=files / "parser.model")  # batchparse on Dask
     assert [t.to_bracket() for t in one] == [t.to_bracket() for t in two] and c1 == c2
 
 

@@ -61,7 +61,9 @@ def derive_target(source: Tree, keep) -> Tree:
 def _bracket_safe(tree: Tree) -> Tree:
     """The tree with brackets inside words written as PTB escapes, so its bracket line reads back (the cache
     restores the original words from the input sentence)."""
-    return tree.map_words(lambda w: w.replace("(", "-LRB-").replace(")", "-RRB-"))
+    from treegram.trees.bracket import escape_word
+
+    return tree.map_words(escape_word)
 
 
 def _with_words(tree: Tree, tokens) -> Tree | None:
@@ -81,12 +83,14 @@ def model_fingerprint(path) -> str:
 
 
 def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", cache_dir=None, progress=None,
-                    max_length: int = 100) -> tuple[list[Tree], dict]:
+                    max_length: int = 100, workers: int = 1, parser_path=None) -> tuple[list[Tree], dict]:
     """Parse tokenized sentences with any model that has `parse(tokens)`; flat fallback on failure.
 
     With `cache_dir`, the trees are cached in a bracket file (one tree per line) named by a hash of the input and
     `parser_id` (e.g. the parser file's fingerprint); a second call with the same input returns the cached trees.
-    Returns (trees, counts) with counts of ok / failed / too_long sentences.
+    Returns (trees, counts) with counts of ok / failed / too_long sentences.  With `workers` > 1 and the parser's
+    file `parser_path`, the sentences are parsed on a local Dask cluster by `treegram.batchparse` (what
+    `treegram parse --workers` runs) instead of in this process.
     """
     key = hashlib.sha256(("\n".join(" ".join(s) for s in sentences) + "\0" + parser_id).encode()).hexdigest()[:24]
     cache = Path(cache_dir) / f"parses-{key}.mrg" if cache_dir else None
@@ -100,6 +104,20 @@ def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", 
                 trees = [None]
             if all(t is not None for t in trees):
                 return trees, {k: int(v) for k, v in counts.items()}
+    if workers > 1 and parser_path is not None and sentences:
+        trees, counts = _parse_on_dask(sentences, parser_path, workers, max_length)
+    else:
+        trees, counts = _parse_here(sentences, parser, max_length, progress)
+    if cache is not None:
+        from treegram.io import atomic_write_text
+
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        head = "# counts " + " ".join(f"{k}={v}" for k, v in counts.items())
+        atomic_write_text(cache, head + "\n" + "".join(_bracket_safe(t).to_bracket() + "\n" for t in trees))
+    return trees, counts
+
+
+def _parse_here(sentences, parser, max_length: int, progress=None):
     counts = {"ok": 0, "failed": 0, "too_long": 0}
     trees = []
     iterator = progress(sentences) if progress else sentences
@@ -114,10 +132,23 @@ def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", 
         except ParseFailure:
             counts["failed"] += 1
             trees.append(flat_fallback(toks))
-    if cache is not None:
-        from treegram.io import atomic_write_text
-
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        head = "# counts " + " ".join(f"{k}={v}" for k, v in counts.items())
-        atomic_write_text(cache, head + "\n" + "".join(_bracket_safe(t).to_bracket() + "\n" for t in trees))
     return trees, counts
+
+
+def _parse_on_dask(sentences, parser_path, workers: int, max_length: int):
+    """The sentences parsed by `treegram.batchparse` (the batches of `treegram parse --workers`) on a local Dask
+    cluster of `workers` processes; words are restored from the input (the batch parser reads PTB-escaped words)."""
+    import tempfile
+
+    from treegram.batchparse import parse_batches
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "in.txt", Path(tmp) / "out.mrg"
+        src.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
+        summary = parse_batches(str(src), out, model=Path(parser_path), max_length=max_length, workers=workers,
+                                batch_size=max(1, -(-len(sentences) // (4 * workers))))
+        lines = out.read_text(encoding="utf-8").splitlines()
+    trees = [_with_words(parse_brackets(line)[0], toks) for line, toks in zip(lines, sentences)]
+    if len(lines) != len(sentences) or any(t is None for t in trees):
+        raise InputError("the batch parser returned trees that do not match the sentences (internal error)")
+    return trees, {k: int(summary["counts"][k]) for k in ("ok", "failed", "too_long")}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from treegram.compression.align import Pair
@@ -16,7 +15,7 @@ from treegram.formalism import save_model
 
 from treegram.plugins.channel.model import ChannelGrammar, analyse, project, training_summary
 
-__all__ = ["ChannelModel", "train_channel", "parse_parallel"]
+__all__ = ["ChannelModel", "train_channel"]
 
 FORMAT = "channel-2"  # version of the model's JSON tables
 
@@ -102,37 +101,6 @@ class ChannelModel:
 
 # -- training ------------------------------------------------------------------------------------------------------
 
-_WORKER_PARSER = None
-
-
-def _init_worker(path):
-    global _WORKER_PARSER
-    from treegram.formalism import load_model
-
-    _WORKER_PARSER = load_model(path)
-
-
-def _parse_chunk(args):
-    sentences, parser_id, cache_dir = args
-    return parse_sentences(sentences, _WORKER_PARSER, parser_id=parser_id, cache_dir=cache_dir)
-
-
-def parse_parallel(sentences, parser, parser_path, *, workers: int = 1, parser_id: str = "", cache_dir=None,
-                   progress=None):
-    """`parse_sentences` over `workers` processes (each loads the parser file; chunks cached separately)."""
-    if workers <= 1 or parser_path is None or len(sentences) < 2 * workers:
-        return parse_sentences(sentences, parser, parser_id=parser_id, cache_dir=cache_dir, progress=progress)
-    size = -(-len(sentences) // workers)
-    chunks = [sentences[i:i + size] for i in range(0, len(sentences), size)]
-    trees, counts = [], {"ok": 0, "failed": 0, "too_long": 0}
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(parser_path),)) as ex:
-        for ts, cs in ex.map(_parse_chunk, [(c, parser_id, cache_dir) for c in chunks]):
-            trees += ts
-            for k, v in cs.items():
-                counts[k] = counts.get(k, 0) + v
-    return trees, counts
-
-
 def train_channel(pairs: list[Pair], parser, *, levels: int = 6, source_lexicalized: bool | None = None, trees=None,
                   parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1, ui=None) -> ChannelModel:
     """Count the source model, the channel and the added-subtree model over the pairs' long trees (parsed with
@@ -143,8 +111,9 @@ def train_channel(pairs: list[Pair], parser, *, levels: int = 6, source_lexicali
     parse_counts: dict = {}
     if trees is None:
         track = (lambda xs: ui.track(xs, description="parsing long sentences")) if ui else None
-        trees, parse_counts = parse_parallel([p.source for p in pairs], parser, parser_path, workers=workers,
-                                             parser_id=parser_id, cache_dir=cache_dir, progress=track)
+        trees, parse_counts = parse_sentences([p.source for p in pairs], parser, parser_id=parser_id,
+                                              cache_dir=cache_dir, progress=track, workers=workers,
+                                              parser_path=parser_path)
     if len(trees) != len(pairs):
         raise InputError(f"{len(trees)} trees for {len(pairs)} pairs")
     g = ChannelGrammar(levels, source_lexicalized)
