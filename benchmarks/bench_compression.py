@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 from _results import ROOT, RESULTS, machine_line, markdown_table, require_shared, write_section  # noqa: E402
 
 from treegram.formalism import load_model  # noqa: E402
-from treegram.plugins.stsg.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
+from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
 from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 
 ALL = ["keep-all", "mcdonald", "svm-prec", "svm-bp1", "svm-bp2", "em", "vb", "gs"]

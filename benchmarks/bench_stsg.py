@@ -24,7 +24,7 @@ from _results import ROOT, machine_line, markdown_table, require_shared, write_s
 
 from treegram.formalism import load_model  # noqa: E402
 from treegram.plugins.stsg.compressor import STSGModel, train_stsg  # noqa: E402
-from treegram.plugins.stsg.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
+from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
 from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 
 
@@ -143,7 +143,7 @@ def main() -> None:
 
     gs_rate = results["GS"]["compression_rate"]
     matched = {n: at_rate(n, gs_rate) for n in ("EM", "VB")}
-    from treegram.plugins.stsg.align import alignment_report, load_google_eval, load_google_slahan
+    from treegram.compression.align import alignment_report, load_google_eval, load_google_slahan
 
     google = shared / "compression" / "google"
     corpora_rows = []

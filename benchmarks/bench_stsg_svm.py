@@ -24,11 +24,11 @@ import numpy as np  # noqa: E402
 from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
 
 from treegram.plugins.stsg.compressor import train_stsg  # noqa: E402
-from treegram.plugins.stsg.evaluate import DependencyScorer, score_system  # noqa: E402
+from treegram.compression.evaluate import DependencyScorer, score_system  # noqa: E402
 from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 from treegram.plugins.stsg.largemargin import prepare_training  # noqa: E402
 from treegram.plugins.stsg.model import PairCorpus  # noqa: E402
-from treegram.plugins.stsg.treeprep import derive_target  # noqa: E402
+from treegram.compression.treeprep import derive_target  # noqa: E402
 
 
 def rss_mb() -> float:

@@ -29,11 +29,11 @@ import numpy as np  # noqa: E402
 from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
 from bench_stsg import get_parser  # noqa: E402
 
-from treegram.plugins.stsg.align import load_broadcast_news  # noqa: E402
+from treegram.compression.align import load_broadcast_news  # noqa: E402
 from treegram.plugins.stsg.compressor import train_stsg  # noqa: E402
 from treegram.plugins.stsg.grammar import SentenceChart  # noqa: E402
 from treegram.plugins.stsg.model import PairCorpus, STSGSampler  # noqa: E402
-from treegram.plugins.stsg.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root  # noqa: E402
+from treegram.compression.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root  # noqa: E402
 
 
 def main() -> None:

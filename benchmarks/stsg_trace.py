@@ -20,9 +20,9 @@ from _results import require_shared  # noqa: E402
 from bench_stsg import get_parser  # noqa: E402
 
 from treegram.bayes import AnnealingSchedule, GibbsSampler  # noqa: E402
-from treegram.plugins.stsg.align import load_broadcast_news  # noqa: E402
+from treegram.compression.align import load_broadcast_news  # noqa: E402
 from treegram.plugins.stsg.model import PairCorpus, STSGSampler  # noqa: E402
-from treegram.plugins.stsg.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root  # noqa: E402
+from treegram.compression.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root  # noqa: E402
 
 
 def main() -> None:

@@ -7,8 +7,8 @@ import pytest
 
 from treegram.errors import InputError
 from treegram.trees import parse_brackets
-from treegram.plugins.stsg.align import align_text, align_tokens, alignment_report, lcs_keep, read_pairs
-from treegram.plugins.stsg.treeprep import derive_target, parse_sentences, wrap_root
+from treegram.compression.align import align_text, align_tokens, alignment_report, lcs_keep, read_pairs
+from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
 
 
 def _lcs_len(a, b):
@@ -120,7 +120,7 @@ def test_parse_cache_round_trip(tmp_path):
 
 
 def test_shared_corpora_alignment(shared_data):
-    from treegram.plugins.stsg.align import load_broadcast_news, load_google_slahan
+    from treegram.compression.align import load_broadcast_news, load_google_slahan
 
     bn = load_broadcast_news(shared_data / "compression" / "broadcast-news", 1, "dev")
     assert len(bn) == 170 and all(p.pure_deletion for p in bn)

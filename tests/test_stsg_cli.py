@@ -123,7 +123,7 @@ def test_eval_compression(files, capsys):
 def test_relational_f1_with_spacy():
     pytest.importorskip("spacy")
     from treegram.errors import TreegramError
-    from treegram.plugins.stsg.evaluate import DependencyScorer, score_system
+    from treegram.compression.evaluate import DependencyScorer, score_system
 
     try:
         scorer = DependencyScorer()

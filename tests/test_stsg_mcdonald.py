@@ -19,7 +19,7 @@ from treegram.trees import parse_brackets
 
 from treegram.plugins.stsg.mcdonald import (Vocab, extract, keep_path, path_features, score_matrix, train_weights,
                                             viterbi, viterbi_length)
-from treegram.plugins.stsg.treeprep import wrap_root
+from treegram.compression.treeprep import wrap_root
 
 
 def _path_score(s, keep, reward=0.0):

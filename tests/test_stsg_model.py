@@ -19,7 +19,7 @@ from treegram.plugins.stsg.em import ExtractedForest, digamma, expected_counts, 
 from treegram.plugins.stsg.grammar import FiniteSTSG
 from treegram.plugins.stsg.model import (PairCorpus, STSGSampler, fragment_pair, frontier_index,
                                          maximal_alignment)
-from treegram.plugins.stsg.treeprep import derive_target, wrap_root
+from treegram.compression.treeprep import derive_target, wrap_root
 
 
 def _corpus(n=12, seed=0, rate=0.7, beta=0.1):

@@ -23,7 +23,7 @@ from treegram.plugins.stsg.largemargin import (CuttingPlane, SVMGrammar, gold_de
                                                most_violated, prepare_examples, rule_scores_of, train_svm)
 from treegram.plugins.stsg.model import PairCorpus
 from treegram.plugins.stsg.qp import primal_objective, solve_dual
-from treegram.plugins.stsg.treeprep import derive_target, wrap_root
+from treegram.compression.treeprep import derive_target, wrap_root
 
 
 def _corpus(n=16, seed=0, rate=0.7):
