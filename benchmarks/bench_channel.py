@@ -503,7 +503,7 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
     gold_rate = round(rate_of(gold[0], eval_norm), 2)
     srcs = [p.source for p in evalp]
     n_eval = len(srcs)
-    rows, sig_rows, size_rows = [], [], []
+    rows, sig_rows, size_rows, gold_items_at = [], [], [], {}
     for n in sizes:
         outs = {}
         for tag, levels in ((LEX, 6), (KM, 4)):
@@ -519,15 +519,26 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
             size_rows.append([n, LABEL[k], f"{outs[k]['train_cpu_s']:.1f}", info.get("training_seconds", "?"),
                               f"{(work / f'{k}-curve{n}.model').stat().st_size / 1024:.0f}", sum(ctx.values()),
                               info.get("source_vocab", "-"), f"{n_eval / outs[k]['decode_s']:.1f}"])
+        gold_items_at[n] = (mat, mat_items)
         for what, table, items in (("own rates", own, own_items), ("gold rate", mat, mat_items)):
             r = compare_systems(items[LEX], items[KM], trials=args.trials, seed=0)
             sig_rows.append([n, what, r["token"]["difference"], f"{r['token']['p_value']:.4f}",
                              r["rel"]["difference"], f"{r['rel']['p_value']:.4f}"])
-    parse_rows = [[k, v["wall"], v["cpu"], v["workers"], "yes" if v.get("cached") else "no"]
+    used = {f"{a}-{b}": b - a for a, b in curve_chunks(sizes)}
+    timings = {k: v for k, v in timings.items() if k in used}
+    parse_rows = [[k, f"{v['wall']:.0f}", f"{v['cpu']:.0f}", v["workers"], "yes" if v.get("cached") else "no"]
                   for k, v in timings.items()]
-    parsed = [v for v in timings.values() if not v.get("cached") and v["cpu"] > 0]
-    spc = (sum(int(k.split("-")[1]) - int(k.split("-")[0]) for k, v in timings.items() if v in parsed)
-           / sum(v["cpu"] for v in parsed)) if parsed else None
+    parsed = {k: v for k, v in timings.items() if not v.get("cached") and v["cpu"] > 0}
+    spc = sum(used[k] for k in parsed) / sum(v["cpu"] for v in parsed.values()) if parsed else None
+    # does each model itself gain from more data? the smallest vs the largest size, same eval sentences
+    growth, trend = [], []
+    if len(sizes) > 1:
+        lo, hi = sizes[0], sizes[-1]
+        for k in (LEX, KM):
+            r = compare_systems(gold_items_at[hi][1][k], gold_items_at[lo][1][k], trials=args.trials, seed=0)
+            growth.append([f"{LABEL[k]}: {hi} vs {lo} pairs (gold rate)", r["token"]["difference"],
+                           f"{r['token']['p_value']:.4f}", r["rel"]["difference"], f"{r['rel']['p_value']:.4f}"])
+            trend.append(f"{LABEL[k]} " + " -> ".join(f"{gold_items_at[n][0][k]['rel_f1']:.2f}" for n in sizes))
     train_rate = rate_of([p.keep for p in train], [p.source for p in train])
     lines = [
         "## channel-curve", "",
@@ -549,19 +560,24 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
         "",
         markdown_table(["pairs", "rate", "token F1 diff", "p", "RelF1 diff", "p"], sig_rows),
         "",
+        *([f"Gold-rate RelF1 by size ({', '.join(map(str, sizes))} pairs): " + "; ".join(trend) + ". Each model "
+           "at the largest size against itself at the smallest (paired AR on the same eval sentences):", "",
+           markdown_table(SIGCOLS, growth), ""] if growth else []),
         "Training time and model size (model file includes the embedded parser, ~150 KB; contexts: channel "
         "contexts over all levels; eval sentences/s given the parse):",
         "",
         markdown_table(["pairs", "system", "train CPU s", "train wall s", "model KB", "channel contexts",
-                        "source vocab", "sent/s"], size_rows),
+                        "vocabulary", "sent/s"], size_rows),
         "",
         f"Parsing (PCFG h=2 v=2, `--workers {args.workers}` through core batchparse; slices cached separately; "
-        f"CPU = driver + finished worker processes from rusage; the machine is shared): flat fallback train "
+        f"CPU = driver + finished worker processes from rusage; the machine is shared; a slice read from the cache "
+        f"was parsed by an earlier run, the 0-1000 one by the `channel` section's run): flat fallback train "
         f"{tc['failed'] + tc['too_long']}, eval {ec.get('failed', 0) + ec.get('too_long', 0)}.",
         "",
         markdown_table(["slice", "wall s", "CPU s", "workers", "read from cache"], parse_rows),
         "",
-        (f"Measured parse rate on the slices parsed here: {spc:.1f} sentences per CPU-second; at that rate 100k "
+        (f"Measured parse rate on the slices parsed by this script: {spc:.1f} long sentences per CPU-second; at that "
+         f"rate 100k "
          f"pairs (long sides only) would take ~{100000 / spc:,.0f} CPU-s (estimate, not run)." if spc else
          "All slices were read from the cache in this run."),
         "",
