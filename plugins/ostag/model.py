@@ -11,6 +11,11 @@ to the parameters (`OSTAGCFG.param_counts`).  A mask cannot count repetitions of
 trees with such a chain (NP-U over NP-U over CD) also admit the derivations with the chain shortened or
 lengthened (measured on 300 ptb-sample training trees: 1.9% of sampled derivations, all of this kind; the looser
 `mask_from_tree` admitted 2.3%).
+
+EM's starting estimate (`em_initial`): the relative frequencies of the elementary trees' counts, or uniform per
+root label.  `treegram train ostag` ships 1 EM iteration from the uniform start and the max-rule decoder (saved as
+the model's `default_decoder`; issue 16, `benchmarks/bench_parsing_defaults_tag.py`): the paper's EM to
+convergence over-fits the TSG sample's fragments on ptb-sample.
 """
 
 from __future__ import annotations
