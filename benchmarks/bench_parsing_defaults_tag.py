@@ -51,15 +51,26 @@ LIMIT: list[str] = []  # ["--limit", N] for smoke runs
 
 
 def cli(args: list[str]) -> float:
-    """Run `treegram ARGS` in this process (exactly what the command line does); wall seconds."""
+    """Run `treegram ARGS` in this process (exactly what the command line does); wall seconds.  A model already
+    written by the same command (a `.cmd.json` beside it: the command and its seconds) is reused, so an
+    interrupted part resumes after its finished trainings."""
     from treegram.cli.app import main
 
     if args[0] == "train":
         args = [*args, *LIMIT]
+    out = Path(args[args.index("--out") + 1])
+    stamp = out.with_name(out.name + ".cmd.json")
+    if out.exists() and stamp.exists():
+        done = json.loads(stamp.read_text(encoding="utf-8"))
+        if done["args"] == args:
+            print(f"reusing {out} ({done['seconds']:.0f} s to train)", flush=True)
+            return done["seconds"]
     t0 = time.perf_counter()
     if main(["-q", *args]) != 0:
         raise SystemExit(f"treegram {' '.join(args)} failed")
-    return time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    stamp.write_text(json.dumps({"args": args, "seconds": seconds}), encoding="utf-8")
+    return seconds
 
 
 def evaluate(name: str, model, dev, decoder: str | None, *, size, train_s, seed, group, role, extra=None) -> dict:
@@ -92,13 +103,21 @@ def evaluate(name: str, model, dev, decoder: str | None, *, size, train_s, seed,
     return row
 
 
-def save_rows(part: str, seed: int, rows: list[dict], meta: dict) -> None:
-    CACHE.mkdir(parents=True, exist_ok=True)
-    (CACHE / f"{part}-seed{seed}.json").write_text(json.dumps({"meta": meta, "rows": rows}), encoding="utf-8")
+class Rows(list):
+    """The rows of one part and seed, saved to the cache after every row (a part cut short keeps what it measured)."""
+
+    def __init__(self, part: str, seed: int, meta: dict):
+        super().__init__()
+        self.path, self.meta = CACHE / f"{part}-seed{seed}.json", meta
+
+    def append(self, row: dict) -> None:
+        super().append(row)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps({"meta": self.meta, "rows": list(self)}), encoding="utf-8")
 
 
 # -- TIG -----------------------------------------------------------------------------------------------------------
-def run_tig(train_path: Path, train, dev, seed: int, args, work: Path) -> list[dict]:
+def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: list) -> list[dict]:
     from treegram.bayes import BlockedMH
     from treegram.elementary.data import prepare
     from treegram.elementary.gibbs import GibbsTSG
@@ -109,7 +128,6 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path) -> list[d
     from treegram.plugins.tsg.state import BlockedTSG
     from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract
 
-    rows = []
     out = work / f"tig-{seed}.model"
     extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
     train_s = cli(["train", "tig", "--treebank", str(train_path), "--seed", str(seed), "--out", str(out), *extra])
@@ -161,12 +179,11 @@ GRID_EM = [(0, "counts"), (1, "counts")]
 
 
 # -- OSTAG by EM from a TSG ----------------------------------------------------------------------------------------
-def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path) -> list[dict]:
+def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path, rows: list) -> list[dict]:
     from treegram.plugins.ostag.extract import tsg_model_elementary_trees
     from treegram.plugins.ostag.model import OSTAGSettings, train_ostag
     from treegram.plugins.ostag.plugin import OSTAGOptions
 
-    rows = []
     tsg_path = work / f"tsg-{seed}.model"
     tsg_s = cli(["train", "tsg", "--treebank", str(train_path), "--seed", str(seed), "--out", str(tsg_path)])
     out = work / f"ostag-{seed}.model"
@@ -181,19 +198,11 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path) -> list
     s = model.settings
     rows.append(evaluate(f"OSTAG3 shipped defaults ({s.em_iterations} EM iteration(s), {s.em_initial} start)", model,
                          dev, None, size=size(model), train_s=ostag_s, seed=seed, group="ostag", role="system"))
-    if args.grid:
-        rows.append(evaluate("OSTAG3 shipped defaults, parsed with mpd", model, dev, "mpd", size=size(model),
-                             train_s=ostag_s, seed=seed, group="ostag", role="grid"))
-    del model
     tsg = load_model(tsg_path)
-    rows.append(evaluate("source TSG model (`treegram train tsg` defaults), same decoder", tsg, dev, decoder,
-                         size=f"{tsg.info['elementary_trees']:,} elementary trees", train_s=tsg_s, seed=seed,
-                         group="ostag", role="source"))
     # the same TSG's fragments through the OSTAG route without auxiliary trees: same EM, pruning and decoder
-    elementary, pcfg = tsg_model_elementary_trees(tsg), tsg.pcfg
+    elementary, pcfg = tsg_model_elementary_trees(tsg), tsg.pcfg  # (the control, then the source TSG, below)
     base = dict(horizontal=tsg.settings.horizontal, vertical=tsg.settings.vertical, mark_unary=False,
                 rare_threshold=tsg.settings.rare_threshold, prune_threshold=OSTAGOptions().prune_threshold)
-    del tsg
 
     def em_model(kind, em_iterations, em_initial, expand=True):
         t0 = time.perf_counter()
@@ -202,9 +211,17 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path) -> list
         return m, time.perf_counter() - t0
 
     ctrl, ctrl_s = em_model("tsg", s.em_iterations, s.em_initial, expand=False)
-    rows.append(evaluate(f"TSG control (its fragments, no auxiliary trees; same EM)", ctrl, dev, decoder,
+    rows.append(evaluate("TSG control (its fragments, no auxiliary trees; same EM)", ctrl, dev, decoder,
                          size=size(ctrl), train_s=ctrl_s, seed=seed, group="ostag", role="control"))
     del ctrl
+    rows.append(evaluate("source TSG model (`treegram train tsg` defaults), same decoder", tsg, dev, decoder,
+                         size=f"{tsg.info['elementary_trees']:,} elementary trees", train_s=tsg_s, seed=seed,
+                         group="ostag", role="source"))
+    del tsg
+    if args.grid:
+        rows.append(evaluate("OSTAG3 shipped defaults, parsed with mpd", model, dev, "mpd", size=size(model),
+                             train_s=ostag_s, seed=seed, group="ostag", role="grid"))
+    del model
     if args.grid:
         for em_it, em_init in GRID_EM:
             if (em_it, em_init) == (s.em_iterations, s.em_initial):
@@ -220,12 +237,11 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path) -> list
 
 
 # -- Bayesian OSTAG ------------------------------------------------------------------------------------------------
-def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path) -> list[dict]:
+def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: list) -> list[dict]:
     from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
     from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian
     from treegram.plugins.ostag.plugin import OSTAGOptions
 
-    rows = []
     out = work / f"bayes-{seed}.model"
     extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
     train_s = cli(["train", "ostag", "--bayesian", "--treebank", str(train_path), "--seed", str(seed), "--out",
@@ -363,8 +379,8 @@ def main() -> None:
                 if args.iterations is not None and args.part != "ostag" else "")
         for seed in (int(s) for s in args.seeds.split(",")):
             print(f"== {args.part} seed {seed}: train {len(train)} trees, dev {len(dev)} sentences", flush=True)
-            rows = PARTS[args.part](train_path, train, dev, seed, args, work)
-            save_rows(args.part, seed, rows, {"command": cmd, "machine": machine_line(), "note": note})
+            rows = Rows(args.part, seed, {"command": cmd, "machine": machine_line(), "note": note})
+            PARTS[args.part](train_path, train, dev, seed, args, work, rows)
     if args.write:
         write()
 
