@@ -108,7 +108,8 @@ class Rows(list):
 
     def __init__(self, part: str, seed: int, meta: dict):
         super().__init__()
-        self.path, self.meta = CACHE / f"{part}-seed{seed}.json", meta
+        tag = "-prune" if "--grid-prune" in meta["command"] else ""
+        self.path, self.meta = CACHE / f"{part}{tag}-seed{seed}.json", meta
 
     def append(self, row: dict) -> None:
         super().append(row)
@@ -196,20 +197,30 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
         return f"{len(m.grammar.initial):,} initial / {len(m.grammar.auxiliary):,} auxiliary"
 
     s = model.settings
-    rows.append(evaluate(f"OSTAG3 shipped defaults ({s.em_iterations} EM iteration(s), {s.em_initial} start)", model,
-                         dev, None, size=size(model), train_s=ostag_s, seed=seed, group="ostag", role="system"))
+    if not args.grid_prune:
+        rows.append(evaluate(f"OSTAG3 shipped defaults ({s.em_iterations} EM iteration(s), {s.em_initial} start)", model,
+                             dev, None, size=size(model), train_s=ostag_s, seed=seed, group="ostag",
+                             role="system"))
     tsg = load_model(tsg_path)
     # the same TSG's fragments through the OSTAG route without auxiliary trees: same EM, pruning and decoder
     elementary, pcfg = tsg_model_elementary_trees(tsg), tsg.pcfg  # (the control, then the source TSG, below)
     base = dict(horizontal=tsg.settings.horizontal, vertical=tsg.settings.vertical, mark_unary=False,
                 rare_threshold=tsg.settings.rare_threshold, prune_threshold=OSTAGOptions().prune_threshold)
 
-    def em_model(kind, em_iterations, em_initial, expand=True):
+    def em_model(kind, em_iterations, em_initial, expand=True, prune=None):
         t0 = time.perf_counter()
+        kw = base if prune is None else {**base, "prune_threshold": prune}
         m = train_ostag(train, OSTAGSettings(kind=kind, expand=expand, em_iterations=em_iterations,
-                                             em_initial=em_initial, **base), elementary=elementary, pcfg=pcfg)
+                                             em_initial=em_initial, **kw), elementary=elementary, pcfg=pcfg)
         return m, time.perf_counter() - t0
 
+    if args.grid_prune:  # the source TSG prunes at 1e-5, OSTAG at 1e-4: does the gap close at 1e-5?
+        for em_it, em_init in ((1, "uniform"), (1, "counts")):
+            m, m_s = em_model("ostag3", em_it, em_init, prune=1e-5)
+            rows.append(evaluate(f"OSTAG3, {em_it} EM iteration(s), {em_init} start, pruning 1e-5", m, dev, decoder,
+                                 size=size(m), train_s=m_s, seed=seed, group="ostag", role="grid"))
+            del m
+        return rows
     ctrl, ctrl_s = em_model("tsg", s.em_iterations, s.em_initial, expand=False)
     rows.append(evaluate("TSG control (its fragments, no auxiliary trees; same EM)", ctrl, dev, decoder,
                          size=size(ctrl), train_s=ctrl_s, seed=seed, group="ostag", role="control"))
@@ -355,6 +366,8 @@ def main() -> None:
                     help="override the sampler sweeps of tig / bayes (default: the shipped default)")
     ap.add_argument("--train-limit", type=int, default=None, help="smoke runs: only the first N training trees")
     ap.add_argument("--grid", action="store_true", help="also the settings the defaults were chosen from")
+    ap.add_argument("--grid-prune", action="store_true",
+                    help="ostag: only OSTAG3 (1 EM iteration, uniform / counts start) with pruning 1e-5 (the TSG's)")
     ap.add_argument("--grid-old", action="store_true", help="--grid also with the old EM default (5 iterations, counts)")
     ap.add_argument("--write", action="store_true", help="assemble RESULTS.md from the cached parts")
     args = ap.parse_args()
@@ -374,7 +387,7 @@ def main() -> None:
         cmd = (f"nice -n 10 python benchmarks/bench_parsing_defaults_tag.py --part {args.part} --seeds {args.seeds}"
                + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "")
                + (f" --iterations {args.iterations}" if args.iterations is not None else "")
-               + (" --grid" if args.grid else "") + (" --grid-old" if args.grid_old else ""))
+               + (" --grid" if args.grid else "") + (" --grid-prune" if args.grid_prune else "") + (" --grid-old" if args.grid_old else ""))
         note = (f"Reduced setting: {args.iterations} sampler sweeps instead of the shipped 10."
                 if args.iterations is not None and args.part != "ostag" else "")
         for seed in (int(s) for s in args.seeds.split(",")):
