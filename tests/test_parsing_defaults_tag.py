@@ -57,7 +57,7 @@ def test_shipped_option_defaults():
     tig = TIGOptions()
     assert (tig.variant, tig.tsg_init, tig.decoder) == ("tig0", 100, "maxrule")
     ostag = OSTAGOptions()
-    assert (ostag.em_iterations, ostag.em_initial, ostag.decoder) == (1, "uniform", "maxrule")
+    assert (ostag.em_iterations, ostag.em_initial, ostag.decoder) == (1, "counts", "maxrule")
     for cls in (TIGOptions, OSTAGOptions):
         with pytest.raises(InputError, match="unknown decoder"):
             cls(decoder="no-such-decoder")
@@ -113,7 +113,7 @@ def test_ostag_model_keeps_its_default_decoder_and_parse_uses_it(demo_ostag_file
     assert isinstance(model, ChartModel)  # parses through the core charts: every core decoder applies
     assert model.default_decoder == "maxrule" and model.describe(top=0)["default_decoder"] == "maxrule"
     if kind == "em":
-        assert (model.settings.em_iterations, model.settings.em_initial) == (1, "uniform")
+        assert (model.settings.em_iterations, model.settings.em_initial) == (1, "counts")
         assert len(model.trace) == 1
     again_path = tmp_path / "again.ostag"
     model.save(again_path)

@@ -13,7 +13,7 @@ lengthened (measured on 300 ptb-sample training trees: 1.9% of sampled derivatio
 `mask_from_tree` admitted 2.3%).
 
 EM's starting estimate (`em_initial`): the relative frequencies of the elementary trees' counts, or uniform per
-root label.  `treegram train ostag` ships 1 EM iteration from the uniform start and the max-rule decoder (saved as
+root label.  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
 the model's `default_decoder`; issue 16: the measurements against the source TSG are in
 `benchmarks/bench_parsing_defaults_tag.py` / the `parsing-defaults-tag` section of benchmarks/RESULTS.md).
 """

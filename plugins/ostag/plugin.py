@@ -71,9 +71,9 @@ class OSTAGOptions:
     # Defaults of the EM route and the decoder: what benchmarks/bench_parsing_defaults_tag.py measured best on
     # ptb-sample dev (issue 16; the paper's EM to convergence over-fits the TSG sample's fragments here).
     em_iterations: int = option(1, help="EM iterations (default 1)", type=nonnegative_int, group="model")
-    em_initial: str = option("uniform", choices=("counts", "uniform"), group="model",
+    em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
                              help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "
-                                  "uniform per root label (default uniform)")
+                                  "uniform per root label (default counts)")
     decoder: str = option("maxrule", metavar="NAME", group="model",
                           help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
                                "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule); also "
