@@ -305,6 +305,13 @@ COMPARISONS = {  # group -> [(system role, control role, label)]
     "bayes": [("system", "control", "Bayesian OSTAG defaults - no-adjunction control"),
               ("system", "grid", "Bayesian OSTAG maxrule - mpd (same model)")],
 }
+GRID_COMPARISONS = {  # group -> [(name of a grid row, label)]: the shipped system against the alternatives
+    "ostag": [("OSTAG3, 1 EM iteration(s), uniform start", "OSTAG3 defaults (counts start) - uniform start"),
+              ("OSTAG3, 0 EM iteration(s), counts start", "OSTAG3 defaults (1 EM iteration) - 0 EM iterations"),
+              ("OSTAG3, 1 EM iteration(s), counts start, pruning 1e-5", "OSTAG3 defaults - same at pruning 1e-5"),
+              ("OSTAG3, 5 EM iteration(s), counts start (before issue 16)",
+               "OSTAG3 defaults - before issue 16 (5 EM iterations, mpd)")],
+}
 TITLES = {"tig": "TIG (`treegram train tig`)", "ostag": "OSTAG3 by EM (`treegram train ostag --from-tsg MODEL`)",
           "bayes": "Bayesian OSTAG (`treegram train ostag --bayesian`)"}
 
@@ -349,6 +356,10 @@ def write() -> None:
             for a, b, label in COMPARISONS[group]:
                 if a in by_role and b in by_role:
                     sig.append([seed, label, *ar(by_role[a], by_role[b], seed)])
+            by_name = {r["name"]: r for r in grows if r["seed"] == seed}
+            for name, label in GRID_COMPARISONS.get(group, []):
+                if "system" in by_role and name in by_name:
+                    sig.append([seed, label, *ar(by_role["system"], by_name[name], seed)])
         if sig:
             body.append("\nPaired approximate randomization (10,000 trials, two-sided, per-sentence bracket counts, "
                         "all lengths):\n")
