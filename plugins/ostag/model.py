@@ -60,6 +60,7 @@ class OSTAGSettings:
     adj_init: float = 0.1
     smoothing: float = 0.0  # added to expected counts in the M-step
     add_cfg_rules: bool = True  # given elementary trees: also add every depth-1 rule of the treebank (coverage)
+    cfg_rule_weight: float = 1.0  # ... with its treebank count times this as its count (EM's counts start)
     prune_threshold: float = 1e-4  # coarse-to-fine posterior cutoff at parse time (0 = off)
     trim: bool = True  # parse time: drop symbols no allowed parse can use before the chart (exact, `restrict`)
     coarse_pass: bool = True  # parse time: site-agnostic coarse chart first, exact pairs only where it allows
@@ -472,7 +473,7 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     source = "given"
     if elementary is not None and settings.add_cfg_rules:
         have = {t for t, _c in elementary}
-        extra = [(t, c) for t, c in depth_fragments(prep, 1, 1) if t not in have]
+        extra = [(t, c * settings.cfg_rule_weight) for t, c in depth_fragments(prep, 1, 1) if t not in have]
         elementary = list(elementary) + extra
         source = f"given + {len(extra)} depth-1 rules"
     if elementary is None:
