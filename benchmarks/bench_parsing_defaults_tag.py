@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -112,6 +113,8 @@ class Rows(list):
     def __init__(self, part: str, seed: int, meta: dict):
         super().__init__()
         tag = ("-prune" if "--grid-prune" in meta["command"] else
+               "-opts-" + re.sub(r"[^a-z0-9]+", "_", meta["command"].split("--tig-options", 1)[1].split("' ")[0])
+               if "--tig-options" in meta["command"] else
                "-cfgw" if "--grid-cfg-weight" in meta["command"] else "")
         self.path, self.meta = CACHE / f"{part}{tag}-seed{seed}.json", meta
 
@@ -133,8 +136,19 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: lis
     from treegram.plugins.tsg.state import BlockedTSG
     from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract
 
-    out = work / f"tig-{seed}.model"
     extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
+    if args.tig_options:  # a grid row: the CLI with these options on top of the defaults
+        opts = args.tig_options.split()
+        out = work / f"tig-{seed}{''.join(opts).replace('-', '_')}.model"
+        train_s = cli(["train", "tig", "--treebank", str(train_path), "--seed", str(seed), "--out", str(out), *extra,
+                       *opts])
+        model = load_model(out)
+        info = model.info
+        rows.append(evaluate(f"TIG {args.tig_options}", model, dev, None, train_s=train_s, seed=seed, group="tig",
+                             role="grid", size=f"{info['initial_trees']:,} / {info['left_trees']:,} / "
+                                               f"{info['right_trees']:,} init/L/R; {model.cfg.num_rules:,} CFG rules"))
+        return rows
+    out = work / f"tig-{seed}.model"
     train_s = cli(["train", "tig", "--treebank", str(train_path), "--seed", str(seed), "--out", str(out), *extra])
     model = load_model(out)
     info = model.info
@@ -320,6 +334,8 @@ COMPARISONS = {  # group -> [(system role, control role, label)]
               ("system", "grid", "Bayesian OSTAG maxrule - mpd (same model)")],
 }
 GRID_COMPARISONS = {  # group -> [(name of a grid row, label)]: the shipped system against the alternatives
+    "tig": [("TIG --variant tig", "TIG defaults (tig0) - --variant tig"),
+            ("TIG --tsg-init 0", "TIG defaults (--tsg-init 100) - --tsg-init 0")],
     "ostag": [("OSTAG3, 1 EM iteration(s), uniform start", "OSTAG3 defaults (counts start) - uniform start"),
               ("OSTAG3, 0 EM iteration(s), counts start", "OSTAG3 defaults (1 EM iteration) - 0 EM iterations"),
               ("OSTAG3, 1 EM iteration(s), counts start, pruning 1e-5", "OSTAG3 defaults - same at pruning 1e-5"),
@@ -403,6 +419,8 @@ def main() -> None:
                     help="ostag: only OSTAG3 (1 EM iteration, uniform / counts start) with pruning 1e-5 (the TSG's)")
     ap.add_argument("--grid-cfg-weight", type=float, nargs="*", default=None, metavar="W",
                     help="ostag: only OSTAG3 (0 / 1 EM iterations) with the depth-1 rules' counts times W")
+    ap.add_argument("--tig-options", default=None, metavar="OPTS",
+                    help="tig: only a grid row, `treegram train tig` with these options (e.g. '--variant tig')")
     ap.add_argument("--grid-old", action="store_true", help="--grid also with the old EM default (5 iterations, counts)")
     ap.add_argument("--write", action="store_true", help="assemble RESULTS.md from the cached parts")
     args = ap.parse_args()
@@ -422,6 +440,7 @@ def main() -> None:
         cmd = (f"nice -n 10 python benchmarks/bench_parsing_defaults_tag.py --part {args.part} --seeds {args.seeds}"
                + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "")
                + (f" --iterations {args.iterations}" if args.iterations is not None else "")
+               + (f" --tig-options '{args.tig_options}'" if args.tig_options else "")
                + (" --grid" if args.grid else "") + (" --grid-prune" if args.grid_prune else "")
                + (" --grid-cfg-weight " + " ".join(map(str, args.grid_cfg_weight)) if args.grid_cfg_weight else "") + (" --grid-old" if args.grid_old else ""))
         note = (f"Reduced setting: {args.iterations} sampler sweep(s) instead of the shipped 10."
