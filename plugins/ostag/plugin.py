@@ -68,8 +68,8 @@ class OSTAGOptions:
     spine_levels: int = option(0, type=nonnegative_int, group="model",
                                help="allow k nested levels of adjunction on spines below the root (section 4.2; "
                                     "grammar size grows fast; default 0 = OSTAG)")
-    # Defaults of the EM route and the decoder: what benchmarks/bench_parsing_defaults_tag.py measured best on
-    # ptb-sample dev (issue 16; the paper's EM to convergence over-fits the TSG sample's fragments here).
+    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py measured on
+    # ptb-sample dev (issue 16: 1 EM iteration from the counts, maxrule; the alternatives were within noise of it).
     em_iterations: int = option(1, help="EM iterations (default 1)", type=nonnegative_int, group="model")
     em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
                              help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "

@@ -26,7 +26,8 @@ from treegram.cli import argtypes
 class TIGOptions:
     """`treegram train tig` options (model, initialisation and parsing grammar; the sampler options are the core's)."""
 
-    # Defaults: the settings benchmarks/bench_parsing_defaults_tag.py measured best on ptb-sample dev (issue 16).
+    # Defaults (issue 16): tig0, a 100-sweep TSG start and maxrule; benchmarks/bench_parsing_defaults_tag.py compares
+    # them with their TSG controls and (grid) with --variant tig, --tsg-init 0 and mpd.
     variant: str = option("tig0", choices=("tig", "tig0"), group="model",
                           help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
                                "tig0: feet below the root, one insertion per node (Shindo et al. 2011) (default tig0)")
