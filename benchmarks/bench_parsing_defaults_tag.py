@@ -399,8 +399,8 @@ def write() -> None:
     body.append(
         "\nCaveats: a reduced setting forced by the shared machine: the first 60 dev sentences only, and the TIG and "
         "Bayesian OSTAG trained for fewer sweeps than their shipped 10 (notes above each table); the OSTAG "
-        "alternatives (EM start, EM iterations, pruning, depth-1 rule weight) mostly for one seed; TIG --variant tig "
-        "and --tsg-init 0 were not re-run here (their earlier comparison is in the `tig` section). With 60 "
+        "alternatives (EM start, EM iterations, pruning, depth-1 rule weight) and the TIG ones (--variant tig, "
+        "--tsg-init 0) mostly for one seed (rows absent from a table were not run). With 60 "
         "sentences a difference of about 2 F1 is needed for p < 0.1.\n")
     write_section(SECTION, "\n".join(body))
     print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
