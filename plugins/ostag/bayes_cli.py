@@ -83,4 +83,6 @@ def train_bayesian_from_options(trees, options, ctx):
     run = RunOptions(move="blocked", iterations=options.iterations, seed=ctx.seed, anneal_start=options.anneal_start,
                      anneal_end=options.anneal_end, checkpoint=checkpoint, checkpoint_every=options.checkpoint_every,
                      resume=options.resume)
-    return run_sampler(BayesianOSTAG(model_run), trees, settings, run, ctx)
+    model = run_sampler(BayesianOSTAG(model_run), trees, settings, run, ctx)
+    model.default_decoder = options.decoder
+    return model

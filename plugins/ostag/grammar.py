@@ -341,10 +341,13 @@ class OSTAG:
             n = r  # a virtual node stands for the first children of its parent
 
     # -- parameters ---------------------------------------------------------------------------------------------
-    def init_params(self, adj_prob: float = 0.1) -> None:
-        """Relative frequencies of the counts for substitution and auxiliary choice; P_adj = adj_prob."""
-        self.sub_logp = _normalize_by(np.asarray(self.initial_count, float), self.initial_label, len(self.labels))
-        self.aux_logp = _normalize_by(np.asarray(self.aux_count, float), self.aux_label, len(self.labels))
+    def init_params(self, adj_prob: float = 0.1, *, uniform: bool = False) -> None:
+        """Relative frequencies of the counts (`uniform`: equal weights per root label) for substitution and
+        auxiliary choice; P_adj = adj_prob."""
+        sub = np.ones(len(self.initial_count)) if uniform else np.asarray(self.initial_count, float)
+        aux = np.ones(len(self.aux_count)) if uniform else np.asarray(self.aux_count, float)
+        self.sub_logp = _normalize_by(sub, self.initial_label, len(self.labels))
+        self.aux_logp = _normalize_by(aux, self.aux_label, len(self.labels))
         self.adj_logp = np.full(self.num_ctx, np.log(adj_prob))
         self.noadj_logp = np.full(self.num_ctx, np.log1p(-adj_prob))
 

@@ -11,6 +11,11 @@ to the parameters (`OSTAGCFG.param_counts`).  A mask cannot count repetitions of
 trees with such a chain (NP-U over NP-U over CD) also admit the derivations with the chain shortened or
 lengthened (measured on 300 ptb-sample training trees: 1.9% of sampled derivations, all of this kind; the looser
 `mask_from_tree` admitted 2.3%).
+
+EM's starting estimate (`em_initial`): the relative frequencies of the elementary trees' counts, or uniform per
+root label.  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
+the model's `default_decoder`; issue 16: the measurements against the source TSG are in
+`benchmarks/bench_parsing_defaults_tag.py` / the `parsing-defaults-tag` section of benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from treegram.plugins.ostag.grammar import MODELS, OSTAG
 
 MODEL_VERSION = 1
 KINDS = MODELS + ("tsg",)
+EM_INITIAL = ("counts", "uniform")
 
 
 @attrs.frozen
@@ -48,9 +54,13 @@ class OSTAGSettings:
     max_depth: int = 2  # own elementary-tree source: complete fragments up to this depth ...
     min_count: int = 2  # ... seen at least this often (depth >= 2)
     em_iterations: int = 5
+    # EM's starting estimate: "counts" = relative frequencies of the elementary trees' counts (the TSG sample's),
+    # "uniform" = every initial / auxiliary tree of a root label equally likely (the counts then only pick the trees)
+    em_initial: str = "counts"
     adj_init: float = 0.1
     smoothing: float = 0.0  # added to expected counts in the M-step
     add_cfg_rules: bool = True  # given elementary trees: also add every depth-1 rule of the treebank (coverage)
+    cfg_rule_weight: float = 1.0  # ... with its treebank count times this as its count (EM's counts start)
     prune_threshold: float = 1e-4  # coarse-to-fine posterior cutoff at parse time (0 = off)
     trim: bool = True  # parse time: drop symbols no allowed parse can use before the chart (exact, `restrict`)
     coarse_pass: bool = True  # parse time: site-agnostic coarse chart first, exact pairs only where it allows
@@ -63,6 +73,9 @@ class OSTAGSettings:
             raise InputError("em_iterations and spine_levels must be >= 0, max_depth >= 1")
         if not 0 < self.adj_init < 1:
             raise InputError("adj_init must lie in (0, 1)")
+        if self.em_initial not in EM_INITIAL:
+            raise InputError(f"unknown EM initial estimate {self.em_initial!r}",
+                             hint=f"use one of {', '.join(EM_INITIAL)}")
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -72,8 +85,11 @@ class OSTAGModel:
     formalism = "ostag"
 
     def __init__(self, grammar: OSTAG, pcfg, settings: OSTAGSettings, info: dict[str, Any] | None = None,
-                 trace: list[dict[str, Any]] | None = None):
+                 trace: list[dict[str, Any]] | None = None, *, default_decoder: str | None = None):
         self.grammar = grammar
+        # `treegram parse` decodes with this when given no --decoder (`charts.decoders.parse_default`); None (model
+        # files written before issue 16) = the model's own `parse`, the Viterbi MPD
+        self.default_decoder = default_decoder
         self.pcfg = pcfg
         self.settings = settings
         self.info = dict(info or {})
@@ -232,6 +248,8 @@ class OSTAGModel:
             "initial": [t.to_bracket() for t in g.initial], "initial_count": g.initial_count,
             "auxiliary": [t.to_bracket() for t in g.auxiliary], "aux_count": g.aux_count, **pmeta,
         }
+        if self.default_decoder is not None:
+            meta["default_decoder"] = self.default_decoder
         arrays = {"sub_logp": g.sub_logp, "aux_logp": g.aux_logp, "adj_logp": g.adj_logp,
                   "noadj_logp": g.noadj_logp, **parrays}
         save_model(path, self, meta, arrays)
@@ -248,8 +266,9 @@ class OSTAGModel:
                              "initial": List(Str(nonempty=True), length="initial"),
                              "initial_count": List(Float(min=0), length="initial"),
                              "auxiliary": List(Str(nonempty=True), length="auxiliary"),
-                             "aux_count": List(Float(min=0), length="auxiliary")}, optional=COMMON_OPTIONAL), "meta")
-        settings = OSTAGSettings(**meta["settings"])
+                             "aux_count": List(Float(min=0), length="auxiliary")},
+                            optional={**COMMON_OPTIONAL, "default_decoder": Str(nonempty=True)}), "meta")
+        settings = OSTAGSettings(**meta["settings"])  # files before issue 16 lack em_initial: "counts", as trained
         parse = lambda s: parse_brackets(s, source="model")[0]  # noqa: E731
         g = OSTAG(zip(map(parse, meta["initial"]), meta["initial_count"]),
                   zip(map(parse, meta["auxiliary"]), meta["aux_count"]), start=meta["start"],
@@ -260,7 +279,8 @@ class OSTAGModel:
                 raise ValueError(f"{name} has shape {a.shape}, the grammar needs {getattr(g, name).shape}")
             setattr(g, name, a)
         pcfg = PCFGModel.from_prefixed(meta, arrays)
-        return cls(g, pcfg, settings, meta.get("info"), meta.get("trace"))
+        return cls(g, pcfg, settings, meta.get("info"), meta.get("trace"),
+                   default_decoder=meta.get("default_decoder"))
 
     # -- summaries -----------------------------------------------------------------------------------------------
     def aux_table(self, *, wrapping_only: bool = False, top: int = 20) -> list[dict[str, Any]]:
@@ -318,7 +338,7 @@ class OSTAGModel:
             "initial_trees": len(g.initial), "auxiliary_trees": len(g.auxiliary),
             "wrapping_auxiliary_trees": dirs["wrap"], "left_auxiliary_trees": dirs["left"],
             "right_auxiliary_trees": dirs["right"], "goodman_nodes": len(g.nodes),
-            "adjunction_contexts": g.num_ctx,
+            "adjunction_contexts": g.num_ctx, "default_decoder": self.default_decoder or "mpd",
         }
         if self.trace:
             out["em_log_likelihood"] = self.trace[-1]["log_likelihood"]
@@ -453,14 +473,14 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     source = "given"
     if elementary is not None and settings.add_cfg_rules:
         have = {t for t, _c in elementary}
-        extra = [(t, c) for t, c in depth_fragments(prep, 1, 1) if t not in have]
+        extra = [(t, c * settings.cfg_rule_weight) for t, c in depth_fragments(prep, 1, 1) if t not in have]
         elementary = list(elementary) + extra
         source = f"given + {len(extra)} depth-1 rules"
     if elementary is None:
         elementary = depth_fragments(prep, settings.max_depth, settings.min_count)
         source = f"depth<={settings.max_depth} fragments (count>={settings.min_count})"
     grammar = build_grammar(elementary, settings)
-    grammar.init_params(settings.adj_init)
+    grammar.init_params(settings.adj_init, uniform=settings.em_initial == "uniform")
     trace = em(grammar, prep, settings.em_iterations, smoothing=settings.smoothing, callback=callback,
                progress=progress)
     info = {"training_trees": len(trees), "tsg_elementary_trees": len(elementary), "elementary_source": source,

@@ -68,7 +68,16 @@ class OSTAGOptions:
     spine_levels: int = option(0, type=nonnegative_int, group="model",
                                help="allow k nested levels of adjunction on spines below the root (section 4.2; "
                                     "grammar size grows fast; default 0 = OSTAG)")
-    em_iterations: int = option(5, help="EM iterations (default 5)", type=nonnegative_int, group="model")
+    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py measured on
+    # ptb-sample dev (issue 16: 1 EM iteration from the counts, maxrule; the alternatives were within noise of it).
+    em_iterations: int = option(1, help="EM iterations (default 1)", type=nonnegative_int, group="model")
+    em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
+                             help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "
+                                  "uniform per root label (default counts)")
+    decoder: str = option("maxrule", metavar="NAME", group="model",
+                          help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
+                               "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule); also "
+                               "for --bayesian")
     adj_init: float = option(0.1, help="initial adjunction probability (default 0.1)", type=open_probability,
                              group="model")
     horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
@@ -77,6 +86,11 @@ class OSTAGOptions:
                                  type=nonnegative_int, group="model")
     prune_threshold: float = option(1e-4, type=nonnegative_float, group="model",
                                     help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
+
+    def __attrs_post_init__(self):
+        from treegram.charts.decoders import get_decoder
+
+        get_decoder(self.decoder)  # an unknown name is an error before training, not after
 
 
 class OSTAGFormalism(Formalism):
@@ -113,7 +127,8 @@ class OSTAGFormalism(Formalism):
         settings = OSTAGSettings(kind=options.model, expand=not options.no_expand,
                                  spine_levels=options.spine_levels, horizontal=h, vertical=v, mark_unary=mark_unary,
                                  rare_threshold=rare, max_depth=options.max_depth, min_count=options.min_count,
-                                 em_iterations=options.em_iterations, adj_init=options.adj_init,
+                                 em_iterations=options.em_iterations, em_initial=options.em_initial,
+                                 adj_init=options.adj_init,
                                  prune_threshold=options.prune_threshold, add_cfg_rules=not options.no_cfg_rules)
         from treegram.trees.tree import drop_oversized
 
@@ -130,6 +145,7 @@ class OSTAGFormalism(Formalism):
                                 progress=lambda xs, d: ui.track(xs, description=d))
         if rows and not ctx.json:
             ui.table("EM (per iteration)", list(rows[0].keys()), [list(r.values()) for r in rows])
+        model.default_decoder = options.decoder
         return model
 
     def load_model(self, meta, arrays):

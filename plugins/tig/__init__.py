@@ -15,6 +15,10 @@ Tree preparation, type keys / counts and the TSG Gibbs start are the core elemen
 - `model`: `TIGModel` (parse, save/load, describe, render_grammar).
 - `train`: `RunOptions`, `train_tig`, `extract_model`.
 - `formalism`: `TIGFormalism` (`treegram train tig --variant tig|tig0`), registered in `plugin.py`.
+
+Shipped defaults (issue 16, measured by `benchmarks/bench_parsing_defaults_tag.py`): TIG0, started from 100 TSG
+collapsed-Gibbs sweeps, and the model file records `default_decoder = "maxrule"` (max-rule-product over the
+inside-outside rule posteriors), which `treegram parse` uses when given no --decoder.
 """
 
 from treegram.plugins.tig.derivation import TIGSettings

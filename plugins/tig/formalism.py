@@ -26,9 +26,11 @@ from treegram.cli import argtypes
 class TIGOptions:
     """`treegram train tig` options (model, initialisation and parsing grammar; the sampler options are the core's)."""
 
-    variant: str = option("tig", choices=("tig", "tig0"), group="model",
+    # Defaults (issue 16): tig0, a 100-sweep TSG start and maxrule; benchmarks/bench_parsing_defaults_tag.py compares
+    # them with their TSG controls and (grid) with --variant tig, --tsg-init 0 and mpd.
+    variant: str = option("tig0", choices=("tig", "tig0"), group="model",
                           help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
-                               "tig0: feet below the root, one insertion per node (Shindo et al. 2011)")
+                               "tig0: feet below the root, one insertion per node (Shindo et al. 2011) (default tig0)")
     horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (default 2)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
@@ -40,12 +42,20 @@ class TIGOptions:
     foot: float = option(0.5, type=open_probability, group="model",
                          help="initial probability that an auxiliary tree's spine ends (foot) at the next level")
     fixed_hyper: bool = option(False, help="keep alpha, beta, foot and phi fixed", group="model")
-    tsg_init: int = option(0, metavar="N", type=nonnegative_int, group="sampling",
-                           help="start from the cuts of N TSG collapsed-Gibbs sweeps (default 0: random cuts)")
+    tsg_init: int = option(100, metavar="N", type=nonnegative_int, group="sampling",
+                           help="start from the cuts of N TSG collapsed-Gibbs sweeps (0 = random cuts; default 100)")
     min_count: int = option(1, help="keep elementary trees seen at least this often", type=nonnegative_int,
                             group="parsing grammar")
     prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
                                     type=nonnegative_float, group="parsing grammar")
+    decoder: str = option("maxrule", group="parsing grammar", metavar="NAME",
+                          help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
+                               "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule)")
+
+    def __attrs_post_init__(self):
+        from treegram.charts.decoders import get_decoder
+
+        get_decoder(self.decoder)  # an unknown name is an error before training, not after
 
     def model_settings(self) -> TIGSettings:
         return TIGSettings(variant=self.variant, horizontal=None if self.horizontal < 0 else self.horizontal,
@@ -119,7 +129,8 @@ class TIGFormalism(Formalism):
         from treegram.plugins.tig.train import extract_model
 
         grammar_run = types.SimpleNamespace(seed=run.seed, min_count=options.min_count,
-                                            prune_threshold=options.prune_threshold, keep_fragments=500)
+                                            prune_threshold=options.prune_threshold, keep_fragments=500,
+                                            decoder=options.decoder)
         info = {"variant": prepared.settings.variant, "training_trees": prepared.trees,
                 "labels": prepared.data.num_labels, "tsg_init_iterations": options.tsg_init}
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)

@@ -31,7 +31,8 @@ class TIGModel(CoarseToFineModel):
 
     def __init__(self, cfg: WeightedCFG, meta: dict[str, np.ndarray], pcfg, settings: TIGSettings,
                  fragments: dict[str, list[dict[str, Any]]], info: dict[str, Any] | None = None,
-                 trace: list[dict[str, Any]] | None = None, *, prune_threshold: float = 1e-5):
+                 trace: list[dict[str, Any]] | None = None, *, prune_threshold: float = 1e-5,
+                 default_decoder: str | None = None):
         self.cfg = cfg
         self.meta = meta
         self.pcfg = pcfg
@@ -40,6 +41,9 @@ class TIGModel(CoarseToFineModel):
         self.info = dict(info or {})
         self.trace = list(trace or [])
         self.prune_threshold = prune_threshold
+        # `treegram parse` decodes with this when given no --decoder (`charts.decoders.parse_default`); None (model
+        # files written before issue 16) = the model's own `parse`, the Viterbi MPD
+        self.default_decoder = default_decoder
         self.labels = [self.cfg.categories.symbol(i) for i in range(len(self.cfg.categories) - 1)]
         self._base = None
         self.last_insertions = (0, 0)
@@ -101,6 +105,8 @@ class TIGModel(CoarseToFineModel):
             "tig_version": MODEL_VERSION, "settings": self.settings.to_dict(), "info": self.info, "cfg": cmeta,
             **pmeta, "fragments": self.fragments, "trace": self.trace, "prune_threshold": self.prune_threshold,
         }
+        if self.default_decoder is not None:
+            meta["default_decoder"] = self.default_decoder
         arrays = {**{f"cfg.{k}": v for k, v in carrays.items()}, **parrays,
                   **{f"sym.{k}": self.meta[k] for k in META_KEYS}}
         save_model(path, self, meta, arrays)
@@ -116,21 +122,23 @@ class TIGModel(CoarseToFineModel):
         if missing or "cfg" not in meta:
             raise ModelFileError("the TIG model file is incomplete (missing " + ", ".join(missing or ["cfg"]) + ")",
                                  hint="retrain with `treegram train tig`")
-        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Arr, Dict, List, validate
+        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Arr, Dict, List, Str, validate
 
         validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
                              "fragments": Dict(values=List(Dict()))},
-                            optional=COMMON_OPTIONAL), "meta")
+                            optional={**COMMON_OPTIONAL, "default_decoder": Str(nonempty=True)}), "meta")
         validate({k: arrays[f"sym.{k}"] for k in META_KEYS}, Dict(values=Arr("iub", shape=("symbols",))), "sym")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         pcfg = PCFGModel.from_prefixed(meta, arrays)
         sym = {k: arrays[f"sym.{k}"] for k in META_KEYS}
         return cls(cfg, sym, pcfg, TIGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
-                   meta.get("trace"), prune_threshold=meta.get("prune_threshold", 1e-5))
+                   meta.get("trace"), prune_threshold=meta.get("prune_threshold", 1e-5),
+                   default_decoder=meta.get("default_decoder"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         out: dict[str, Any] = {"formalism": "tig", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
-                               **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules}
+                               **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules,
+                               "default_decoder": self.default_decoder or "mpd"}
         if top:
             for kind in ("initial", "left", "right"):
                 out[f"top_{kind}"] = [{"count": f["count"], "root": f["root"], "elementary tree": f["tree"]}

@@ -25,6 +25,7 @@ class RunOptions(ElementaryRunOptions):
     """How to run the TIG sampler: the shared elementary-tree run options plus the stored inventory size."""
 
     keep_fragments: int = 500  # elementary trees of each kind stored in the model for `treegram grammar`
+    decoder: str | None = "maxrule"  # the model's default decoder (`treegram parse` without --decoder); None = mpd
 
 
 # -- training ----------------------------------------------------------------------------------------------------
@@ -43,7 +44,8 @@ def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: li
     il, ir = state.insertions()
     info = {**info, **sizes, "training_insertions_left": il, "training_insertions_right": ir,
             "log_likelihood": round(state.log_likelihood(), 3), "iterations": len(trace), "seed": run.seed}
-    return TIGModel(cfg, meta, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold)
+    return TIGModel(cfg, meta, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold,
+                    default_decoder=getattr(run, "decoder", None))
 
 
 #: Training trees with more nodes are left out (with a note): the per-tree proposal chart is cubic in its length.
