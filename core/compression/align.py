@@ -19,7 +19,7 @@ import numpy as np
 from treegram.errors import InputError
 
 __all__ = ["Alignment", "Pair", "lcs_keep", "align_tokens", "align_text", "read_pairs", "load_broadcast_news",
-           "load_google_slahan", "load_google_eval", "alignment_report"]
+           "load_google_slahan", "load_google_eval", "alignment_report", "load_training_data"]
 
 
 @attrs.frozen
@@ -200,3 +200,28 @@ def alignment_report(pairs: list[Pair]) -> dict:
     kept = sum(len(p.target) for p in pairs)
     return {"pairs": n, "pure_deletion": pure, "non_deletion": n - pure,
             "compression_rate": round(100.0 * kept / src, 2) if src else 0.0}
+
+
+def load_training_data(pairs_paths, parser_path, *, limit: int | None = None, note=None):
+    """What every compressor's ``treegram train`` reads: the parser model (checked: it exists and can parse) and
+    the (long, short) pairs, aligned (``read_pairs`` with text alignment), with a one-line alignment report sent to
+    ``note``.  Returns (parser, pairs)."""
+    from treegram.errors import InputError
+    from treegram.formalism import load_model
+
+    if not parser_path.is_file():
+        raise InputError(f"{parser_path}: parser model not found",
+                         hint="train one first, e.g. `treegram train pcfg --treebank ... --out pcfg.model`")
+    parser = load_model(parser_path)
+    if not hasattr(parser, "parse"):
+        raise InputError(f"{parser_path}: a {parser.formalism} model cannot parse sentences",
+                         hint="pass a parsing model (pcfg, tsg, tig, ostag)")
+    pairs = read_pairs(pairs_paths[0], pairs_paths[1], text_alignment=True,
+                       lines=slice(0, limit) if limit else None)
+    if not pairs:
+        raise InputError(f"{pairs_paths[0]}: no sentence pairs", hint="give one tokenized sentence per line")
+    if note is not None:
+        rep = alignment_report(pairs)
+        note(f"read {rep['pairs']} pairs ({rep['pure_deletion']} pure deletions, {rep['non_deletion']} projected "
+             f"onto their longest common subsequence); gold compression rate {rep['compression_rate']}%")
+    return parser, pairs

@@ -8,7 +8,6 @@ from pathlib import Path
 import attrs
 
 from treegram.cli.argtypes import positive_int
-from treegram.errors import InputError
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
 
@@ -43,27 +42,12 @@ class ChannelFormalism(Formalism):
     Settings = ChannelOptions
 
     def train(self, corpus, options: ChannelOptions, ctx):
-        from treegram.compression.align import alignment_report, read_pairs
+        from treegram.compression.align import load_training_data
         from treegram.compression.treeprep import model_fingerprint
-        from treegram.formalism import load_model
-
         from treegram.plugins.channel.compressor import train_channel
 
         ui = ctx.ui
-        if not options.parser.is_file():
-            raise InputError(f"{options.parser}: parser model not found",
-                             hint="train one first, e.g. `treegram train pcfg --treebank ... --out pcfg.model`")
-        parser = load_model(options.parser)
-        if not hasattr(parser, "parse"):
-            raise InputError(f"{options.parser}: a {parser.formalism} model cannot parse sentences",
-                             hint="pass a parsing model (pcfg, tsg, tig, ostag)")
-        pairs = read_pairs(options.pairs[0], options.pairs[1], text_alignment=True,
-                           lines=slice(0, options.limit) if options.limit else None)
-        if not pairs:
-            raise InputError(f"{options.pairs[0]}: no sentence pairs", hint="give one tokenized sentence per line")
-        rep = alignment_report(pairs)
-        ui.note(f"read {rep['pairs']} pairs ({rep['pure_deletion']} pure deletions, {rep['non_deletion']} projected "
-                f"onto their longest common subsequence); gold compression rate {rep['compression_rate']}%")
+        parser, pairs = load_training_data(options.pairs, options.parser, limit=options.limit, note=ui.note)
         source_lex = None if options.source == "default" else options.source == "lexicalized"
         return train_channel(pairs, parser, levels=options.levels, source_lexicalized=source_lex,
                              parser_path=options.parser,
