@@ -6,6 +6,8 @@ TOP-rooted) trees the OSTAG is trained on.  Sources:
 
 * `tsg_model_elementary_trees(model)`: the fragments of a trained TSG model of the tsg plugin
   (`model.fragments`: [{"tree": bracket string, "count": n, ...}]).
+* `TSGPosterior(model)`: the same fragments weighted by the TSG model's own posterior predictive (count scale,
+  n_e + alpha_c P0(e)), read off the model's Goodman grammar; also weighs trees the TSG never saw (alpha_c P0(e)).
 * `depth_fragments(trees, max_depth)`: a deterministic stand-in (every node's complete fragments of depth
   1..max_depth, deeper ones kept when seen at least `min_count` times).
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+
+import numpy as np
 
 from treegram.trees import Tree, binarize, parse_brackets
 from treegram.trees.signatures import RareWordMapper
@@ -70,6 +74,92 @@ def tsg_model_elementary_trees(model) -> list[tuple[Tree, int]]:
         (tree,) = parse_brackets(f["tree"], source="tsg fragment")
         out.append((tree, int(f["count"])))
     return out
+
+
+class TSGPosterior:
+    """The posterior weights of a trained tsg-plugin model (`treegram train tsg`), in count scale.
+
+    The TSG's parsing grammar (plugins/tsg/model.py, read here only through the model's public `cfg` and
+    `fragments`) gives an elementary tree e with root c the DP posterior predictive
+    P(e | c) = (n_e + alpha_c P0(e)) / (n_c + alpha_c), with n_e the fragment's (mean) count, n_c their sum over
+    root c and P0 the base (PCFG rule at every internal node, times beta / 1 - beta for stopping / expanding each
+    non-root node).  Its rules hold exactly these pieces: `c -> c~base` has weight alpha_c / (n_c + alpha_c), and
+    `c~base -> X1 X2` (a word, a site symbol `Y` = stop, a base symbol `Y~base` = expand) the base's factor of one
+    node.  So alpha_c = n_c p_c / (1 - p_c) with p_c the `c -> c~base` probability, and
+
+        weight(e) = n_e + alpha_c * P0(e)
+
+    is the TSG's pseudo-count of e: the same relative weights within a root label as the TSG's grammar gives the
+    trees in a finite set, on one scale across labels (the OSTAG extraction sums weights of trees with different
+    roots into one auxiliary tree).  A tree the TSG never saw (a treebank depth-1 rule) weighs alpha_c P0(e)."""
+
+    def __init__(self, model):
+        cfg = model.cfg
+        nts = cfg.nonterminals
+        self._nts, self._words = nts, cfg.words
+        # the base rules (parent `c~base`) and the site -> base hops, keyed by symbol ids
+        self._bin = {(int(p), int(a), int(b)): float(w) for p, a, b, w in
+                     zip(cfg.bin_parent, cfg.bin_left, cfg.bin_right, cfg.bin_logp)
+                     if nts.symbol(int(p)).endswith("~base")}
+        self._un = {(int(p), int(c)): float(w) for p, c, w in zip(cfg.un_parent, cfg.un_child, cfg.un_logp)
+                    if nts.symbol(int(p)).endswith("~base") or nts.symbol(int(c)).endswith("~base")}
+        self._lex = {(int(p), int(x)): float(w) for p, x, w in zip(cfg.lex_parent, cfg.lex_word, cfg.lex_logp)
+                     if nts.symbol(int(p)).endswith("~base")}
+        self.fragments: list[tuple[Tree, float]] = []
+        n_c: Counter[str] = Counter()
+        for f in model.fragments:
+            (tree,) = parse_brackets(f["tree"], source="tsg fragment")
+            n = float(f.get("mean_count", f["count"]))  # an averaged grammar uses the mean count over its samples
+            self.fragments.append((tree, n))
+            n_c[tree.label] += n
+        self.alpha: dict[str, float] = {}
+        for c, n in n_c.items():
+            p = self._prob_base(c)
+            self.alpha[c] = n * p / (1.0 - p) if 0.0 < p < 1.0 else 1.0
+
+    def _sym(self, name: str) -> int:
+        return self._nts.get(name)
+
+    def _prob_base(self, c: str) -> float:
+        w = self._un.get((self._sym(c), self._sym(c + "~base")))
+        return 0.0 if w is None else float(np.exp(w))
+
+    def log_p0(self, tree: Tree) -> float:
+        """log P0(tree) under the TSG's base (-inf if the base cannot derive it)."""
+        total = 0.0
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            parent = self._sym(node.label + "~base")
+            kids = node.children
+            if len(kids) == 1 and isinstance(kids[0], str):
+                w = self._lex.get((parent, self._words.get(kids[0])))
+            else:
+                syms = []
+                for k in kids:
+                    if isinstance(k, str):
+                        return -np.inf  # a word under a non-preterminal: not a tree of the base
+                    syms.append(self._sym(k.label + "~base") if k.children else self._sym(k.label))
+                    if k.children:
+                        stack.append(k)
+                w = (self._un.get((parent, syms[0])) if len(syms) == 1 else
+                     self._bin.get((parent, syms[0], syms[1])) if len(syms) == 2 else None)
+            if w is None or parent < 0:
+                return -np.inf
+            total += w
+        return total
+
+    def weight(self, tree: Tree, count: float = 0.0) -> float:
+        """count + alpha_c P0(tree): the TSG's pseudo-count of `tree` (count = its fragment count, 0 if unseen)."""
+        alpha = self.alpha.get(tree.label)
+        if alpha is None:  # a label no fragment is rooted in: the TSG derives it from the base alone
+            alpha = 1.0 if self._prob_base(tree.label) > 0 else 0.0
+        lp = self.log_p0(tree)
+        return count + (alpha * float(np.exp(lp)) if lp > -np.inf else 0.0)
+
+    def elementary_trees(self) -> list[tuple[Tree, float]]:
+        """(fragment, n_e + alpha_c P0(e)) for every fragment of the model."""
+        return [(t, self.weight(t, n)) for t, n in self.fragments]
 
 
 # -- the paper's heuristic ---------------------------------------------------------------------------------------

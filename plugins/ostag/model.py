@@ -40,6 +40,7 @@ from treegram.plugins.ostag.grammar import MODELS, OSTAG
 MODEL_VERSION = 1
 KINDS = MODELS + ("tsg",)
 EM_INITIAL = ("counts", "uniform")
+TSG_WEIGHTS = ("counts", "posterior")
 
 
 @attrs.frozen
@@ -61,6 +62,10 @@ class OSTAGSettings:
     smoothing: float = 0.0  # added to expected counts in the M-step
     add_cfg_rules: bool = True  # given elementary trees: also add every depth-1 rule of the treebank (coverage)
     cfg_rule_weight: float = 1.0  # ... with its treebank count times this as its count (EM's counts start)
+    # what the given elementary trees' counts are (recorded only; `train_ostag`'s caller supplies them):
+    # "counts" = the TSG sample's fragment counts, depth-1 rules at their treebank counts; "posterior" = the TSG
+    # model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at alpha_c P0 (`extract.TSGPosterior`)
+    tsg_weights: str = "counts"
     prune_threshold: float = 1e-4  # coarse-to-fine posterior cutoff at parse time (0 = off)
     trim: bool = True  # parse time: drop symbols no allowed parse can use before the chart (exact, `restrict`)
     coarse_pass: bool = True  # parse time: site-agnostic coarse chart first, exact pairs only where it allows
@@ -73,6 +78,8 @@ class OSTAGSettings:
             raise InputError("em_iterations and spine_levels must be >= 0, max_depth >= 1")
         if not 0 < self.adj_init < 1:
             raise InputError("adj_init must lie in (0, 1)")
+        if self.tsg_weights not in TSG_WEIGHTS:
+            raise InputError(f"unknown TSG weights {self.tsg_weights!r}", hint=f"use one of {', '.join(TSG_WEIGHTS)}")
         if self.em_initial not in EM_INITIAL:
             raise InputError(f"unknown EM initial estimate {self.em_initial!r}",
                              hint=f"use one of {', '.join(EM_INITIAL)}")
@@ -451,12 +458,14 @@ def em(grammar: OSTAG, trees: list[Tree], iterations: int, *, smoothing: float =
 
 def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
                 elementary: list[tuple[Tree, float]] | None = None, pcfg=None, prepared: list[Tree] | None = None,
-                callback: Callable[[dict[str, Any]], None] | None = None, progress=None) -> OSTAGModel:
+                callback: Callable[[dict[str, Any]], None] | None = None, progress=None,
+                extra_weight: Callable[[Tree], float] | None = None) -> OSTAGModel:
     """Train an OSTAG (or TSG / TSG' with kind="tsg") on treebank trees.
 
     `elementary`: TSG elementary trees with counts over trees prepared like `prepare_tree` with the settings'
     h/v/mark_unary and `pcfg.mapper` (pass the TSG model's PCFG as `pcfg`); None = the built-in depth-fragment
-    source (`extract.depth_fragments`)."""
+    source (`extract.depth_fragments`).  `extra_weight`: the count given to each added depth-1 treebank rule
+    (default: its treebank count times `cfg_rule_weight`; `TSGPosterior.weight` for the posterior weights)."""
     from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
     trees = list(trees)
@@ -473,7 +482,8 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     source = "given"
     if elementary is not None and settings.add_cfg_rules:
         have = {t for t, _c in elementary}
-        extra = [(t, c * settings.cfg_rule_weight) for t, c in depth_fragments(prep, 1, 1) if t not in have]
+        extra = [(t, c * settings.cfg_rule_weight if extra_weight is None else extra_weight(t))
+                 for t, c in depth_fragments(prep, 1, 1) if t not in have]
         elementary = list(elementary) + extra
         source = f"given + {len(extra)} depth-1 rules"
     if elementary is None:

@@ -25,6 +25,11 @@ class OSTAGOptions:
     no_cfg_rules: bool = option(False, group="elementary trees",
                                 help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees "
                                      "(they give coverage for sentences the TSG fragments cannot derive)")
+    tsg_weights: str = option("counts", choices=("counts", "posterior"), group="elementary trees",
+                              help="with --from-tsg: the elementary trees' weights (EM's counts start): the TSG "
+                                   "sample's fragment counts, depth-1 rules at their treebank counts; or the TSG "
+                                   "model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at "
+                                   "alpha_c P0 (default counts)")
     max_depth: int = option(2, help="built-in source: fragment depth (default 2)", type=positive_int,
                             group="elementary trees")
     min_count: int = option(2, type=nonnegative_int, group="elementary trees",
@@ -107,19 +112,23 @@ class OSTAGFormalism(Formalism):
             from treegram.plugins.ostag.bayes_cli import train_bayesian_from_options
 
             return train_bayesian_from_options(trees, options, ctx)
-        elementary = pcfg = None
+        elementary = pcfg = extra_weight = None
         h = None if options.horizontal < 0 else options.horizontal
         v, mark_unary, rare = options.vertical, True, options.rare_threshold
         if options.from_tsg is not None:
             from treegram.formalism import load_model
 
-            from treegram.plugins.ostag.extract import tsg_model_elementary_trees
+            from treegram.plugins.ostag.extract import TSGPosterior, tsg_model_elementary_trees
 
             tsg = load_model(options.from_tsg)
             if getattr(tsg, "formalism", None) != "tsg" or not hasattr(tsg, "fragments"):
                 raise InputError(f"{options.from_tsg} is a {tsg.formalism} model, not a TSG",
                                  hint="pass a model written by `treegram train tsg`")
-            elementary = tsg_model_elementary_trees(tsg)
+            if options.tsg_weights == "posterior":
+                posterior = TSGPosterior(tsg)
+                elementary, extra_weight = posterior.elementary_trees(), posterior.weight
+            else:
+                elementary = tsg_model_elementary_trees(tsg)
             pcfg = tsg.pcfg
             h, v, mark_unary = tsg.settings.horizontal, tsg.settings.vertical, False
             rare = tsg.settings.rare_threshold
@@ -129,7 +138,8 @@ class OSTAGFormalism(Formalism):
                                  rare_threshold=rare, max_depth=options.max_depth, min_count=options.min_count,
                                  em_iterations=options.em_iterations, em_initial=options.em_initial,
                                  adj_init=options.adj_init,
-                                 prune_threshold=options.prune_threshold, add_cfg_rules=not options.no_cfg_rules)
+                                 prune_threshold=options.prune_threshold, add_cfg_rules=not options.no_cfg_rules,
+                                 tsg_weights=options.tsg_weights if options.from_tsg is not None else "counts")
         from treegram.trees.tree import drop_oversized
 
         # EM keeps a span chart per training tree (quadratic in its length): huge trees are left out with a note
@@ -142,7 +152,7 @@ class OSTAGFormalism(Formalism):
                                 f"{rec['seconds']}s")
 
             model = train_ostag(trees, settings, elementary=elementary, pcfg=pcfg, callback=callback,
-                                progress=lambda xs, d: ui.track(xs, description=d))
+                                progress=lambda xs, d: ui.track(xs, description=d), extra_weight=extra_weight)
         if rows and not ctx.json:
             ui.table("EM (per iteration)", list(rows[0].keys()), [list(r.values()) for r in rows])
         model.default_decoder = options.decoder

@@ -1,0 +1,108 @@
+"""Issue 16: `treegram train ostag --from-tsg M --tsg-weights posterior` weighs the TSG's fragments by the TSG
+model's posterior pseudo-counts n_e + alpha_c P0(e) (`extract.TSGPosterior`), read off its Goodman grammar."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from treegram.cli.app import main
+from treegram.formalism import load_model
+from treegram.trees import parse_brackets
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A demo TSG with alpha and beta held fixed (alpha = 2.5, beta = 0.5, the final sample's grammar), and the
+    OSTAG models built from it with either weighting (0 EM iterations: the weights are the trees' counts)."""
+    from treegram.builtin.demo import demo_trees
+
+    d = tmp_path_factory.mktemp("ostag_tsg_weights")
+    tb = d / "demo.mrg"
+    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tsg = d / "fixed.tsg"
+    assert main(["-q", "train", "tsg", "--treebank", str(tb), "--seed", "4", "--iterations", "3", "--fixed-hyper",
+                 "--alpha", "2.5", "--beta", "0.5", "--average", "1", "--out", str(tsg)]) == 0
+    out = {"tb": tb, "tsg": tsg}
+    for w in ("counts", "posterior"):
+        out[w] = d / f"{w}.ostag"
+        assert main(["-q", "train", "ostag", "--from-tsg", str(tsg), "--treebank", str(tb), "--seed", "4",
+                     "--em-iterations", "0", "--tsg-weights", w, "--out", str(out[w])]) == 0
+    return out
+
+
+def test_alpha_and_base_are_read_off_the_tsg_grammar(files):
+    from treegram.plugins.ostag.extract import TSGPosterior
+
+    post = TSGPosterior(load_model(files["tsg"]))
+    # alpha_c = n_c p_c / (1 - p_c) recovers the fixed concentration for every root label
+    assert post.alpha and all(a == pytest.approx(2.5, rel=1e-9) for a in post.alpha.values())
+    for tree, n in post.fragments:
+        lp = post.log_p0(tree)
+        assert -np.inf < lp <= 0  # every fragment is derivable by the base too
+        assert post.weight(tree, n) == pytest.approx(n + 2.5 * math.exp(lp))
+    assert post.log_p0(parse_brackets("(NOSUCHLABEL (X y))", source="test")[0]) == -np.inf
+    # a depth-1 binary fragment: P0 = PCFG rule * beta * beta (both children stop); expanding one child instead
+    # gives (1 - beta) = the same 0.5 times that child's own base factor, so a strictly smaller P0
+    t = next(t for t, _n in post.fragments if len(t.children) == 2 and not any(c.children for c in t.children))
+    kids = list(t.children)
+    lexical = next(u for u, _n in post.fragments if len(u.children) == 1 and isinstance(u.children[0], str)
+                   and u.label == kids[0].label) if any(
+        len(u.children) == 1 and isinstance(u.children[0], str) and u.label == kids[0].label
+        for u, _n in post.fragments) else None
+    if lexical is not None:
+        from treegram.trees import Tree
+
+        deeper = Tree(t.label, (lexical, kids[1]))
+        assert post.log_p0(deeper) == pytest.approx(post.log_p0(t) + post.log_p0(lexical))
+
+
+def test_posterior_weights_reach_the_ostag_grammar(files):
+    from treegram.builtin.demo import demo_trees
+    from treegram.plugins.ostag.extract import TSGPosterior, depth_fragments, ostag_from_tsg, prepare_tree
+
+    counts, posterior = load_model(files["counts"]), load_model(files["posterior"])
+    assert counts.settings.tsg_weights == "counts" and posterior.settings.tsg_weights == "posterior"
+    tsg = load_model(files["tsg"])
+    post = TSGPosterior(tsg)
+    # expected: the fragments at n_e + alpha P0, the treebank's other depth-1 rules at alpha P0, through the paper's
+    # extraction (initial-tree weights summed over the rules they come from)
+    prep = [prepare_tree(t, tsg.pcfg.mapper, horizontal=tsg.settings.horizontal, vertical=tsg.settings.vertical,
+                         mark_unary=False) for t in demo_trees()]
+    have = {t for t, _n in post.fragments}
+    extra = [(t, post.weight(t)) for t, _c in depth_fragments(prep, 1, 1) if t not in have]
+    assert extra
+    init, aux = ostag_from_tsg(post.elementary_trees() + extra)
+    g = posterior.grammar
+    got = dict(zip(g.initial, g.initial_count))
+    assert set(got) == {t for t, _w in init}
+    for t, w in init:
+        assert got[t] == pytest.approx(w, rel=1e-9)
+    assert dict(zip(g.auxiliary, g.aux_count)) == pytest.approx(dict(aux), rel=1e-9)
+    # 0 EM iterations: P_sub(e | c) is e's weight relative to its root label's
+    label = np.array([t.label for t in g.initial])
+    w = np.array(g.initial_count)
+    for i in range(0, len(w), max(1, len(w) // 20)):
+        assert np.exp(g.sub_logp[i]) == pytest.approx(w[i] / w[label == label[i]].sum())
+    # the counts weighting gives a different grammar over the same trees
+    assert set(counts.grammar.initial) == set(g.initial)
+    assert not np.allclose(counts.grammar.initial_count, [got[t] for t in counts.grammar.initial])
+
+
+def test_posterior_model_parses(files, tmp_path):
+    inp = tmp_path / "in.txt"
+    inp.write_text("The hungry dog slept in the garden .\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["-q", "parse", "--model", str(files["posterior"]), "--input", str(inp), "--out", str(out)]) == 0
+    (tree,) = parse_brackets(out.read_text(encoding="utf-8"), source="test")
+    assert tree.leaves() == "The hungry dog slept in the garden .".split()
+
+
+def test_unknown_tsg_weights_refused():
+    from treegram.errors import InputError
+    from treegram.plugins.ostag.model import OSTAGSettings
+
+    with pytest.raises(InputError, match="unknown TSG weights"):
+        OSTAGSettings(tsg_weights="nope")
