@@ -12,6 +12,7 @@ It reuses the TSG models and the rows (source TSG; the counts default) that `ben
 measuring whatever is missing itself:
 
     nice -n 10 python benchmarks/bench_ostag_tsg_weights.py --seeds 1,2 --dev-limit 60
+    nice -n 10 python benchmarks/bench_ostag_tsg_weights.py --seeds 1,2 --dev-limit 60 --controls  # no aux trees
     python benchmarks/bench_ostag_tsg_weights.py --write      # the `parsing-defaults-ostag-weights` section
 """
 
@@ -35,9 +36,13 @@ SECTION = "parsing-defaults-ostag-weights"
 SOURCE = "source TSG model (`treegram train tsg` defaults), same decoder"
 COUNTS = "OSTAG3 shipped defaults (1 EM iteration(s), counts start)"
 CONFIGS = [("posterior", 0), ("posterior", 1), ("counts", 0)]
+#: --control: the same fragments with no auxiliary trees (`--model tsg --no-expand`): is the loss adjunction's?
+CONTROLS = [("posterior", 0), ("posterior", 1)]
 
 
-def row_name(weights: str, em: int) -> str:
+def row_name(weights: str, em: int, control: bool = False) -> str:
+    if control:
+        return f"TSG control (no auxiliary trees) --tsg-weights {weights}, {em} EM iteration(s)"
     return f"OSTAG3 --tsg-weights {weights}, {em} EM iteration(s)"
 
 
@@ -55,7 +60,7 @@ def reference_rows(seed: int) -> dict:
     return out
 
 
-def run(seed: int, train_path: Path, dev, cmd: str) -> None:
+def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False) -> None:
     work = tag.CACHE / "models"
     work.mkdir(parents=True, exist_ok=True)
     path = cache(seed)
@@ -80,19 +85,21 @@ def run(seed: int, train_path: Path, dev, cmd: str) -> None:
             tsg = load_model(tsg_path)
             save(tag.evaluate(SOURCE, tsg, dev, "maxrule", size=f"{tsg.info['elementary_trees']:,} elementary trees",
                               train_s=tsg_s, seed=seed, group="ostag", role="source"))
-    for weights, em in [("counts", 1), *CONFIGS]:
-        name = row_name(weights, em)
+    todo = [(w, e, True) for w, e in CONTROLS] if controls else [(w, e, False) for w, e in [("counts", 1), *CONFIGS]]
+    for weights, em, control in todo:
+        name = row_name(weights, em, control)
         if name in names:
             continue
-        if (weights, em) == ("counts", 1) and COUNTS in ref and ref[COUNTS]["sentences"] == len(dev):
+        if (weights, em, control) == ("counts", 1, False) and COUNTS in ref and ref[COUNTS]["sentences"] == len(dev):
             save({**ref[COUNTS], "name": name, "role": "counts"})  # the same CLI command, measured there
             continue
-        out = work / f"ostag-{seed}-{weights}-em{em}.model"
+        out = work / f"ostag-{seed}-{weights}-em{em}{'-ctrl' if control else ''}.model"
         secs = tag.cli(["train", "ostag", "--from-tsg", str(tsg_path), "--treebank", str(train_path), "--seed",
-                        str(seed), "--tsg-weights", weights, "--em-iterations", str(em), "--out", str(out)])
+                        str(seed), "--tsg-weights", weights, "--em-iterations", str(em), "--out", str(out),
+                        *(["--model", "tsg", "--no-expand"] if control else [])])
         m = load_model(out)
         save(tag.evaluate(name, m, dev, None, size=size(m), train_s=secs, seed=seed, group="ostag",
-                          role="counts" if (weights, em) == ("counts", 1) else "weights"))
+                          role="control" if control else "counts" if (weights, em) == ("counts", 1) else "weights"))
         del m
 
 
@@ -125,8 +132,13 @@ def write() -> None:
                 continue
             if SOURCE in by:
                 sig.append([seed, f"{name} - source TSG", *tag.ar(r, by[SOURCE], seed)])
-            if counts is not None and r is not counts:
+            if counts is not None and r is not counts and r["role"] != "control":
                 sig.append([seed, f"{name} - counts, 1 EM iteration (previous default)", *tag.ar(r, counts, seed)])
+            if r["role"] == "control":
+                w, em = r["name"].split("--tsg-weights ")[1].split(", ")
+                system = by.get(row_name(w, int(em.split()[0])))
+                if system is not None:
+                    sig.append([seed, f"{system['name']} - its no-auxiliary-tree control", *tag.ar(system, r, seed)])
     body.append("\nPaired approximate randomization (10,000 trials, two-sided, per-sentence bracket counts):\n")
     body.append(markdown_table(["seed", "comparison", "F1 difference", "p"], sig))
     write_section(SECTION, "\n".join(body))
@@ -137,6 +149,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", default=None, help="comma-separated seeds to measure (e.g. 1,2)")
     ap.add_argument("--dev-limit", type=int, default=None, help="parse only the first N dev sentences")
+    ap.add_argument("--controls", action="store_true",
+                    help="only the no-auxiliary-tree controls of the posterior rows (`--model tsg --no-expand`)")
     ap.add_argument("--write", action="store_true", help="rewrite the RESULTS.md section from the cache")
     args = ap.parse_args()
     if args.seeds:
@@ -144,10 +158,10 @@ def main() -> None:
         train_path = shared / "ptb-sample" / "train"
         dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
         cmd = (f"nice -n 10 python benchmarks/bench_ostag_tsg_weights.py --seeds {args.seeds}"
-               + (f" --dev-limit {args.dev_limit}" if args.dev_limit else ""))
+               + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + (" --controls" if args.controls else ""))
         for seed in (int(s) for s in args.seeds.split(",")):
             print(f"== seed {seed}: dev {len(dev)} sentences", flush=True)
-            run(seed, train_path, dev, cmd)
+            run(seed, train_path, dev, cmd, args.controls)
     if args.write:
         write()
 
