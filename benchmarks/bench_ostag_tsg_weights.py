@@ -46,8 +46,8 @@ def row_name(weights: str, em: int, control: bool = False) -> str:
     return f"OSTAG3 --tsg-weights {weights}, {em} EM iteration(s)"
 
 
-def cache(seed: int) -> Path:
-    return tag.CACHE / f"ostag-weights-seed{seed}.json"
+def cache(seed: int, controls: bool = False) -> Path:
+    return tag.CACHE / f"ostag-weights{'-controls' if controls else ''}-seed{seed}.json"
 
 
 def reference_rows(seed: int) -> dict:
@@ -63,7 +63,7 @@ def reference_rows(seed: int) -> dict:
 def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False) -> None:
     work = tag.CACHE / "models"
     work.mkdir(parents=True, exist_ok=True)
-    path = cache(seed)
+    path = cache(seed, controls)
     done = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"meta": {}, "rows": []}
     names = {r["name"] for r in done["rows"]}
     ref = reference_rows(seed)
@@ -104,7 +104,7 @@ def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False) -> N
 
 
 def write() -> None:
-    parts = sorted(tag.CACHE.glob("ostag-weights-seed*.json"))
+    parts = sorted(tag.CACHE.glob("ostag-weights*-seed*.json"))
     if not parts:
         raise SystemExit("nothing cached: run with --seeds first")
     loaded = [json.loads(p.read_text(encoding="utf-8")) for p in parts]
@@ -117,7 +117,8 @@ def write() -> None:
             "its row and the counts/1-EM row are that script's measurements (same files, same sentences). Each "
             "OSTAG row is `treegram train ostag --from-tsg TSG --tsg-weights W --em-iterations E --seed S`, parsed "
             "with its saved default decoder (maxrule), pruning 1e-4 (the TSG's own: 1e-5).\n"]
-    rows = sorted((r for d in loaded for r in d["rows"]), key=lambda r: (r["seed"], r["role"] != "source", r["name"]))
+    unique = {(r["seed"], r["name"]): r for d in loaded for r in d["rows"]}  # the source row is in every file
+    rows = sorted(unique.values(), key=lambda r: (r["seed"], r["role"] != "source", r["name"]))
     body.append(markdown_table(["seed", "model", "decoder", "dev sent.", "F1 all", "F1 <=40", "exact", "failed",
                                 "grammar size", "train s", "sent/s"],
                                [[r["seed"], r["name"], r["decoder"], r["sentences"], r["f1"], r["f1_40"], r["exact"],
