@@ -44,19 +44,17 @@ def test_alpha_and_base_are_read_off_the_tsg_grammar(files):
         assert -np.inf < lp <= 0  # every fragment is derivable by the base too
         assert post.weight(tree, n) == pytest.approx(n + 2.5 * math.exp(lp))
     assert post.log_p0(parse_brackets("(NOSUCHLABEL (X y))", source="test")[0]) == -np.inf
-    # a depth-1 binary fragment: P0 = PCFG rule * beta * beta (both children stop); expanding one child instead
-    # gives (1 - beta) = the same 0.5 times that child's own base factor, so a strictly smaller P0
-    t = next(t for t, _n in post.fragments if len(t.children) == 2 and not any(c.children for c in t.children))
-    kids = list(t.children)
-    lexical = next(u for u, _n in post.fragments if len(u.children) == 1 and isinstance(u.children[0], str)
-                   and u.label == kids[0].label) if any(
-        len(u.children) == 1 and isinstance(u.children[0], str) and u.label == kids[0].label
-        for u, _n in post.fragments) else None
-    if lexical is not None:
-        from treegram.trees import Tree
+    # the base factorizes over nodes: replacing a frontier child of a depth-1 binary fragment by a lexical
+    # fragment of its label multiplies P0 by (1 - beta) / beta (= 1 here) times that fragment's P0
+    from treegram.trees import Tree
 
-        deeper = Tree(t.label, (lexical, kids[1]))
-        assert post.log_p0(deeper) == pytest.approx(post.log_p0(t) + post.log_p0(lexical))
+    lexical = {u.label: u for u, _n in post.fragments if len(u.children) == 1 and isinstance(u.children[0], str)}
+    pairs = [(t, lexical[t.children[0].label]) for t, _n in post.fragments
+             if len(t.children) == 2 and not any(c.children for c in t.children) and t.children[0].label in lexical]
+    assert pairs, "the demo TSG has a depth-1 binary fragment over a preterminal"
+    for t, lex in pairs[:10]:
+        deeper = Tree(t.label, (lex, t.children[1]))
+        assert post.log_p0(deeper) == pytest.approx(post.log_p0(t) + post.log_p0(lex))
 
 
 def test_posterior_weights_reach_the_ostag_grammar(files):
