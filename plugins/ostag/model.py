@@ -13,7 +13,10 @@ lengthened (measured on 300 ptb-sample training trees: 1.9% of sampled derivatio
 `mask_from_tree` admitted 2.3%).
 
 EM's starting estimate (`em_initial`): the relative frequencies of the elementary trees' counts, or uniform per
-root label.  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
+root label.  With elementary trees from a TSG model the counts are (`tsg_weights`, `--tsg-weights`) either the
+sample's fragment counts (the treebank's depth-1 rules at their treebank counts) or the TSG's posterior
+pseudo-counts n_e + alpha_c P0(e) (depth-1 rules at alpha_c P0; `extract.TSGPosterior`): with 0 EM iterations the
+latter gives each root label's trees the TSG grammar's relative probabilities (DP posterior predictive).  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
 the model's `default_decoder`; issue 16: the measurements against the source TSG are in
 `benchmarks/bench_parsing_defaults_tag.py` / the `parsing-defaults-tag` section of benchmarks/RESULTS.md).
 """
