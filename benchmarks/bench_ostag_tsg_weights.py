@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -40,14 +41,16 @@ CONFIGS = [("posterior", 0), ("posterior", 1), ("counts", 0)]
 CONTROLS = [("posterior", 0), ("posterior", 1)]
 
 
-def row_name(weights: str, em: int, control: bool = False) -> str:
+def row_name(weights: str, em: int, control: bool = False, options: str = "") -> str:
+    extra = f", {options}" if options else ""
     if control:
-        return f"TSG control (no auxiliary trees) --tsg-weights {weights}, {em} EM iteration(s)"
-    return f"OSTAG3 --tsg-weights {weights}, {em} EM iteration(s)"
+        return f"TSG control (no auxiliary trees) --tsg-weights {weights}, {em} EM iteration(s){extra}"
+    return f"OSTAG3 --tsg-weights {weights}, {em} EM iteration(s){extra}"
 
 
-def cache(seed: int, controls: bool = False) -> Path:
-    return tag.CACHE / f"ostag-weights{'-controls' if controls else ''}-seed{seed}.json"
+def cache(seed: int, controls: bool = False, options: str = "") -> Path:
+    tag_ = "-controls" if controls else "-opts-" + re.sub(r"[^a-z0-9]+", "_", options) if options else ""
+    return tag.CACHE / f"ostag-weights{tag_}-seed{seed}.json"
 
 
 def reference_rows(seed: int) -> dict:
@@ -60,10 +63,10 @@ def reference_rows(seed: int) -> dict:
     return out
 
 
-def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False) -> None:
+def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False, options: str = "") -> None:
     work = tag.CACHE / "models"
     work.mkdir(parents=True, exist_ok=True)
-    path = cache(seed, controls)
+    path = cache(seed, controls, options)
     done = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"meta": {}, "rows": []}
     names = {r["name"] for r in done["rows"]}
     ref = reference_rows(seed)
@@ -85,18 +88,20 @@ def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False) -> N
             tsg = load_model(tsg_path)
             save(tag.evaluate(SOURCE, tsg, dev, "maxrule", size=f"{tsg.info['elementary_trees']:,} elementary trees",
                               train_s=tsg_s, seed=seed, group="ostag", role="source"))
-    todo = [(w, e, True) for w, e in CONTROLS] if controls else [(w, e, False) for w, e in [("counts", 1), *CONFIGS]]
+    todo = ([(w, e, True) for w, e in CONTROLS] if controls else [("posterior", 0, False)] if options else
+            [(w, e, False) for w, e in [("counts", 1), *CONFIGS]])
     for weights, em, control in todo:
-        name = row_name(weights, em, control)
+        name = row_name(weights, em, control, options)
         if name in names:
             continue
         if (weights, em, control) == ("counts", 1, False) and COUNTS in ref and ref[COUNTS]["sentences"] == len(dev):
             save({**ref[COUNTS], "name": name, "role": "counts"})  # the same CLI command, measured there
             continue
-        out = work / f"ostag-{seed}-{weights}-em{em}{'-ctrl' if control else ''}.model"
+        opt_tag = re.sub(r"[^a-z0-9]+", "_", options)
+        out = work / f"ostag-{seed}-{weights}-em{em}{'-ctrl' if control else ''}{opt_tag}.model"
         secs = tag.cli(["train", "ostag", "--from-tsg", str(tsg_path), "--treebank", str(train_path), "--seed",
                         str(seed), "--tsg-weights", weights, "--em-iterations", str(em), "--out", str(out),
-                        *(["--model", "tsg", "--no-expand"] if control else [])])
+                        *(["--model", "tsg", "--no-expand"] if control else []), *options.split()])
         m = load_model(out)
         save(tag.evaluate(name, m, dev, None, size=size(m), train_s=secs, seed=seed, group="ostag",
                           role="control" if control else "counts" if (weights, em) == ("counts", 1) else "weights"))
@@ -136,7 +141,7 @@ def write() -> None:
             if counts is not None and r is not counts and r["role"] != "control":
                 sig.append([seed, f"{name} - counts, 1 EM iteration (previous default)", *tag.ar(r, counts, seed)])
             if r["role"] == "control":
-                w, em = r["name"].split("--tsg-weights ")[1].split(", ")
+                w, em = r["name"].split("--tsg-weights ")[1].split(", ")[:2]
                 system = by.get(row_name(w, int(em.split()[0])))
                 if system is not None:
                     sig.append([seed, f"{system['name']} - its no-auxiliary-tree control", *tag.ar(system, r, seed)])
@@ -152,6 +157,9 @@ def main() -> None:
     ap.add_argument("--dev-limit", type=int, default=None, help="parse only the first N dev sentences")
     ap.add_argument("--controls", action="store_true",
                     help="only the no-auxiliary-tree controls of the posterior rows (`--model tsg --no-expand`)")
+    ap.add_argument("--options", default="", metavar="OPTS",
+                    help="only OSTAG3 --tsg-weights posterior, 0 EM iterations, with these extra `train ostag` "
+                         "options (e.g. '--prune-threshold 1e-05')")
     ap.add_argument("--write", action="store_true", help="rewrite the RESULTS.md section from the cache")
     args = ap.parse_args()
     if args.seeds:
@@ -159,10 +167,10 @@ def main() -> None:
         train_path = shared / "ptb-sample" / "train"
         dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
         cmd = (f"nice -n 10 python benchmarks/bench_ostag_tsg_weights.py --seeds {args.seeds}"
-               + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + (" --controls" if args.controls else ""))
+               + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + (" --controls" if args.controls else "") + (f" --options '{args.options}'" if args.options else ""))
         for seed in (int(s) for s in args.seeds.split(",")):
             print(f"== seed {seed}: dev {len(dev)} sentences", flush=True)
-            run(seed, train_path, dev, cmd, args.controls)
+            run(seed, train_path, dev, cmd, args.controls, args.options)
     if args.write:
         write()
 
