@@ -66,7 +66,7 @@ def reference_rows(seed: int) -> dict:
 def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False, options: str = "") -> None:
     work = tag.CACHE / "models"
     work.mkdir(parents=True, exist_ok=True)
-    path = cache(seed, controls, options)
+    path = cache(seed, controls, options)  # (named by the options as given)
     done = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"meta": {}, "rows": []}
     names = {r["name"] for r in done["rows"]}
     ref = reference_rows(seed)
@@ -88,7 +88,11 @@ def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False, opti
             tsg = load_model(tsg_path)
             save(tag.evaluate(SOURCE, tsg, dev, "maxrule", size=f"{tsg.info['elementary_trees']:,} elementary trees",
                               train_s=tsg_s, seed=seed, group="ostag", role="source"))
-    todo = ([(w, e, True) for w, e in CONTROLS] if controls else [("posterior", 0, False)] if options else
+    given = re.search(r"--tsg-weights (\S+)", options)
+    if given:  # --options '--tsg-weights W ...': that weighting's row
+        options = (options[:given.start()] + options[given.end():]).strip()
+    todo = ([(w, e, True) for w, e in CONTROLS] if controls else
+            [(given.group(1) if given else "posterior", 0, False)] if options or given else
             [(w, e, False) for w, e in [("counts", 1), *CONFIGS]])
     for weights, em, control in todo:
         name = row_name(weights, em, control, options)

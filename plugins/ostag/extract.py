@@ -157,6 +157,32 @@ class TSGPosterior:
         lp = self.log_p0(tree)
         return count + (alpha * float(np.exp(lp)) if lp > -np.inf else 0.0)
 
+    def rule_weight(self, tree: Tree) -> float:
+        """alpha_c times the base's total mass of the trees whose root rule is this depth-1 `tree`'s rule (its
+        PCFG probability: each child stopped or expanded, beta + (1 - beta) = 1): the weight the TSG's base route
+        gives, summed over every continuation, to derivations starting with that rule (`--tsg-weights
+        posterior-rules`: the depth-1 rules stand in for the base; `weight` gives them only the all-stop part)."""
+        alpha = self.alpha.get(tree.label, 1.0)
+        parent = self._sym(tree.label + "~base")
+        kids = tree.children
+        if len(kids) == 1 and isinstance(kids[0], str):
+            w = self._lex.get((parent, self._words.get(kids[0])))
+            return alpha * float(np.exp(w)) if w is not None and parent >= 0 else 0.0
+        if any(isinstance(k, str) or k.children for k in kids) or len(kids) > 2:
+            return self.weight(tree)  # not a depth-1 rule over nonterminals
+        options = [(self._sym(k.label), self._sym(k.label + "~base")) for k in kids]
+        total = 0.0
+        if len(kids) == 1:
+            for a in options[0]:
+                w = self._un.get((parent, a))
+                total += 0.0 if w is None else float(np.exp(w))
+        else:
+            for a in options[0]:
+                for b in options[1]:
+                    w = self._bin.get((parent, a, b))
+                    total += 0.0 if w is None else float(np.exp(w))
+        return alpha * total
+
     def elementary_trees(self) -> list[tuple[Tree, float]]:
         """(fragment, n_e + alpha_c P0(e)) for every fragment of the model."""
         return [(t, self.weight(t, n)) for t, n in self.fragments]

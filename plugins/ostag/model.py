@@ -43,7 +43,7 @@ from treegram.plugins.ostag.grammar import MODELS, OSTAG
 MODEL_VERSION = 1
 KINDS = MODELS + ("tsg",)
 EM_INITIAL = ("counts", "uniform")
-TSG_WEIGHTS = ("counts", "posterior")
+TSG_WEIGHTS = ("counts", "posterior", "posterior-rules")
 
 
 @attrs.frozen
@@ -67,7 +67,8 @@ class OSTAGSettings:
     cfg_rule_weight: float = 1.0  # ... with its treebank count times this as its count (EM's counts start)
     # what the given elementary trees' counts are (recorded only; `train_ostag`'s caller supplies them):
     # "counts" = the TSG sample's fragment counts, depth-1 rules at their treebank counts; "posterior" = the TSG
-    # model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at alpha_c P0 (`extract.TSGPosterior`)
+    # model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at alpha_c P0 (`extract.TSGPosterior`);
+    # "posterior-rules" = the same, depth-1 rules at alpha_c P_pcfg(rule) (`TSGPosterior.rule_weight`)
     tsg_weights: str = "counts"
     prune_threshold: float = 1e-4  # coarse-to-fine posterior cutoff at parse time (0 = off)
     trim: bool = True  # parse time: drop symbols no allowed parse can use before the chart (exact, `restrict`)

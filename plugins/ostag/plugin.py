@@ -25,11 +25,13 @@ class OSTAGOptions:
     no_cfg_rules: bool = option(False, group="elementary trees",
                                 help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees "
                                      "(they give coverage for sentences the TSG fragments cannot derive)")
-    tsg_weights: str = option("counts", choices=("counts", "posterior"), group="elementary trees",
+    tsg_weights: str = option("counts", choices=("counts", "posterior", "posterior-rules"),
+                              group="elementary trees",
                               help="with --from-tsg: the elementary trees' weights (EM's counts start): the TSG "
                                    "sample's fragment counts, depth-1 rules at their treebank counts; or the TSG "
                                    "model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at "
-                                   "alpha_c P0 (default counts)")
+                                   "alpha_c P0; posterior-rules: depth-1 rules at alpha_c times "
+                                   "their PCFG probability (default counts)")
     max_depth: int = option(2, help="built-in source: fragment depth (default 2)", type=positive_int,
                             group="elementary trees")
     min_count: int = option(2, type=nonnegative_int, group="elementary trees",
@@ -124,9 +126,10 @@ class OSTAGFormalism(Formalism):
             if getattr(tsg, "formalism", None) != "tsg" or not hasattr(tsg, "fragments"):
                 raise InputError(f"{options.from_tsg} is a {tsg.formalism} model, not a TSG",
                                  hint="pass a model written by `treegram train tsg`")
-            if options.tsg_weights == "posterior":
+            if options.tsg_weights != "counts":
                 posterior = TSGPosterior(tsg)
-                elementary, extra_weight = posterior.elementary_trees(), posterior.weight
+                elementary = posterior.elementary_trees()
+                extra_weight = posterior.weight if options.tsg_weights == "posterior" else posterior.rule_weight
             else:
                 elementary = tsg_model_elementary_trees(tsg)
             pcfg = tsg.pcfg
