@@ -104,3 +104,29 @@ def test_unknown_tsg_weights_refused():
 
     with pytest.raises(InputError, match="unknown TSG weights"):
         OSTAGSettings(tsg_weights="nope")
+
+
+def test_rule_weight_is_the_base_mass_of_the_root_rule(files, tmp_path):
+    from treegram.plugins.ostag.extract import TSGPosterior
+
+    post = TSGPosterior(load_model(files["tsg"]))
+    seen = {1: 0, 2: 0, "lex": 0}
+    for t, _n in post.fragments:
+        if len(t.children) == 1 and isinstance(t.children[0], str):
+            assert post.rule_weight(t) == pytest.approx(post.weight(t))  # a word: nothing to stop or expand
+            seen["lex"] += 1
+        elif not any(c.children for c in t.children):
+            # beta = 0.5 fixed: stopping every child is 0.5 ** k of the rule's mass (k children)
+            k = len(t.children)
+            assert post.rule_weight(t) == pytest.approx(post.weight(t) * 2 ** k)
+            seen[k] += 1
+    assert seen["lex"] and seen[2]
+    out = tmp_path / "rules.ostag"
+    assert main(["-q", "train", "ostag", "--from-tsg", str(files["tsg"]), "--treebank", str(files["tb"]), "--seed",
+                 "4", "--em-iterations", "0", "--tsg-weights", "posterior-rules", "--out", str(out)]) == 0
+    rules, posterior = load_model(out), load_model(files["posterior"])
+    assert rules.settings.tsg_weights == "posterior-rules"
+    # the same trees; the added depth-1 rules weigh more (2 ** k), the fragments the same
+    assert set(rules.grammar.initial) == set(posterior.grammar.initial)
+    p = dict(zip(posterior.grammar.initial, posterior.grammar.initial_count))
+    assert any(c > p[t] * 1.5 for t, c in zip(rules.grammar.initial, rules.grammar.initial_count))
