@@ -91,8 +91,12 @@ def run(seed: int, train_path: Path, dev, cmd: str, controls: bool = False, opti
     given = re.search(r"--tsg-weights (\S+)", options)
     if given:  # --options '--tsg-weights W ...': that weighting's row
         options = (options[:given.start()] + options[given.end():]).strip()
+    em_given = re.search(r"--em-iterations (\d+)", options)
+    if em_given:
+        options = (options[:em_given.start()] + options[em_given.end():]).strip()
     todo = ([(w, e, True) for w, e in CONTROLS] if controls else
-            [(given.group(1) if given else "posterior", 0, False)] if options or given else
+            [(given.group(1) if given else "posterior", int(em_given.group(1)) if em_given else 0, False)]
+            if options or given or em_given else
             [(w, e, False) for w, e in [("counts", 1), *CONFIGS]])
     for weights, em, control in todo:
         name = row_name(weights, em, control, options)
@@ -163,7 +167,8 @@ def main() -> None:
                     help="only the no-auxiliary-tree controls of the posterior rows (`--model tsg --no-expand`)")
     ap.add_argument("--options", default="", metavar="OPTS",
                     help="only OSTAG3 --tsg-weights posterior, 0 EM iterations, with these extra `train ostag` "
-                         "options (e.g. '--prune-threshold 1e-05')")
+                         "options (e.g. '--prune-threshold 1e-05'; '--tsg-weights W' / '--em-iterations E' "
+                         "replace the weighting / EM iterations)")
     ap.add_argument("--write", action="store_true", help="rewrite the RESULTS.md section from the cache")
     args = ap.parse_args()
     if args.seeds:
