@@ -129,7 +129,11 @@ def write() -> None:
             "before the TSG's posterior averaging was shipped: the final sample's grammar), parsed with maxrule; "
             "its row and the counts/1-EM row are that script's measurements (same files, same sentences). Each "
             "OSTAG row is `treegram train ostag --from-tsg TSG --tsg-weights W --em-iterations E --seed S`, parsed "
-            "with its saved default decoder (maxrule), pruning 1e-4 (the TSG's own: 1e-5).\n"]
+            "with its saved default decoder (maxrule), pruning 1e-4 (the TSG's own: 1e-5). Weightings: counts = the "
+            "sample's fragment counts, depth-1 treebank rules at their treebank counts; posterior = the TSG's "
+            "pseudo-counts n_e + alpha_c P0(e), depth-1 rules at alpha_c P0 (all children stopped); "
+            "posterior-rules = the same, depth-1 rules at alpha_c P_pcfg(rule) (the base's whole mass for that "
+            "root rule). TSG control = the same weights with no auxiliary trees (`--model tsg --no-expand`).\n"]
     unique = {(r["seed"], r["name"]): r for d in loaded for r in d["rows"]}  # the source row is in every file
     rows = sorted(unique.values(), key=lambda r: (r["seed"], r["role"] != "source", r["name"]))
     body.append(markdown_table(["seed", "model", "decoder", "dev sent.", "F1 all", "F1 <=40", "exact", "failed",
@@ -155,6 +159,9 @@ def write() -> None:
                     sig.append([seed, f"{system['name']} - its no-auxiliary-tree control", *tag.ar(system, r, seed)])
     body.append("\nPaired approximate randomization (10,000 trials, two-sided, per-sentence bracket counts):\n")
     body.append(markdown_table(["seed", "comparison", "F1 difference", "p"], sig))
+    body.append("\nCaveats: 60 dev sentences (a difference of about 2 F1 is needed for p < 0.1); the source TSG is "
+                "the final-sample grammar, not the averaged one `treegram train tsg` now ships; rows absent for a "
+                "seed were not run.\n")
     write_section(SECTION, "\n".join(body))
     print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
 
