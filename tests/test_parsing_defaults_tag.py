@@ -57,7 +57,8 @@ def test_shipped_option_defaults():
     tig = TIGOptions()
     assert (tig.variant, tig.tsg_init, tig.decoder) == ("tig0", 100, "maxrule")
     ostag = OSTAGOptions()
-    assert (ostag.em_iterations, ostag.em_initial, ostag.decoder) == (1, "counts", "maxrule")
+    assert (ostag.em_iterations, ostag.em_initial, ostag.decoder, ostag.tsg_weights) == (
+        None, "counts", "maxrule", "posterior-rules")  # None: 0 EM iterations from posterior TSG weights, else 1
     for cls in (TIGOptions, OSTAGOptions):
         with pytest.raises(InputError, match="unknown decoder"):
             cls(decoder="no-such-decoder")
@@ -113,8 +114,9 @@ def test_ostag_model_keeps_its_default_decoder_and_parse_uses_it(demo_ostag_file
     assert isinstance(model, ChartModel)  # parses through the core charts: every core decoder applies
     assert model.default_decoder == "maxrule" and model.describe(top=0)["default_decoder"] == "maxrule"
     if kind == "em":
-        assert (model.settings.em_iterations, model.settings.em_initial) == (1, "counts")
-        assert len(model.trace) == 1
+        # --from-tsg with the shipped posterior-rules weights: the TSG's own estimate, no EM iteration
+        assert (model.settings.em_iterations, model.settings.tsg_weights) == (0, "posterior-rules")
+        assert len(model.trace) == 0
     again_path = tmp_path / "again.ostag"
     model.save(again_path)
     assert load_model(again_path).default_decoder == "maxrule"

@@ -25,13 +25,14 @@ class OSTAGOptions:
     no_cfg_rules: bool = option(False, group="elementary trees",
                                 help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees "
                                      "(they give coverage for sentences the TSG fragments cannot derive)")
-    tsg_weights: str = option("counts", choices=("counts", "posterior", "posterior-rules"),
+    tsg_weights: str = option("posterior-rules", choices=("counts", "posterior", "posterior-rules"),
                               group="elementary trees",
                               help="with --from-tsg: the elementary trees' weights (EM's counts start): the TSG "
                                    "sample's fragment counts, depth-1 rules at their treebank counts; or the TSG "
                                    "model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at "
                                    "alpha_c P0; posterior-rules: depth-1 rules at alpha_c times "
-                                   "their PCFG probability (default counts)")
+                                   "their PCFG probability (default posterior-rules: the closest to the source TSG "
+                                   "on dev, benchmarks/RESULTS.md parsing-defaults-ostag-weights)")
     max_depth: int = option(2, help="built-in source: fragment depth (default 2)", type=positive_int,
                             group="elementary trees")
     min_count: int = option(2, type=nonnegative_int, group="elementary trees",
@@ -75,9 +76,13 @@ class OSTAGOptions:
     spine_levels: int = option(0, type=nonnegative_int, group="model",
                                help="allow k nested levels of adjunction on spines below the root (section 4.2; "
                                     "grammar size grows fast; default 0 = OSTAG)")
-    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py measured on
-    # ptb-sample dev (issue 16: 1 EM iteration from the counts, maxrule; the alternatives were within noise of it).
-    em_iterations: int = option(1, help="EM iterations (default 1)", type=nonnegative_int, group="model")
+    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py and
+    # bench_ostag_tsg_weights.py measured on ptb-sample dev (issue 16: --from-tsg with the TSG's posterior weights
+    # and no EM iteration; without --from-tsg 1 EM iteration from the counts; maxrule; all within noise on 60 sentences).
+    em_iterations: int | None = option(None, type=nonnegative_int, group="model",
+                                       help="EM iterations (default: 0 with --from-tsg and posterior weights, which "
+                                            "are the TSG's own estimate and EM only moved away from it on dev; "
+                                            "else 1)")
     em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
                              help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "
                                   "uniform per root label (default counts)")
@@ -136,10 +141,13 @@ class OSTAGFormalism(Formalism):
             h, v, mark_unary = tsg.settings.horizontal, tsg.settings.vertical, False
             rare = tsg.settings.rare_threshold
             ui.note(f"{len(elementary)} elementary trees from {options.from_tsg}")
+        em_iterations = options.em_iterations
+        if em_iterations is None:
+            em_iterations = 0 if options.from_tsg is not None and options.tsg_weights != "counts" else 1
         settings = OSTAGSettings(kind=options.model, expand=not options.no_expand,
                                  spine_levels=options.spine_levels, horizontal=h, vertical=v, mark_unary=mark_unary,
                                  rare_threshold=rare, max_depth=options.max_depth, min_count=options.min_count,
-                                 em_iterations=options.em_iterations, em_initial=options.em_initial,
+                                 em_iterations=em_iterations, em_initial=options.em_initial,
                                  adj_init=options.adj_init,
                                  prune_threshold=options.prune_threshold, add_cfg_rules=not options.no_cfg_rules,
                                  tsg_weights=options.tsg_weights if options.from_tsg is not None else "counts")
@@ -148,7 +156,7 @@ class OSTAGFormalism(Formalism):
         # EM keeps a span chart per training tree (quadratic in its length): huge trees are left out with a note
         trees = drop_oversized(trees, 2000, what="OSTAG EM", note=ui.note)
         rows = []
-        with ui.task("EM", total=options.em_iterations) as advance:
+        with ui.task("EM", total=em_iterations) as advance:
             def callback(rec):
                 rows.append(rec)
                 advance(1, info=f"LL {rec['log_likelihood']:.1f}  adjunctions {rec['expected_adjunctions']}  "
