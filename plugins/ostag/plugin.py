@@ -78,7 +78,8 @@ class OSTAGOptions:
                                     "grammar size grows fast; default 0 = OSTAG)")
     # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py and
     # bench_ostag_tsg_weights.py measured on ptb-sample dev (issue 16: --from-tsg with the TSG's posterior weights
-    # and no EM iteration; without --from-tsg 1 EM iteration from the counts; maxrule; all within noise on 60 sentences).
+    # and no EM iteration; without --from-tsg 1 EM iteration from the counts; maxrule; all within noise on 60
+    # sentences).
     em_iterations: int | None = option(None, type=nonnegative_int, group="model",
                                        help="EM iterations (default: 0 with --from-tsg and posterior weights, which "
                                             "are the TSG's own estimate and EM only moved away from it on dev; "
