@@ -31,3 +31,26 @@ def demo_model_files(tmp_path_factory) -> dict[str, Path]:
         assert main(["-q", "train", name, "--treebank", str(tb), "--seed", "3", "--out", str(path), *extra]) == 0
         out[name] = path
     return out
+
+
+def write_demo_pairs(d: Path, n: int | None = None) -> Path:
+    """A PCFG parser trained on the demo treebank (`d/parser.model`) and (long, short) compression pairs from its
+    sentences, each word kept with probability 0.7 (`d/src.txt`, `d/tgt.txt`): the training data of the
+    compressors' command-line tests."""
+    import numpy as np
+
+    from treegram.builtin.demo import demo_trees
+    from treegram.grammar.pcfg import PCFGModel
+
+    trees = demo_trees()
+    PCFGModel.train(trees).save(d / "parser.model")
+    rng = np.random.default_rng(0)
+    src, tgt = [], []
+    for t in trees[:n]:
+        words = t.leaves()
+        keep = rng.random(len(words)) < 0.7
+        src.append(" ".join(words))
+        tgt.append(" ".join(w for w, k in zip(words, keep) if k))
+    (d / "src.txt").write_text("\n".join(src) + "\n", encoding="utf-8")
+    (d / "tgt.txt").write_text("\n".join(tgt) + "\n", encoding="utf-8")
+    return d

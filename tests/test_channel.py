@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import write_demo_pairs
 
 from treegram.builtin.demo import demo_trees
 from treegram.cli.app import main
 from treegram.compression.treeprep import wrap_root
 from treegram.formalism import load_model
-from treegram.grammar.pcfg import PCFGModel
 from treegram.trees import parse_brackets
 
 from treegram.plugins.channel.model import (STOP, Channel, ChannelGrammar, SyntaxModel, WittenBell, analyse,
@@ -172,17 +172,7 @@ def test_wide_nodes_enumerate_few_drops():
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("channel")
-    trees = demo_trees()
-    PCFGModel.train(trees).save(d / "parser.model")
-    rng = np.random.default_rng(0)
-    src, tgt = [], []
-    for t in trees:
-        words = t.leaves()
-        keep = rng.random(len(words)) < 0.7
-        src.append(" ".join(words))
-        tgt.append(" ".join(w for w, k in zip(words, keep) if k))
-    (d / "src.txt").write_text("\n".join(src) + "\n", encoding="utf-8")
-    (d / "tgt.txt").write_text("\n".join(tgt) + "\n", encoding="utf-8")
+    write_demo_pairs(d)
     for levels in (6, 4):
         assert main(["-q", "train", "channel", "--pairs", str(d / "src.txt"), str(d / "tgt.txt"), "--parser",
                      str(d / "parser.model"), "--levels", str(levels), "--out", str(d / f"ch{levels}.model"),

@@ -7,27 +7,16 @@ import json
 
 import numpy as np
 import pytest
+from conftest import write_demo_pairs
 
 from treegram.cli.app import main
 from treegram.formalism import load_model
-from treegram.builtin.demo import demo_trees
-from treegram.grammar.pcfg import PCFGModel
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("stsg")
-    trees = demo_trees()
-    PCFGModel.train(trees).save(d / "parser.model")
-    rng = np.random.default_rng(0)
-    src, tgt = [], []
-    for t in trees:
-        words = t.leaves()
-        keep = rng.random(len(words)) < 0.7
-        src.append(" ".join(words))
-        tgt.append(" ".join(w for w, k in zip(words, keep) if k))
-    (d / "src.txt").write_text("\n".join(src) + "\n", encoding="utf-8")
-    (d / "tgt.txt").write_text("\n".join(tgt) + "\n", encoding="utf-8")
+    write_demo_pairs(d)
     (d / "bad.txt").write_text("only one line\n", encoding="utf-8")
     assert main(["-q", "train", "stsg", "--pairs", str(d / "src.txt"), str(d / "tgt.txt"), "--parser",
                  str(d / "parser.model"), "--iterations", "20", "--out", str(d / "gs.model"),

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import write_demo_pairs
 
 from treegram.builtin.demo import demo_trees
 from treegram.cli.app import main
@@ -208,20 +209,8 @@ def test_checkpoint_resume_reproduces_the_uninterrupted_run(prepared, tmp_path):
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    from treegram.grammar.pcfg import PCFGModel
-
     d = tmp_path_factory.mktemp("svm")
-    trees = demo_trees()
-    PCFGModel.train(trees).save(d / "parser.model")
-    rng = np.random.default_rng(0)
-    src, tgt = [], []
-    for t in trees[:24]:
-        words = t.leaves()
-        keep = rng.random(len(words)) < 0.7
-        src.append(" ".join(words))
-        tgt.append(" ".join(w for w, k in zip(words, keep) if k))
-    (d / "src.txt").write_text("\n".join(src) + "\n", encoding="utf-8")
-    (d / "tgt.txt").write_text("\n".join(tgt) + "\n", encoding="utf-8")
+    write_demo_pairs(d, 24)
     assert main(["-q", "train", "stsg", "--method", "svm", "--loss", "bp2", "--C", "1", "--pairs",
                  str(d / "src.txt"), str(d / "tgt.txt"), "--parser", str(d / "parser.model"), "--out",
                  str(d / "svm.model"), "--checkpoint", str(d / "svm.ckpt"), "--json"]) == 0
