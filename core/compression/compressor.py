@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from treegram.errors import ModelFileError, ParseFailure, TreegramError
+from treegram.errors import InputError, ModelFileError, ParseFailure, TreegramError
 from treegram.formalism import flat_fallback
 from treegram.io import load_bundle
 
 from treegram.compression.treeprep import wrap_root
 
-__all__ = ["Compression", "is_compressor", "parse_source", "embed_parser", "embedded_parser", "rate_search",
+__all__ = ["Compression", "ParsedCompressor", "is_compressor", "parse_source", "embed_parser", "embedded_parser", "rate_search",
            "MAX_PARSE_LENGTH"]
 
 MAX_PARSE_LENGTH = 100  # longer sentences get the flat fallback tree (parsing is cubic)
@@ -41,6 +41,25 @@ class Compression:
     @property
     def rate(self) -> float:
         return float(np.mean(self.keep)) if len(self.keep) else 1.0
+
+
+class ParsedCompressor:
+    """What every compressor that decodes over the parse of the long sentence shares: ``source_tree`` parses with
+    the embedded ``parser`` (flat fallback, length limit), ``compress`` = parse, then the subclass's
+    ``compress_tree(tree, tokens, rate=, reward=)``.  ``what`` names the model in errors."""
+
+    what = "compression"
+    parser = None
+
+    def source_tree(self, tokens: list[str]):
+        """(ROOT-wrapped parse, status) with status ok / failed (flat fallback tree) / too_long."""
+        return parse_source(self.parser, tokens, what=self.what)
+
+    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
+        if not tokens:
+            raise InputError("empty sentence", hint="give at least one token")
+        tree, _ = self.source_tree(tokens)
+        return self.compress_tree(tree, tokens, rate=rate, reward=reward)
 
 
 def is_compressor(model) -> bool:

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import (Compression, embed_parser, embedded_parser, parse_source,
+from treegram.compression.compressor import (Compression, ParsedCompressor, embed_parser, embedded_parser,
                                              rate_search)
 from treegram.compression.treeprep import parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
@@ -20,9 +20,10 @@ __all__ = ["ChannelModel", "train_channel"]
 FORMAT = "channel-2"  # version of the model's JSON tables
 
 
-class ChannelModel:
+class ChannelModel(ParsedCompressor):
     """The noisy-channel grammar plus the parser that turns raw sentences into long trees."""
 
+    what = "channel"
     formalism = "channel"
 
     CHART_CACHE = 512  # charts kept for re-decoding the same tree with other rewards (rate searches)
@@ -36,9 +37,6 @@ class ChannelModel:
     @property
     def levels(self) -> int:
         return self.grammar.levels
-
-    def source_tree(self, tokens: list[str]):
-        return parse_source(self.parser, tokens, what="channel")
 
     def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0
                       ) -> Compression:
@@ -55,12 +53,6 @@ class ChannelModel:
             self._charts.popitem(last=False)
         keep, score = chart.decode(reward) if rate is None else rate_search(chart.decode, rate)
         return Compression(list(tokens), keep, project(tree, keep), score)
-
-    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        tree, _ = self.source_tree(tokens)
-        return self.compress_tree(tree, tokens, rate=rate, reward=reward)
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:

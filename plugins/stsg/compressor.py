@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import Compression, embed_parser, embedded_parser, parse_source
+from treegram.compression.compressor import Compression, ParsedCompressor, embed_parser, embedded_parser
 from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
 from treegram.errors import InputError
 from treegram.formalism import save_model
@@ -19,9 +19,10 @@ from treegram.plugins.stsg.grammar import FiniteSTSG
 __all__ = ["STSGModel", "train_stsg", "prepare_corpus", "embed_parser", "embedded_parser"]
 
 
-class STSGModel:
+class STSGModel(ParsedCompressor):
     """A finite STSG for prediction plus the parser that turns raw sentences into source trees."""
 
+    what = "STSG"
     formalism = "stsg"
 
     def __init__(self, grammar: FiniteSTSG, parser=None, info: dict[str, Any] | None = None):
@@ -30,18 +31,8 @@ class STSGModel:
         self.info = dict(info or {})
 
     # -- compression --------------------------------------------------------------------------------------------
-    def source_tree(self, tokens: list[str]):
-        """(ROOT-wrapped parse, status) with status ok / failed (flat fallback tree) / too_long."""
-        return parse_source(self.parser, tokens, what="STSG")
-
     def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
         return self.grammar.compress(wrap_root(tree), tokens, rate=rate, reward=reward)
-
-    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        tree, _ = self.source_tree(tokens)
-        return self.compress_tree(tree, tokens, rate=rate, reward=reward)
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:

@@ -40,6 +40,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from treegram.compression.compressor import ParsedCompressor
 from treegram.errors import InputError, ModelFileError
 from treegram.trees import Tree
 from treegram.trees.heads import base_category, head_child
@@ -440,9 +441,10 @@ def train_weights(feats: list[SentenceFeatures], golds: list[np.ndarray], *, bit
 # ---------------------------------------------------------------------------------------------------------------
 # The model
 # ---------------------------------------------------------------------------------------------------------------
-class McDonaldModel:
+class McDonaldModel(ParsedCompressor):
     """Hashed feature weights, the vocabularies that code the features, and the parser for raw sentences."""
 
+    what = "mcdonald"
     formalism = "stsg"
     kind = "mcdonald"
 
@@ -455,11 +457,6 @@ class McDonaldModel:
         self.words, self.tags, self.labels = words, tags, labels
         self.parser = parser
         self.info = dict(info or {})
-
-    def source_tree(self, tokens: list[str]):
-        from treegram.compression.compressor import parse_source
-
-        return parse_source(self.parser, tokens, what="mcdonald")  # flat fallback, length limit
 
     def features(self, tree: Tree) -> SentenceFeatures:
         return extract(tree, self.words, self.tags, self.labels)
@@ -478,12 +475,6 @@ class McDonaldModel:
                 raise InputError(f"--rate must be between 0 and 1, got {rate}")
             keep, score = viterbi_length(s, min(sf.n, math.ceil(rate * sf.n - 1e-9)))
         return Compression(list(tokens), keep, None, float(score))
-
-    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0):
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        tree, _ = self.source_tree(tokens)
-        return self.compress_tree(tree, tokens, rate=rate, reward=reward)
 
     # -- persistence: sparse weights as NPZ arrays, vocabularies in the JSON header ------------------------------
     def save(self, path) -> None:
