@@ -47,3 +47,24 @@ def write_section(name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     atomic_write_text(RESULTS, text)
+
+
+def kill9_when_done(cmd: list[str], folder: Path, count: int, poll: float = 0.1) -> dict[str, str]:
+    """Start `cmd` in a session of its own, SIGKILL its whole process group once `folder` holds `count` finished
+    `NNN.json` files (or it exits), and return {file name: sha1} of the files it left: the resume benchmarks'
+    kill -9."""
+    import hashlib
+    import os
+    import signal
+    import subprocess
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    while True:
+        done = sorted(folder.glob("[0-9]*.json")) if folder.is_dir() else []
+        if len(done) >= count or proc.poll() is not None:
+            break
+        time.sleep(poll)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(1.0)
+    return {f.name: hashlib.sha1(f.read_bytes()).hexdigest() for f in folder.glob("[0-9]*.json")}

@@ -19,14 +19,13 @@ import hashlib
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import ROOT, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, kill9_when_done, markdown_table, require_shared, write_section  # noqa: E402
 
 TREEGRAM = [str(Path(sys.executable).parent / "treegram")]
 JUDGED = ROOT / "benchmarks" / "judged" / "mining-100.judged.tsv"
@@ -51,16 +50,7 @@ def kill_and_resume(dump: Path, out: Path, reference: Path, min_chunks: int) -> 
     record them, re-run, check resume and output."""
     cdir = out.with_name(out.name + ".chunks")
     cmd = TREEGRAM + ["-q", "mine-revisions", str(dump), "--out", str(out), "--workers", "2", "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    while True:
-        done = sorted(cdir.glob("[0-9]*.json")) if cdir.is_dir() else []
-        if len(done) >= min_chunks or proc.poll() is not None:
-            break
-        time.sleep(0.2)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    time.sleep(1.0)
-    finished = {f.name: hashlib.sha1(f.read_bytes()).hexdigest() for f in cdir.glob("[0-9]*.json")}
+    finished = kill9_when_done(cmd, cdir, min_chunks, poll=0.2)
     print(f"killed with {len(finished)} finished chunks on disk", flush=True)
     s = run(dump, out, 2, ["--keep-chunks"])
     still = {f.name: hashlib.sha1(f.read_bytes()).hexdigest() for f in cdir.glob("[0-9]*.json")}

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import ROOT, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, kill9_when_done, markdown_table, require_shared, write_section  # noqa: E402
 
 TREEGRAM = [str(Path(sys.executable).parent / "treegram")]
 OUT = ROOT / "benchmarks" / "out" / "parse-scale"
@@ -117,16 +117,7 @@ def kill_and_resume(model: Path, inp: Path, out: Path, ref: bytes, batch: int, m
     out.unlink(missing_ok=True)
     cmd = TREEGRAM + ["-q", "parse", "--model", str(model), "--input", str(inp), "--out", str(out),
                       "--workers", "2", "--batch-size", str(batch)] + (["--decoder", decoder] if decoder else [])
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    while True:
-        done = sorted(wdir.glob("[0-9]*.json")) if wdir.is_dir() else []
-        if len(done) >= min_batches or proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    time.sleep(1.0)
-    finished = {f.name: hashlib.sha1(f.read_bytes()).hexdigest() for f in wdir.glob("[0-9]*.json")}
+    finished = kill9_when_done(cmd, wdir, min_batches)
     on_disk_lines = sum(len(json.loads(f.read_text())["trees"]) for f in wdir.glob("[0-9]*.json"))
     print(f"  killed with {len(finished)} finished batches ({on_disk_lines} lines) on disk; out exists: "
           f"{out.exists()}", flush=True)
