@@ -28,18 +28,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from bench_decoders import parse_with  # noqa: E402
 
 import attrs  # noqa: E402
 
 from treegram.bayes.averaging import AveragingOptions, SampleCollector  # noqa: E402
 from treegram.bayes.moves import GIBBS  # noqa: E402
-from treegram.charts.decoders import get_decoder  # noqa: E402
-from treegram.errors import ParseFailure  # noqa: E402
 from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
 from treegram.evaluation.significance import (  # noqa: E402
     approximate_randomization, paired_parseval_counts, parseval_f1,
 )
-from treegram.formalism import RunOptions, flat_fallback  # noqa: E402
+from treegram.formalism import RunOptions  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.trees import parse_brackets, read_treebank  # noqa: E402
 
@@ -61,18 +60,9 @@ def shipped_config() -> str:
 
 
 def parse_all(model, decoder: str, sentences, samples: int):
-    d = get_decoder(decoder)
-    n = samples if d.uses_samples else None
-    d.decode(model, sentences[0], samples=n)  # warm-up (numba compile / cache load) outside the timing
-    trees, failed = [], 0
-    start = time.process_time()  # CPU seconds: the machine is shared, wall time would measure the neighbours
-    for tokens in sentences:
-        try:
-            trees.append(d.decode(model, tokens, samples=n))
-        except ParseFailure:
-            trees.append(flat_fallback(tokens))
-            failed += 1
-    return [t.to_bracket() for t in trees], failed, time.process_time() - start
+    # CPU seconds: the machine is shared, wall time would measure the neighbours
+    trees, failed, secs = parse_with(model, decoder, sentences, samples, clock=time.process_time)
+    return [t.to_bracket() for t in trees], failed, secs
 
 
 def run_pcfg(train, dev, samples, configs: list[str]):
