@@ -33,11 +33,12 @@ from _results import machine_line, markdown_table, write_section  # noqa: E402
 
 from treegram.formalism import load_model  # noqa: E402
 from treegram.generation.constraints import NoSentenceError  # noqa: E402
-from treegram.plugins.vocabgen.default import default_corpus, default_model_path, default_scorer  # noqa: E402
+from treegram.plugins.vocabgen.default import (default_corpus, default_fallback_path, default_model_path,  # noqa: E402
+                                              default_scorer)
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator  # noqa: E402
 from treegram.plugins.vocabgen.safety import is_safe  # noqa: E402
 from treegram.plugins.vocabgen.default import default_ranker  # noqa: E402
-from treegram.plugins.vocabgen.selection import SheetSource, default_source, select_sentences  # noqa: E402
+from treegram.plugins.vocabgen.selection import SheetSource, default_source, draw_passing, select_sentences  # noqa: E402
 from treegram.plugins.vocabgen.vocab import cefr_vocabulary, headwords, word_forms  # noqa: E402
 
 WORDS4 = ["school", "book", "family", "water"]
@@ -64,22 +65,30 @@ def log(*a) -> None:
     print(*a, flush=True)
 
 
-def inclusion(model, corpus, ranker, words, samples, seed=0):
-    """Per word: (corpus distinct, generation distinct, hybrid distinct at the SLOR floor, new generated,
-    new >= floor, hybrid distinct at the ranker threshold, new >= ranker threshold)."""
+def inclusion(model, corpus, ranker, words, samples, seed=0, gen_cap=10000, fallback=None):
+    """Per word, in `samples` outputs: corpus distinct, generation distinct, the old hybrids (500 corpus + 500
+    generation *draws*, new ones kept at the SLOR floor / at the ranker threshold), and the hybrid as shipped:
+    500 corpus draws + 500 outputs of the sheet's sampler (selection.draw_passing: draws until 500 are showable —
+    excerpt copies or new at ranker >= threshold — at most `gen_cap` draws, then the fallback models).  Returns
+    (rows, SLORs of new generated, per-word draws and seconds of the shipped sampler, words that hit the cap)."""
     vocab = cefr_vocabulary("A1")
     gen = ConstrainedGenerator(model.generation, model.system, vocab)
+    fallbacks = tuple(ConstrainedGenerator(m.generation, m.system, vocab) for m in (fallback or []))
+    src = SheetSource(gen, corpus, ranker, ranker.threshold, floor=default_scorer()[1], fallbacks=fallbacks)
     rng = np.random.default_rng(seed)
     floor = default_scorer()[1]
     rows = {}
     all_slor = []
+    cost = []
+    capped = 0
     t0 = time.perf_counter()
+    half = samples // 2
     for k, w in enumerate(words):
         forms = word_forms(w, "A1")
         allowed = vocab.with_words(forms - vocab.words)
         cand = corpus.candidates(vocab, set(forms))
         c_draw = set(rng.choice(cand, size=samples).tolist()) if cand else set()
-        c_half = set(rng.choice(cand, size=samples // 2).tolist()) if cand else set()
+        c_half = set(rng.choice(cand, size=half).tolist()) if cand else set()
         g_all, g_floor, g_rank, copies_half = set(), set(), set(), set()
         n_new = n_ok = n_rank = 0
         try:
@@ -90,7 +99,7 @@ def inclusion(model, corpus, ranker, words, samples, seed=0):
             if allowed.missing(s.tokens) or not is_safe(s.tokens):
                 continue
             g_all.add(s.text)
-            if j >= samples // 2:
+            if j >= half:
                 continue
             i = corpus.find_copy(s.tokens)
             if i is not None or corpus.is_training_sentence(s.tokens):
@@ -106,10 +115,22 @@ def inclusion(model, corpus, ranker, words, samples, seed=0):
                 n_rank += 1
                 g_rank.add(s.text)
         base = len({("c", i) for i in c_half} | copies_half)
-        rows[w] = (len(c_draw), len(g_all), base + len(g_floor), n_new, n_ok, base + len(g_rank), n_rank)
-        if (k + 1) % 200 == 0:
+        # the hybrid as shipped: 500 corpus draws + 500 outputs of the sheet's own sampler
+        t = time.perf_counter()
+        try:
+            d = draw_passing(src, w, samples - half, rng, forms=forms, allowed=allowed, unique=False,
+                             count_copies=False, max_draws=gen_cap)
+            shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies} | {("g", s.text) for s in d.passed}
+            cost.append((d.draws, time.perf_counter() - t, len(d.passed) + len(d.copies), d.fallback_used))
+            capped += d.capped
+        except NoSentenceError:
+            shown = set()
+            cost.append((0, time.perf_counter() - t, 0, False))
+        shipped = len({("c", i) for i in c_half} | shown)
+        rows[w] = (len(c_draw), len(g_all), base + len(g_floor), n_new, n_ok, base + len(g_rank), n_rank, shipped)
+        if (k + 1) % 100 == 0:
             log(f"  {k + 1}/{len(words)} words [{time.perf_counter() - t0:.0f}s]")
-    return rows, np.asarray(all_slor)
+    return rows, np.asarray(all_slor), cost, capped
 
 
 def sheet_mix(words, per_word, seed=0):
@@ -179,7 +200,10 @@ def judge_set_ranker(model, corpus, ranker, out: Path, n_gen: int, n_corpus: int
     rng = np.random.default_rng(seed)
     gen = ConstrainedGenerator(model.generation, model.system, cefr_vocabulary("A1"))
     words = [w for w in headwords("A1") if len(w) > 2]
-    src = SheetSource(gen, corpus, ranker, ranker.threshold, corpus_share=0.0)
+    import attrs
+
+    src = attrs.evolve(default_source(gen), corpus_share=0.0)  # the shipped route (draw_passing, fallback)
+    assert src.scorer is ranker or src.threshold == ranker.threshold
     items, seen = [], set()
     counts = {"ranked": 0, "corpus": 0}
     for wi in rng.permutation(len(words)):
@@ -191,7 +215,8 @@ def judge_set_ranker(model, corpus, ranker, out: Path, n_gen: int, n_corpus: int
             key = "ranked" if s.source == "generated" else None
             if key and counts[key] < n_gen and s.text not in seen:
                 seen.add(s.text)
-                items.append({"text": s.text, "source": key, "word": w, "score": s.score})
+                items.append({"text": s.text, "source": key, "word": w, "score": s.score,
+                              "fallback": "fallback model" in s.provenance})
                 counts[key] += 1
         if counts["corpus"] < n_corpus:
             cand = corpus.candidates(gen.vocab, set(word_forms(w, "A1")))
@@ -216,8 +241,12 @@ def judged_table(judged: Path, key_path: Path):
         if len(parts) >= 3 and parts[0].isdigit():
             marks[int(parts[0])] = (parts[1].strip() == "p", parts[2].strip() == "f")
     rows = []
-    for src in ("corpus", "generated", "reranked", "ranked"):
-        got = [marks[n] for n, it in enumerate(key, start=1) if it["source"] == src and n in marks]
+    groups = [(s, lambda it, s=s: it["source"] == s) for s in ("corpus", "generated", "reranked", "ranked")]
+    if any("fallback" in it for it in key):
+        groups += [("ranked, default model", lambda it: it["source"] == "ranked" and not it.get("fallback")),
+                   ("ranked, fallback model", lambda it: it["source"] == "ranked" and it.get("fallback"))]
+    for src, pick in groups:
+        got = [marks[n] for n, it in enumerate(key, start=1) if pick(it) and n in marks]
         if got:
             rows.append([src, len(got), f"{100 * np.mean([p for p, _ in got]):.1f}%",
                          f"{100 * np.mean([f for _, f in got]):.1f}%"])
@@ -252,30 +281,70 @@ def speed(samples_sheet=10):
     return load, t_gen, float(np.median(times)), n_items, problems
 
 
+def previous_parts() -> dict[str, str]:
+    """The blocks of the current `sheets` section, by their bold heading (for parts not rerun: --parts)."""
+    import re
+
+    from _results import RESULTS
+
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    m = re.search(r"<!-- sheets:begin -->\n(.*?)<!-- sheets:end -->", text, flags=re.S)
+    if not m:
+        return {}
+    out: dict[str, str] = {}
+    key = None
+    for line in m.group(1).splitlines():
+        h = re.match(r"\*\*([^*]+)\*\*", line)
+        if h:
+            key = h.group(1).split(" (")[0].strip()
+            out[key] = ""
+        elif line.startswith(("Notes.", "Embedded data files", "Vocabulary cefr:A1")) or re.match(r"\d{4}-\d\d-\d\d, ", line):
+            key = None
+        if key:
+            out[key] += line + "\n"
+    return out
+
+
+PARTS = ("inclusion", "mix", "judged", "speed")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=1000)
     ap.add_argument("--stride", type=int, default=1, help="every K-th headword only (1 = all)")
+    ap.add_argument("--gen-cap", type=int, default=10000,
+                    help="draw cap per word of the shipped hybrid's sampler (selection.draw_passing)")
+    ap.add_argument("--fallback", default="", help="model file(s) (comma-separated) tried as fallbacks by the "
+                    "shipped hybrid's sampler (default: the embedded fallback, if any)")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help="which parts to run (inclusion,mix,judged,speed); the others are kept from RESULTS.md")
     ap.add_argument("--compare", default="", help="name=model.npz,... other models for the smoother choice")
     ap.add_argument("--judge-out", type=Path, default=None)
     ap.add_argument("--judge-n", type=int, default=110)
     ap.add_argument("--judge-ranker", action="store_true",
                     help="with --judge-out: the second set (items passing the shipped ranker + corpus items)")
+    ap.add_argument("--judge-seed", type=int, default=13)
     ap.add_argument("--judged2", type=Path, default=None, help="judgments of the --judge-ranker set")
     ap.add_argument("--judge-key2", type=Path, default=None)
+    ap.add_argument("--judged3", type=Path, default=None, help="judgments of the set of the shipped route")
+    ap.add_argument("--judge-key3", type=Path, default=None)
     ap.add_argument("--judged", type=Path, default=None, help="judgments (N<TAB>p|i<TAB>f|u per line)")
     ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--mix-stride", type=int, default=10, help="sheet mix over every K-th A1 headword")
     ap.add_argument("--mix-per-word", type=int, default=10)
     args = ap.parse_args()
+    parts = set(args.parts.split(","))
+    if parts - set(PARTS):
+        sys.exit(f"--parts: unknown {sorted(parts - set(PARTS))} (choose from {', '.join(PARTS)})")
+    old = previous_parts()
     corpus = default_corpus()
     scorer, threshold = default_scorer()
     model = load_model(default_model_path())
     if args.judge_out:
         if args.judge_ranker:
             judge_set_ranker(model, corpus, default_ranker(), args.judge_out, args.judge_n, args.judge_n // 2,
-                             seed=13)
+                             seed=args.judge_seed)
         else:
             judge_set(model, corpus, scorer, threshold, args.judge_out, args.judge_n, seed=12)
         return
@@ -283,73 +352,117 @@ def main() -> None:
     words = headwords("A1")
     all_words = list(words)
     words = words[::args.stride]
+    fb_paths = [Path(p) for p in args.fallback.split(",") if p] or \
+        [p for p in [default_fallback_path()] if p is not None and p.is_file()]
+    fallback = [load_model(p) for p in fb_paths]
     body = [f"Vocabulary cefr:A1 (embedded CEFR-J 1.5, {len(cefr_vocabulary('A1').words)} forms + names); "
             f"{len(words)} single-word A1 headwords; {args.samples} samples per word; corpus = the embedded "
             f"excerpt ({len(corpus)} graded-enja sentences); SLOR floor {threshold:.3f}; plausibility ranker "
             f"threshold {ranker.threshold:.3f} (benchmarks/bench_plausibility.py).", ""]
-    models = [("default (embedded)", model)]
-    for spec in filter(None, args.compare.split(",")):
-        name, _, path = spec.partition("=")
-        models.append((name, load_model(path)))
-    table = []
-    for name, m in models:
+    if "inclusion" in parts:
+        models = [("default (embedded)", model)]
+        for spec in filter(None, args.compare.split(",")):
+            name, _, path = spec.partition("=")
+            models.append((name, load_model(path)))
+        table = []
+        for name, m in models:
+            t = time.perf_counter()
+            rows, slors, cost, capped = inclusion(m, corpus, ranker, words, args.samples, gen_cap=args.gen_cap,
+                                                  fallback=fallback)
+            dt = time.perf_counter() - t
+            log(f"{name}: {dt:.0f}s")
+            if not table:
+                c = summarize(rows, 0)
+                table.append(["corpus search (embedded excerpt, 1000 draws)", c[0], c[1], "-", "-", "-"])
+            g, h, hr, hs = summarize(rows, 1), summarize(rows, 2), summarize(rows, 5), summarize(rows, 7)
+            new = sum(r[3] for r in rows.values())
+            ok = sum(r[4] for r in rows.values())
+            ok_r = sum(r[6] for r in rows.values())
+            table.append([f"generation alone, {name} ({m.generation.n_entries} entries, 1000 draws)", g[0], g[1],
+                          f"{slors.mean():.3f}" if len(slors) else "-", f"{100 * ok / max(new, 1):.1f}%",
+                          f"{100 * ok_r / max(new, 1):.1f}%"])
+            table.append([f"old hybrid: 500 corpus + 500 generation draws, new at SLOR >= floor, {name}", h[0], h[1],
+                          "-", "-", "-"])
+            table.append([f"old hybrid: 500 corpus + 500 generation draws, new at ranker >= threshold, {name}",
+                          hr[0], hr[1], "-", "-", "-"])
+            fb = f" + fallback {', '.join(p.name for p in fb_paths)}" if fb_paths else ""
+            table.append([f"**hybrid as shipped**: 500 corpus draws + 500 outputs of the sheet sampler "
+                          f"(draw_passing, cap {args.gen_cap} draws{fb}), {name}", hs[0], hs[1], "-", "-", "-"])
+            draws = np.asarray([c[0] for c in cost])
+            secs = np.asarray([c[1] for c in cost])
+            outs = np.asarray([c[2] for c in cost])
+            cost_line = (f"Sheet sampler cost ({name}): per word median {np.median(draws):.0f} draws (mean "
+                         f"{draws.mean():.0f}, max {draws.max()}), median {np.median(secs):.2f} s (mean "
+                         f"{secs.mean():.2f} s, total {secs.sum():.0f} s); {capped} of {len(words)} words hit the "
+                         f"cap before 500 showable outputs (median outputs then "
+                         f"{np.median(outs[draws >= args.gen_cap]) if (draws >= args.gen_cap).any() else 0:.0f}); "
+                         f"fallback used for {sum(c[3] for c in cost)} words.")
+        inc = ["**Word inclusion** (paper Figure 5 layout; goal: < 150 words with < 10 and > 600 with > 100)", "",
+               markdown_table(["system", "words with < 10", "words with > 100", "mean SLOR of new generated",
+                               "new generated at SLOR >= floor", "new generated at ranker >= threshold"], table),
+               "", cost_line, ""]
+        body.extend(inc)
+    elif "Word inclusion" in old:
+        body.append(old["Word inclusion"].rstrip() + "\n")
+    if "mix" in parts:
         t = time.perf_counter()
-        rows, slors = inclusion(m, corpus, ranker, words, args.samples)
-        dt = time.perf_counter() - t
-        log(f"{name}: {dt:.0f}s")
-        if not table:
-            c = summarize(rows, 0)
-            table.append(["corpus search (embedded excerpt)", c[0], c[1], "-", "-", "-"])
-        g, h, hr = summarize(rows, 1), summarize(rows, 2), summarize(rows, 5)
-        new = sum(r[3] for r in rows.values())
-        ok = sum(r[4] for r in rows.values())
-        ok_r = sum(r[6] for r in rows.values())
-        table.append([f"generation alone, {name} ({m.generation.n_entries} entries)", g[0], g[1],
-                      f"{slors.mean():.3f}" if len(slors) else "-", f"{100 * ok / max(new, 1):.1f}%",
-                      f"{100 * ok_r / max(new, 1):.1f}%"])
-        table.append([f"hybrid (corpus + new generated at SLOR >= floor), {name}", h[0], h[1], "-", "-", "-"])
-        table.append([f"hybrid (corpus + new generated at ranker >= threshold), {name}", hr[0], hr[1], "-", "-",
-                      "-"])
-    body.append("**Word inclusion** (paper Figure 5 layout; goal: < 150 words with < 10 and > 600 with > 100)")
-    body.append("")
-    body.append(markdown_table(["system", "words with < 10", "words with > 100", "mean SLOR of new generated",
-                                "new generated at SLOR >= floor", "new generated at ranker >= threshold"], table))
-    body.append("")
-    t = time.perf_counter()
-    mix_words = all_words[::args.mix_stride]
-    stats, short = sheet_mix(mix_words, args.mix_per_word)
-    n = stats["corpus"] + stats["generated"]
-    body.append(f"**Sheet mix** (select_sentences with the default source, one sheet per word, --per-word "
-                f"{args.mix_per_word}, every {args.mix_stride}th A1 headword = {len(mix_words)} words, "
-                f"{time.perf_counter() - t:.0f} s): {n} items, {stats['corpus']} corpus "
-                f"({100 * stats['corpus'] / max(n, 1):.1f}%), {stats['generated']} generated "
-                f"({100 * stats['generated'] / max(n, 1):.1f}%), of which {stats['below_shown']} below the ranker "
-                f"threshold (marked, last resort); {short} words short of {args.mix_per_word}.")
-    body.append("")
-    if args.judged:
-        body.append("**Plausibility** (blind judged set: see benchmarks/README.md for how it was judged)")
+        mix_words = all_words[::args.mix_stride]
+        stats, short = sheet_mix(mix_words, args.mix_per_word)
+        n = stats["corpus"] + stats["generated"]
+        body.append(f"**Sheet mix** (select_sentences with the default source, one sheet per word, --per-word "
+                    f"{args.mix_per_word}, every {args.mix_stride}th A1 headword = {len(mix_words)} words, "
+                    f"{time.perf_counter() - t:.0f} s): {n} items, {stats['corpus']} corpus "
+                    f"({100 * stats['corpus'] / max(n, 1):.1f}%), {stats['generated']} generated "
+                    f"({100 * stats['generated'] / max(n, 1):.1f}%), of which {stats['below_shown']} below the "
+                    f"ranker threshold (marked, last resort); {short} words short of {args.mix_per_word}; "
+                    f"{stats['draws']} generation draws in all.")
         body.append("")
-        body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"], judged_table(args.judged, args.judge_key)))
+    elif "Sheet mix" in old:
+        body.append(old["Sheet mix"].rstrip() + "\n")
+    if "judged" in parts:
+        if args.judged:
+            body.append("**Plausibility** (blind judged set: see benchmarks/README.md for how it was judged)")
+            body.append("")
+            body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
+                                       judged_table(args.judged, args.judge_key)))
+            body.append("")
+        if args.judged2:
+            body.append("**Plausibility of the shipped ranker's items** (second blind set, `--judge-out FILE "
+                        "--judge-ranker --judge-n 100`, seed 13: 100 generated items that pass the ranker — what a "
+                        "sheet shows when the corpus lacks items — mixed with 50 corpus items, shuffled, judged "
+                        "the same way by the same one annotator; these sentences were not in the ranker's training "
+                        "set)")
+            body.append("")
+            body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
+                                       judged_table(args.judged2, args.judge_key2)))
+            body.append("")
+        if args.judged3:
+            body.append("**Plausibility of the draw-until-pass route** (third blind set, `--judge-out FILE "
+                        "--judge-ranker --judge-n 100 --judge-seed 21`: generated items a sheet shows under the "
+                        "shipped route when the corpus lacks items, mixed with corpus items, shuffled, labels "
+                        "hidden while judging, judged once by one annotator inside the team; not used to tune "
+                        "anything)")
+            body.append("")
+            body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
+                                       judged_table(args.judged3, args.judge_key3)))
+            body.append("")
+    else:
+        for k in ("Plausibility", "Plausibility of the shipped ranker's items",
+                  "Plausibility of the draw-until-pass route"):
+            if k in old:
+                body.append(old[k].rstrip() + "\n")
+    if "speed" in parts:
+        load, t_gen, t_sheet, n_items, problems = speed()
+        body.append("**Speed**")
         body.append("")
-    if args.judged2:
-        body.append("**Plausibility of the shipped ranker's items** (second blind set, `--judge-out FILE "
-                    "--judge-ranker --judge-n 100`, seed 13: 100 generated items that pass the ranker — what a "
-                    "sheet shows when the corpus lacks items — mixed with 50 corpus items, shuffled, judged "
-                    "the same way by the same one annotator; these sentences were not in the ranker's training "
-                    "set)")
+        body.append(markdown_table(["measure", "seconds"], [
+            ["load embedded model (fresh process)", f"{load[0]:.2f}"], ["load corpus items", f"{load[1]:.2f}"],
+            ["load scorer + ranker", f"{load[2]:.2f}"], ["cefr:A1 vocabulary (lemminflect)", f"{load[3]:.2f}"],
+            ["constrain model to cefr:A1 (prune + G + P_V)", f"{t_gen:.2f}"],
+            [f"sheet 4 words x 10 items, warm (median of 5; {n_items} items)", f"{t_sheet:.3f}"]]))
         body.append("")
-        body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
-                                   judged_table(args.judged2, args.judge_key2)))
-        body.append("")
-    load, t_gen, t_sheet, n_items, problems = speed()
-    body.append("**Speed**")
-    body.append("")
-    body.append(markdown_table(["measure", "seconds"], [
-        ["load embedded model (fresh process)", f"{load[0]:.2f}"], ["load corpus items", f"{load[1]:.2f}"],
-        ["load scorer + ranker", f"{load[2]:.2f}"], ["cefr:A1 vocabulary (lemminflect)", f"{load[3]:.2f}"],
-        ["constrain model to cefr:A1 (prune + G + P_V)", f"{t_gen:.2f}"],
-        [f"sheet 4 words x 10 items, warm (median of 5; {n_items} items)", f"{t_sheet:.3f}"]]))
-    body.append("")
+    elif "Speed" in old:
+        body.append(old["Speed"].rstrip() + "\n")
     size = {p.name: p.stat().st_size for p in default_model_path().parent.glob("default-*.npz")}
     body.append("Embedded data files: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(size.items())) + ".")
     body.append("")
