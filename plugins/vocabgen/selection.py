@@ -42,6 +42,10 @@ from treegram.plugins.vocabgen.vocab import Vocabulary, word_forms
 
 #: the most sentences one word can get on a sheet (a larger --per-word is capped with a note)
 MAX_PER_WORD = 50
+#: the ranker score (log-odds of "plausible") a new generated sentence needs to be preferred on a sheet; None = the
+#: ranker file's own threshold (1.26, its best fifth).  A lower one (0.5) reaches the word-inclusion goal but its
+#: extra items were judged 68% plausible (benchmarks/RESULTS.md `sheets`), so sheets keep the ranker's
+SHEET_THRESHOLD: float | None = None
 
 
 @attrs.define
@@ -106,7 +110,8 @@ def default_source(generator: ConstrainedGenerator) -> SheetSource:
     fb = default_fallback_model()
     fallbacks = (LazyGenerator(fb, generator.vocab),) if fb is not None else ()
     if ranker is not None:
-        return SheetSource(generator, default_corpus(), ranker, ranker.threshold, floor=threshold,
+        return SheetSource(generator, default_corpus(), ranker,
+                           SHEET_THRESHOLD if SHEET_THRESHOLD is not None else ranker.threshold, floor=threshold,
                            fallbacks=fallbacks)
     return SheetSource(generator, default_corpus(), scorer, threshold, fallbacks=fallbacks)
 
