@@ -208,3 +208,10 @@ def test_embedded_fallback_model_is_small_when_present():
     if not path.is_file():
         pytest.skip("no embedded fallback model")
     assert path.stat().st_size < 3_500_000
+
+
+def test_below_threshold_items_are_bounded_per_word(source):
+    strict = attrs.evolve(source, corpus=None, threshold=1e9, fallbacks=())
+    groups, problems = select_sentences(strict, ["make"], 8, np.random.default_rng(0))
+    assert len(groups["make"]) == strict.max_below == 2  # drawing found more below the threshold; 2 are shown
+    assert any("only 2 different sentence(s)" in p for p in problems)

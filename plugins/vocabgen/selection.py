@@ -12,8 +12,9 @@ returns.  For every word:
    provenance and translation, or — when the excerpt does not hold it — dropped, because it is neither new nor
    showable with its source).  The new ones are scored by the plausibility ranker (ranking.PlausibilityRanker:
    logistic regression over trigram SLOR, the worst single position and length, fitted on the judged set) and
-   ranked; those below its calibrated threshold are used only when nothing else is left (below the SLOR floor,
-   the 10th percentile of held-out real sentences, never), marked in their provenance and noted;
+   ranked; those below its calibrated threshold are used only when nothing else is left, at most `max_below` (2)
+   per word (below the SLOR floor, the 10th percentile of held-out real sentences, never), marked in their
+   provenance and noted;
 3. the sheet prefers corpus items (`corpus_share`, default 1: real graded sentences are judged 98% plausible,
    generated ones that pass the ranker ~87%, benchmarks/RESULTS.md `plausibility`), so generated items fill only
    what the corpus lacks for a word; every item that is unsafe (safety.py), not within the vocabulary (+ the
@@ -60,6 +61,7 @@ class SheetSource:
     draws_per_item: int = 200             # draw cap per wanted generated item (draw_passing)
     min_draws: int = 2000                 # ... but at least this many draws per word
     margin: int = 2                       # passing items drawn beyond those wanted (near-duplicates get skipped)
+    max_below: int = 2                    # at most this many below-threshold items per word (the last resort)
     corpus_share: float = 1.0             # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
     fallbacks: tuple = ()                 # ConstrainedGenerators (or LazyGenerators) for poorly covered words
     probe: int = 1000                     # draws of the primary that decide whether a word is poorly covered
@@ -384,7 +386,9 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
                 got_c += _take([c for c in corpus + copies if c not in chosen], per_word - got_c - got_g, chosen,
                                sheet)
             if got_c + got_g < per_word:  # still short: the best below the threshold, marked and noted
-                low = _take(below, per_word - got_c - got_g, chosen, sheet)
+                # bounded: drawing until items pass finds many below the threshold, and they are judged far
+                # less plausible (benchmarks/RESULTS.md `sheets`), so a short sheet beats a sheet of them
+                low = _take(below, min(per_word - got_c - got_g, src.max_below), chosen, sheet)
                 st["below_shown"] += low
                 if low:
                     problems.append(f"{w}: {low} generated sentence(s) below the plausibility threshold "
