@@ -337,6 +337,7 @@ def main() -> None:
                     help="ranker score the shipped hybrid's sampler needs (default: selection.SHEET_THRESHOLD)")
     ap.add_argument("--fallback", default="", help="model file(s) (comma-separated) tried as fallbacks by the "
                     "shipped hybrid's sampler (default: the embedded fallback, if any)")
+    ap.add_argument("--no-fallback", action="store_true", help="the shipped hybrid's sampler without fallback models")
     ap.add_argument("--parts", default=",".join(PARTS),
                     help="which parts to run (inclusion,mix,judged,speed); the others are kept from RESULTS.md")
     ap.add_argument("--compare", default="", help="name=model.npz,... other models for the smoother choice")
@@ -375,6 +376,7 @@ def main() -> None:
     words = words[::args.stride]
     fb_paths = [Path(p) for p in args.fallback.split(",") if p] or \
         [p for p in [default_fallback_path()] if p is not None and p.is_file()]
+    fb_paths = [] if args.no_fallback else fb_paths
     fallback = [load_model(p) for p in fb_paths]
     body = [f"Vocabulary cefr:A1 (embedded CEFR-J 1.5, {len(cefr_vocabulary('A1').words)} forms + names); "
             f"{len(words)} single-word A1 headwords; {args.samples} samples per word; corpus = the embedded "
