@@ -224,7 +224,6 @@ def draw_passing(src: SheetSource, word: str, want: int, rng, *, forms: frozense
         st.setdefault(k, 0)
     out = Draws([], [], [])
     seen: dict[str, object] = {}   # text -> its class; scores are computed once per distinct sentence
-    c = src.corpus
     errors = []
     fbs = [(f.get() if isinstance(f, LazyGenerator) else f, True) for f in src.fallbacks] \
         if src.fallbacks and poorly_covered(src, word, forms, allowed) else []
