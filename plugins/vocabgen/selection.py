@@ -46,7 +46,7 @@ from treegram.plugins.vocabgen.vocab import Vocabulary, word_forms
 MAX_PER_WORD = 50
 #: the ranker score (log-odds of "plausible") a new generated sentence needs to be preferred on a sheet; None = the
 #: ranker file's own threshold (1.26, its best fifth).  A lower one (0.5) reaches the word-inclusion goal but its
-#: extra items were judged 68% plausible (benchmarks/RESULTS.md `sheets`), so sheets keep the ranker's
+#: extra items were judged 70% plausible (benchmarks/RESULTS.md `sheets`), so sheets keep the ranker's
 SHEET_THRESHOLD: float | None = None
 
 
