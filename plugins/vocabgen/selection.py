@@ -45,8 +45,9 @@ from treegram.plugins.vocabgen.vocab import Vocabulary, word_forms
 #: the most sentences one word can get on a sheet (a larger --per-word is capped with a note)
 MAX_PER_WORD = 50
 #: the ranker score (log-odds of "plausible") a new generated sentence needs to be preferred on a sheet; None = the
-#: ranker file's own threshold (1.26, its best fifth).  A lower one (0.5) reaches the word-inclusion goal but its
-#: extra items were judged 70% plausible (benchmarks/RESULTS.md `sheets`), so sheets keep the ranker's
+#: ranker file's own threshold (1.26, its best fifth).  A lower one (0.5) includes more words (every 20th headword:
+#: 6 / 31 of 53 against 8 / 28) but its extra items were judged 70% plausible (benchmarks/RESULTS.md `sheets`), so
+#: sheets keep the ranker's
 SHEET_THRESHOLD: float | None = None
 
 
