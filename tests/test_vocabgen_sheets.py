@@ -151,3 +151,67 @@ def test_dependency_parses_become_phrase_structure():
                     [3, 3, 4, 0, 4, 7, 5, 4], "det amod nsubj ROOT prep det pobj punct".split())
     assert dep_to_tree(s).to_bracket() == \
         "(S (NP (DT The) (JJ old) (NN man)) (VBD sat) (PP (IN in) (NP (DT the) (NN park))) (. .))"
+
+
+# -- draw until pass (issue 12 word inclusion: the sampler behind sheets and the benchmark's hybrid) ---------------
+def test_draw_passing_stops_when_enough_pass_and_is_seeded(source):
+    from treegram.plugins.vocabgen.selection import draw_passing
+
+    src = attrs.evolve(source, fallbacks=())
+    d = draw_passing(src, "make", 5, np.random.default_rng(4))
+    assert len(d.passed) == 5 and not d.capped and 0 < d.draws <= src.draw_cap(5)
+    assert len({s.text for s in d.passed}) == 5  # unique by default
+    allowed = src.vocab.with_words(word_forms("make", "A1"))
+    for s in d.passed:
+        assert s.score >= src.threshold and not allowed.missing(s.tokens) and is_safe(s.tokens)
+        assert src.corpus.find_copy(s.tokens) is None and not src.corpus.is_training_sentence(s.tokens)
+    again = draw_passing(src, "make", 5, np.random.default_rng(4))
+    assert [s.text for s in again.passed] == [s.text for s in d.passed] and again.draws == d.draws
+    # with repeats (Figure 5 sampling): the same sentence may come back, every output still passes
+    rep = draw_passing(src, "make", 60, np.random.default_rng(4), unique=False)
+    assert len(rep.passed) == 60 and len({s.text for s in rep.passed}) < 60
+
+
+def test_draw_cap_is_hit_with_a_note(source):
+    from treegram.plugins.vocabgen.selection import draw_passing
+
+    strict = attrs.evolve(source, threshold=1e9, floor=None, fallbacks=(), min_draws=300, draws_per_item=10)
+    d = draw_passing(strict, "make", 3, np.random.default_rng(0))
+    assert d.capped and not d.passed and d.draws == 300
+    groups, problems = select_sentences(attrs.evolve(strict, corpus=None), ["make"], 3, np.random.default_rng(0))
+    assert "make" not in groups
+    note = [p for p in problems if p.startswith("make:")]
+    assert note and "passed the plausibility ranker in 300 draws (the cap: 300)" in note[0]
+
+
+def test_poorly_covered_words_draw_from_the_fallback(source):
+    from treegram.plugins.vocabgen.selection import LazyGenerator, draw_passing, poorly_covered
+
+    model = load_default_model()
+    lazy = LazyGenerator(model, source.vocab)
+    fussy = attrs.evolve(source, fallbacks=(lazy,), min_distinct=10**6, probe=200)
+    assert lazy._gen is None  # built only when a poorly covered word needs it
+    assert poorly_covered(fussy, "make")
+    d = draw_passing(fussy, "make", 3, np.random.default_rng(1))
+    assert d.fallback_used and lazy._gen is not None
+    assert d.passed and all("fallback model" in s.provenance for s in d.passed)
+    easy = attrs.evolve(source, fallbacks=(lazy,), min_distinct=1, probe=200)
+    assert not poorly_covered(easy, "make")
+    d = draw_passing(easy, "make", 3, np.random.default_rng(1))
+    assert not d.fallback_used and all("fallback" not in s.provenance for s in d.passed)
+
+
+def test_embedded_fallback_model_is_small_when_present():
+    from treegram.plugins.vocabgen.default import default_fallback_path
+
+    path = default_fallback_path()
+    if not path.is_file():
+        pytest.skip("no embedded fallback model")
+    assert path.stat().st_size < 3_500_000
+
+
+def test_below_threshold_items_are_bounded_per_word(source):
+    strict = attrs.evolve(source, corpus=None, threshold=1e9, fallbacks=())
+    groups, problems = select_sentences(strict, ["make"], 8, np.random.default_rng(0))
+    assert len(groups["make"]) == strict.max_below == 2  # drawing found more below the threshold; 2 are shown
+    assert any("only 2 different sentence(s)" in p for p in problems)

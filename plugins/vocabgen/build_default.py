@@ -17,6 +17,9 @@ spaCy (cached in the user cache dir), and writes three treegram bundles into `pl
   for copy detection of the sentences the excerpt does not hold (corpus.py);
 * `default-lm.npz`     — the trigram Kneser-Ney scorer (ranking.py) and the SLOR threshold: the 10th percentile
   of held-out graded sentences' SLOR under a model trained on the other 90% (every 10th sentence held out);
+* `default-model-rare.npz` (`--only fallback`) — the same SPINEDEP but keeping pairs seen once (min_count 1),
+  restricted to cefr:A1 + names: the fallback sheets draw from for words the default model covers poorly
+  (selection.poorly_covered), every sentence still ranked and checked like the default model's;
 * `default-pcfg.npz`   — treegram's own PCFG (`treegram train pcfg` machinery: h=1, v=2, rare words < 3 as
   signatures) over the same safe parses turned into phrase-structure trees by head projection (syntax.py): the
   parser behind reorder tiles and the inside-probability plausibility feature.
@@ -41,6 +44,8 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 CORPUS_LEVEL = "A1"
 MODEL_LEVEL = "C2"
 THRESHOLD_PERCENTILE = 10.0
+FALLBACK_LEVEL = "A1"
+FALLBACK_FILE = "default-model-rare.npz"
 
 
 def read_graded(root: Path) -> list[tuple[str, str, str, int]]:
@@ -110,7 +115,8 @@ def main(argv=None) -> int:
     ap.add_argument("--min-count", type=int, default=2)
     ap.add_argument("--out", type=Path, default=DATA_DIR)
     ap.add_argument("--lm-min-count", type=int, default=3)
-    ap.add_argument("--only", default="model,corpus,lm,pcfg", help="which files to rebuild (comma-separated)")
+    ap.add_argument("--only", default="model,corpus,lm,pcfg,fallback",
+                    help="which files to rebuild (comma-separated: model,corpus,lm,pcfg,fallback)")
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
     t0 = time.perf_counter()
@@ -139,6 +145,9 @@ def main(argv=None) -> int:
     if "model" in only:
         build_model(deps, args)
         written.append("default-model.npz")
+    if "fallback" in only:
+        build_fallback(deps, args)
+        written.append(FALLBACK_FILE)
     if "corpus" in only:
         build_corpus(safe, parsed, rows, args)
         written.append("default-corpus.npz")
@@ -187,6 +196,26 @@ def build_model(deps, args) -> None:
                                                         pruned_entries=rep.entries))
     print(f"restricted to cefr:{MODEL_LEVEL}: {pruned.n_contexts} contexts, {pruned.n_entries} entries", flush=True)
     model.save(args.out / "default-model.npz")
+
+
+def build_fallback(deps, args) -> None:
+    """The fallback model: SPINEDEP by MLE keeping once-seen pairs, restricted to cefr:A1 (FALLBACK_LEVEL) + names
+    so the file stays near 3 MB (all levels: 8 MB)."""
+    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
+    from treegram.plugins.vocabgen.model import VocabgenModel
+    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
+
+    t0 = time.perf_counter()
+    model = VocabgenModel.train(deps, min_count=1, settings={"source": "graded-enja (CC BY-SA 4.0), commit e8d2b94",
+                                                             "default_version": 2, "fallback": True,
+                                                             "restricted_to": f"cefr:{FALLBACK_LEVEL}"})
+    g = model.generation
+    pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(FALLBACK_LEVEL)))
+    model = VocabgenModel(pruned, model.system, [], dict(model.settings, pruned_contexts=rep.contexts,
+                                                        pruned_entries=rep.entries))
+    print(f"fallback (min_count 1, cefr:{FALLBACK_LEVEL}): {pruned.n_contexts} contexts, {pruned.n_entries} "
+          f"entries [{time.perf_counter() - t0:.0f}s]", flush=True)
+    model.save(args.out / FALLBACK_FILE)
 
 
 def build_corpus(safe, parsed, rows, args) -> None:

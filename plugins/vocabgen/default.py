@@ -75,6 +75,24 @@ def default_model_path() -> Path:
     return data_dir() / "default-model.npz"
 
 
+FALLBACK_FILE = "default-model-rare.npz"
+
+
+def default_fallback_path() -> Path:
+    """The embedded fallback model for words the default model covers poorly (build_default.py `--fallback`);
+    sheets use it only through selection.draw_passing, and only when the file exists."""
+    return data_dir() / FALLBACK_FILE
+
+
+@lru_cache(maxsize=1)
+def default_fallback_model():
+    """The embedded fallback model, or None when the data file is absent."""
+    from treegram.formalism import load_model
+
+    path = default_fallback_path()
+    return load_model(path) if path.is_file() else None
+
+
 def load_default_model():
     """The embedded default model (SPINEDEP trained on graded-enja; see build_default.py and data/NOTICE.md)."""
     from treegram.formalism import load_model

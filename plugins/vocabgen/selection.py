@@ -6,13 +6,15 @@ returns.  For every word:
 
 1. **corpus items** — real graded sentences of the embedded excerpt containing a form of the word (`word_forms`)
    whose every other word is in the vocabulary, shown exactly, with provenance and the Japanese reference;
-2. **generated items** — `candidates x per_word` (12 x) distinct sentences drawn by generating up from the word
-   (SPINEDEP + P_V).  A draw that copies a training sentence *is* a corpus item (the excerpt's copy, with its
+2. **generated items** — drawn by generating up from the word (SPINEDEP + P_V) until the wanted number of distinct
+   new ones pass the ranker, at most `draw_cap` draws (200 per wanted item, at least 2000; `draw_passing`; when
+   the cap is hit the sheet's note says how many passed in how many draws).  A draw that copies a training sentence *is* a corpus item (the excerpt's copy, with its
    provenance and translation, or — when the excerpt does not hold it — dropped, because it is neither new nor
    showable with its source).  The new ones are scored by the plausibility ranker (ranking.PlausibilityRanker:
    logistic regression over trigram SLOR, the worst single position and length, fitted on the judged set) and
-   ranked; those below its calibrated threshold are used only when nothing else is left (below the SLOR floor,
-   the 10th percentile of held-out real sentences, never), marked in their provenance and noted;
+   ranked; those below its calibrated threshold are used only when nothing else is left, at most `max_below` (2)
+   per word (below the SLOR floor, the 10th percentile of held-out real sentences, never), marked in their
+   provenance and noted;
 3. the sheet prefers corpus items (`corpus_share`, default 1: real graded sentences are judged 98% plausible,
    generated ones that pass the ranker ~87%, benchmarks/RESULTS.md `plausibility`), so generated items fill only
    what the corpus lacks for a word; every item that is unsafe (safety.py), not within the vocabulary (+ the
@@ -33,6 +35,7 @@ from collections.abc import Callable
 import attrs
 import numpy as np
 
+from treegram.errors import InputError
 from treegram.generation.constraints import NoSentenceError
 
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator, Sentence
@@ -41,6 +44,11 @@ from treegram.plugins.vocabgen.vocab import Vocabulary, word_forms
 
 #: the most sentences one word can get on a sheet (a larger --per-word is capped with a note)
 MAX_PER_WORD = 50
+#: the ranker score (log-odds of "plausible") a new generated sentence needs to be preferred on a sheet; None = the
+#: ranker file's own threshold (1.26, its best fifth).  A lower one (0.5) includes more words (every 20th headword:
+#: 6 / 31 of 53 against 8 / 28) but its extra items were judged 70% plausible (benchmarks/RESULTS.md `sheets`), so
+#: sheets keep the ranker's
+SHEET_THRESHOLD: float | None = None
 
 
 @attrs.define
@@ -52,8 +60,19 @@ class SheetSource:
     scorer: object | None = None          # ranking.PlausibilityRanker (or a bare NgramScorer: SLOR); has .score
     threshold: float | None = None        # generated items scoring below this are not preferred
     floor: float | None = None            # ... and below this SLOR never shown (ranking.py; default-lm.npz)
-    candidates: int = 12                  # generated draws per requested item
+    draws_per_item: int = 200             # draw cap per wanted generated item (draw_passing)
+    min_draws: int = 2000                 # ... but at least this many draws per word
+    margin: int = 2                       # passing items drawn beyond those wanted (near-duplicates get skipped)
+    max_below: int = 2                    # at most this many below-threshold items per word (the last resort)
     corpus_share: float = 1.0             # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
+    fallbacks: tuple = ()                 # ConstrainedGenerators (or LazyGenerators) for poorly covered words
+    probe: int = 1000                     # draws of the primary that decide whether a word is poorly covered
+    min_distinct: int = 20                # ... fewer distinct new sentences passing the ranker than this
+    _coverage: dict = attrs.field(factory=dict, init=False, repr=False)
+
+    def draw_cap(self, want: int) -> int:
+        """Most candidates drawn for one word when `want` generated items should pass the ranker."""
+        return max(self.min_draws, self.draws_per_item * want)
 
     @property
     def vocab(self) -> Vocabulary:
@@ -65,6 +84,25 @@ class SheetSource:
         return name.split(":", 1)[1] if name.startswith("cefr:") else None
 
 
+class LazyGenerator:
+    """A fallback ConstrainedGenerator built on first use: constraining a model to the vocabulary takes a fraction
+    of a second, and sheets whose words the corpus or the primary model cover never need it."""
+
+    def __init__(self, model, vocab: Vocabulary):
+        self.model, self.vocab, self._gen, self._error = model, vocab, None, None
+
+    def get(self) -> ConstrainedGenerator:
+        if self._error is not None:  # built once: a model with no sentence in this vocabulary stays unusable
+            raise self._error
+        if self._gen is None:
+            try:
+                self._gen = ConstrainedGenerator(self.model.generation, self.model.system, self.vocab)
+            except (NoSentenceError, InputError) as exc:
+                self._error = exc
+                raise
+        return self._gen
+
+
 def as_source(gen) -> SheetSource:
     """A SheetSource for `gen`: as given, or a bare generator with the embedded corpus items and scorer (they are
     real English and a model of it, useful whichever model generates)."""
@@ -74,13 +112,18 @@ def as_source(gen) -> SheetSource:
 def default_source(generator: ConstrainedGenerator) -> SheetSource:
     """A SheetSource with the embedded corpus items and plausibility ranker (those of the default graded-enja
     data; the bare trigram SLOR scorer when the ranker file is absent)."""
-    from treegram.plugins.vocabgen.default import default_corpus, default_ranker, default_scorer
+    from treegram.plugins.vocabgen.default import (default_corpus, default_fallback_model, default_ranker,
+                                                   default_scorer)
 
     ranker = default_ranker()
     scorer, threshold = default_scorer()
+    fb = default_fallback_model()
+    fallbacks = (LazyGenerator(fb, generator.vocab),) if fb is not None else ()
     if ranker is not None:
-        return SheetSource(generator, default_corpus(), ranker, ranker.threshold, floor=threshold)
-    return SheetSource(generator, default_corpus(), scorer, threshold)
+        return SheetSource(generator, default_corpus(), ranker,
+                           SHEET_THRESHOLD if SHEET_THRESHOLD is not None else ranker.threshold, floor=threshold,
+                           fallbacks=fallbacks)
+    return SheetSource(generator, default_corpus(), scorer, threshold, fallbacks=fallbacks)
 
 
 # -- near duplicates ---------------------------------------------------------------------------------------------
@@ -156,41 +199,149 @@ def _score(src: SheetSource, tokens) -> float | None:
     return round(src.scorer.score(tokens), 3) if src.scorer is not None else None
 
 
-def _generated_items(src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary, want: int, rng,
-                     stats: dict) -> tuple[list[Sentence], list[Sentence], list[Sentence]]:
-    """(new generated items at or above the threshold, best first; new ones below it but above the SLOR floor,
-    best first, marked in their provenance; corpus copies found by generation)."""
-    gen = src.generator
-    n = max(want * src.candidates, 20)
-    sents, st = gen.sample(n, rng, word=word, unique=True, max_attempts=4 * n + 200)
-    stats["draws"] += st["attempts"]
-    new, below, copies = [], [], []
+@attrs.define
+class Draws:
+    """What generating up from one word gave (draw_passing): the showable outputs in draw order, and the rest."""
+
+    passed: list[Sentence]               # new sentences at or above the ranker threshold (or every new one, unranked)
+    copies: list[Sentence]               # draws that copy a sentence of the corpus excerpt (shown as corpus items)
+    below: list[Sentence]                # new ones below the threshold but above the SLOR floor, best first
+    draws: int = 0                       # candidates drawn (every model)
+    capped: bool = False                 # the draw cap was hit before `want` outputs passed
+    fallback_used: bool = False          # some outputs came from a fallback model
+
+
+def draw_passing(src: SheetSource, word: str, want: int, rng, *, forms: frozenset[str] | None = None,
+                 allowed: Vocabulary | None = None, unique: bool = True, count_copies: bool = False,
+                 max_draws: int | None = None, stats: dict | None = None) -> Draws:
+    """Draw generation candidates for `word` until `want` of them pass the plausibility ranker — the sampler behind
+    sheets, so "1000 samples" of the hybrid (benchmarks/bench_sheets.py) are what a sheet really shows.
+
+    Every candidate is re-checked (vocabulary + the word's forms, safety); one that copies a training sentence is
+    a corpus item (the excerpt's copy, or dropped when the excerpt lacks it); a new one counts when the ranker
+    scores it at or above its threshold.  `unique` keeps only the first draw of each sentence; `count_copies`
+    counts excerpt copies towards `want` (a copy is as showable as a corpus draw).  Draws stop after `max_draws`
+    (default `src.draw_cap(want)`; `capped` says so); when the primary model is capped or cannot generate the
+    word, each model of `src.fallbacks` (e.g. one that keeps once-seen pairs) continues with what is left of the
+    same budget.  Raises NoSentenceError when no model generates the word at all."""
+    forms = forms if forms is not None else word_forms(word, src.level)
+    allowed = allowed if allowed is not None else _allowed(src.vocab, forms)
+    budget = max_draws if max_draws is not None else src.draw_cap(want)
+    st = stats if stats is not None else {}
+    for k in ("draws", "rejected", "copies_not_shown", "below_threshold"):
+        st.setdefault(k, 0)
+    out = Draws([], [], [])
+    seen: dict[str, object] = {}   # text -> its class; scores are computed once per distinct sentence
+    errors = []
+    fbs = _fallbacks(src) if src.fallbacks and poorly_covered(src, word, forms, allowed) else []
+    gens = [(f, True) for f in fbs] + [(src.generator, False)]  # a poorly covered word: the fallbacks first
+    for gen, is_fb in gens:
+        provenance = f"generated by SPINEDEP ({gen.vocab.name})" + (", fallback model" if is_fb else "")
+        batch = max(4 * want, 50)
+        while _count(out, count_copies) < want and out.draws < budget:
+            try:
+                k = min(batch, budget - out.draws)
+                sents, info = gen.sample(k, rng, word=word, max_attempts=k)
+            except NoSentenceError as exc:
+                errors.append(str(exc))
+                break
+            out.draws += info["attempts"]
+            st["draws"] += info["attempts"]
+            for s in sents:
+                if _count(out, count_copies) >= want:
+                    break
+                kind = seen.get(s.text)
+                if kind is None:
+                    kind = seen[s.text] = _classify(src, s, word, forms, allowed, provenance, st)
+                    if kind[0] == "below":
+                        out.below.append(kind[1])
+                elif unique:
+                    continue
+                if kind[0] == "pass":
+                    out.passed.append(kind[1])
+                    out.fallback_used |= is_fb
+                elif kind[0] == "copy":
+                    out.copies.append(kind[1])
+            if info["attempts"] == 0:
+                break
+        if _count(out, count_copies) >= want:
+            break
+    out.capped = _count(out, count_copies) < want and out.draws >= budget
+    if out.draws == 0 and errors:
+        raise NoSentenceError(errors[0])
+    out.below.sort(key=lambda s: -s.score)
+    return out
+
+
+def _fallbacks(src: SheetSource) -> list[ConstrainedGenerator]:
+    """The source's fallback generators that can serve its vocabulary (a fallback model that has no sentence
+    within a custom vocabulary is skipped, not an error: the primary model still answers)."""
+    out = []
+    for f in src.fallbacks:
+        try:
+            out.append(f.get() if isinstance(f, LazyGenerator) else f)
+        except (NoSentenceError, InputError):
+            continue
+    return out
+
+
+def poorly_covered(src: SheetSource, word: str, forms=None, allowed=None) -> bool:
+    """Whether the primary model covers `word` poorly: fewer than `src.min_distinct` distinct new sentences pass
+    the ranker in `src.probe` draws (a fixed seed per word, so the answer does not depend on the caller's rng; cached
+    per source).  Such words are generated from the fallback models (e.g. one that keeps once-seen pairs), whose
+    sentences pass the same ranker and the same checks."""
+    w = word.lower()
+    if w not in src._coverage:
+        forms = forms if forms is not None else word_forms(w, src.level)
+        allowed = allowed if allowed is not None else _allowed(src.vocab, forms)
+        seed = int.from_bytes(w.encode("utf-8")[:8].ljust(8, b"\0"), "little")
+        try:
+            sents, _ = src.generator.sample(src.probe, np.random.default_rng(seed), word=w, unique=True,
+                                            max_attempts=src.probe)
+        except NoSentenceError:
+            sents = []
+        st = {"rejected": 0, "copies_not_shown": 0, "below_threshold": 0}
+        ok = sum(_classify(src, s, w, forms, allowed, "", st)[0] == "pass" for s in sents)
+        src._coverage[w] = ok < src.min_distinct
+    return src._coverage[w]
+
+
+def _count(d: Draws, count_copies: bool) -> int:
+    return len(d.passed) + (len(d.copies) if count_copies else 0)
+
+
+def _classify(src: SheetSource, s: Sentence, word: str, forms, allowed, provenance: str, st: dict) -> tuple:
+    """("pass", item) | ("copy", corpus item) | ("below", marked item) | ("drop",) for one distinct candidate."""
+    if _check(s.tokens, allowed, forms) is not None:
+        st["rejected"] += 1
+        return ("drop",)
     c = src.corpus
-    provenance = f"generated by SPINEDEP ({gen.vocab.name})"
-    for s in sents:
-        if _check(s.tokens, allowed, forms) is not None:
-            stats["rejected"] += 1
-            continue
-        if c is not None:
-            i = c.find_copy(s.tokens)
-            if i is not None:
-                copies.append(Sentence(c.tokens[i], c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None,
-                                       _score(src, c.tokens[i])))
-                continue
-            if c.is_training_sentence(s.tokens):
-                stats["copies_not_shown"] += 1
-                continue
-        score = _score(src, s.tokens)
-        if score is not None and src.threshold is not None and score < src.threshold:
-            stats["below_threshold"] += 1
-            if src.floor is not None and src.scorer.slor(s.tokens) >= src.floor:
-                below.append(attrs.evolve(s, word=word, source="generated", score=score,
+    if c is not None:
+        i = c.find_copy(s.tokens)
+        if i is not None:
+            return ("copy", Sentence(c.tokens[i], c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None,
+                                     _score(src, c.tokens[i])))
+        if c.is_training_sentence(s.tokens):
+            st["copies_not_shown"] += 1
+            return ("drop",)
+    score = _score(src, s.tokens)
+    if score is not None and src.threshold is not None and score < src.threshold:
+        st["below_threshold"] += 1
+        if src.floor is not None and src.scorer.slor(s.tokens) >= src.floor:
+            return ("below", attrs.evolve(s, word=word, source="generated", score=score,
                                           provenance=provenance + ", below the plausibility threshold"))
-            continue
-        new.append(attrs.evolve(s, word=word, source="generated", provenance=provenance, score=score))
-    new.sort(key=lambda s: -(s.score if s.score is not None else 0.0))
-    below.sort(key=lambda s: -s.score)
-    return new, below, copies
+        return ("drop",)
+    return ("pass", attrs.evolve(s, word=word, source="generated", provenance=provenance, score=score))
+
+
+def _generated_items(src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary, want: int, rng,
+                     stats: dict) -> tuple[list[Sentence], list[Sentence], list[Sentence], Draws]:
+    """(new generated items at or above the threshold, best first; new ones below it but above the SLOR floor,
+    best first, marked in their provenance; corpus copies found by generation; the Draws).  Draws until `want`
+    distinct items pass (+ a margin for near-duplicates on the sheet), at most src.draw_cap(want) draws."""
+    d = draw_passing(src, word, want + src.margin, rng, forms=forms, allowed=allowed, stats=stats)
+    new = sorted(d.passed, key=lambda s: -(s.score if s.score is not None else 0.0))
+    return new, d.below, d.copies, d
 
 
 def _take(pool: list[Sentence], k: int, chosen: list[Sentence], sheet: list[Sentence]) -> int:
@@ -232,12 +383,17 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
         order = rng.permutation(len(corpus)) if corpus else []
         corpus = [corpus[int(i)] for i in order]
         want_c = math.ceil(per_word * src.corpus_share) if corpus else 0
-        error = None
+        error = capped_note = None
         chosen: list[Sentence] = []
         got_c = _take(corpus, want_c, chosen, sheet)
         if got_c < per_word:  # generation only for what the corpus items do not cover
+            need = per_word - got_c
             try:
-                new, below, copies = _generated_items(src, w, forms, allowed, per_word, rng, st)
+                new, below, copies, d = _generated_items(src, w, forms, allowed, need, rng, st)
+                if d.capped:
+                    capped_note = (f"{w}: {len(d.passed)} of {need + src.margin} generated sentence(s) passed "
+                                   f"the plausibility ranker in {d.draws} draws (the cap: "
+                                   f"{src.draw_cap(need + src.margin)})")
             except NoSentenceError as exc:
                 new, below, copies, error = [], [], [], str(exc)
             seen = {c.text for c in corpus}
@@ -248,7 +404,9 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
                 got_c += _take([c for c in corpus + copies if c not in chosen], per_word - got_c - got_g, chosen,
                                sheet)
             if got_c + got_g < per_word:  # still short: the best below the threshold, marked and noted
-                low = _take(below, per_word - got_c - got_g, chosen, sheet)
+                # bounded: drawing until items pass finds many below the threshold, and they are judged far
+                # less plausible (benchmarks/RESULTS.md `sheets`), so a short sheet beats a sheet of them
+                low = _take(below, min(per_word - got_c - got_g, src.max_below), chosen, sheet)
                 st["below_shown"] += low
                 if low:
                     problems.append(f"{w}: {low} generated sentence(s) below the plausibility threshold "
@@ -259,10 +417,12 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
             progress(1)
         if not chosen:
             problems.append(f"{w}: {error}" if error else
-                            f"{w}: no sentence found with all other words in the vocabulary {src.vocab.name}")
+                            f"{w}: no sentence found with all other words in the vocabulary {src.vocab.name}"
+                            + (f" ({capped_note.split(': ', 1)[1]})" if capped_note else ""))
             continue
         if len(chosen) < per_word:
-            problems.append(f"{w}: only {len(chosen)} different sentence(s) under this vocabulary")
+            problems.append(f"{w}: only {len(chosen)} different sentence(s) under this vocabulary"
+                            + (f" ({capped_note.split(': ', 1)[1]})" if capped_note else ""))
         groups[w] = [chosen[int(i)] for i in rng.permutation(len(chosen))]
     return groups, problems
 
