@@ -788,6 +788,8 @@ def mined(args, shared: Path, scorer) -> list[str]:
                                       "sentences": 2 * len(pairs)}))
     ptime = json.loads(timing.read_text())
 
+    keep_all: dict = {}
+
     def run(evalname, train_sets, parser, dev_trees, dev_tokens, score_tokens, gold, gold_rate):
         outs = {}
         for name, (tp, tt) in train_sets.items():
@@ -798,7 +800,10 @@ def mined(args, shared: Path, scorer) -> list[str]:
                                     scorer)
         mat, mat_items = score_rows({f"{a}|{b}": o["matched"]["gold"]["keeps"] for (a, b), o in outs.items()},
                                     score_tokens, gold, scorer)
-        table = []
+        ka, _ = score_rows({"keep-all": [[1] * len(x) for x in score_tokens]}, score_tokens, gold, scorer)
+        table = [["-", "keep-all", ka["keep-all"]["compression_rate"], ka["keep-all"]["token_f1"],
+                  ka["keep-all"]["rel_f1"], "-", "-", "-"]]
+        keep_all[evalname] = ka["keep-all"]
         for name, (tp, _) in train_sets.items():
             for tag in (LEX, KM):
                 k = f"{name}|{tag}"
@@ -820,13 +825,13 @@ def mined(args, shared: Path, scorer) -> list[str]:
                 add(f"mined|{tag}", f"in-domain|{tag}", what, f"{LABEL[tag]}: mined {n_ref} - in-domain {n_ref}")
             add(f"compressions|{tag}", f"expansions|{tag}", "gold rate",
                 f"{LABEL[tag]}: compressions only - expansions only")
-        return table, sig, mat
+        return table, sig, mat, {k: v["compression_rate"] for k, v in own.items()}
 
     SET_LABEL["in-domain"] = f"broadcast news train, {len(ex.train_pairs)} (annotator 1)"
     bn_sets = {name: ([pairs[i] for i in idx], [bn_trees[i] for i in idx]) for name, idx in subsets.items()}
     bn_sets["in-domain"] = (ex.train_pairs, ex.train_src)
     bn_gold = round(ex.gold_rate(), 2)
-    bn_table, bn_sig, bn_mat = run("bn", bn_sets, ex.parser, ex.dev_src, ex.dev_tokens, ex.dev_tokens, ex.gold,
+    bn_table, bn_sig, bn_mat, bn_own = run("bn", bn_sets, ex.parser, ex.dev_src, ex.dev_tokens, ex.dev_tokens, ex.gold,
                                    bn_gold)
     bn_label = SET_LABEL.pop("in-domain")
 
@@ -842,7 +847,7 @@ def mined(args, shared: Path, scorer) -> list[str]:
     SET_LABEL["in-domain"] = f"Google train-180k-lossy, {len(gtrain)} (the curve's first {len(gtrain)})"
     g_sets = {name: ([norm[i] for i in idx], [g_trees[i] for i in idx]) for name, idx in subsets.items()}
     g_sets["in-domain"] = (gtrain, gtrain_trees)
-    g_table, g_sig, g_mat = run("google", g_sets, gparser, eval_trees, eval_norm, [p.source for p in evalp], ggold,
+    g_table, g_sig, g_mat, g_own = run("google", g_sets, gparser, eval_trees, eval_norm, [p.source for p in evalp], ggold,
                                 g_gold)
     g_label = SET_LABEL["in-domain"]
 
@@ -879,6 +884,16 @@ def mined(args, shared: Path, scorer) -> list[str]:
         f"{g_mat[f'in-domain|{KM}']['rel_f1']:.2f} ({gap(g_mat, f'mined|{KM}', f'in-domain|{KM}'):+.2f}); "
         f"lexicalized mined {g_mat[f'mined|{LEX}']['rel_f1']:.2f} vs in-domain "
         f"{g_mat[f'in-domain|{LEX}']['rel_f1']:.2f} ({gap(g_mat, f'mined|{LEX}', f'in-domain|{LEX}'):+.2f}).",
+        f"- At their own rates the mined models keep far more words than the in-domain ones (CompR on broadcast "
+        f"news {bn_own[f'mined|{LEX}']:.1f} / {bn_own[f'mined|{KM}']:.1f} vs {bn_own[f'in-domain|{LEX}']:.1f} / "
+        f"{bn_own[f'in-domain|{KM}']:.1f}, on Google {g_own[f'mined|{LEX}']:.1f} / {g_own[f'mined|{KM}']:.1f} vs "
+        f"{g_own[f'in-domain|{LEX}']:.1f} / {g_own[f'in-domain|{KM}']:.1f}; lexicalized / KM), as their training "
+        f"pairs do ({keep_rate:.1f}% kept): their own-rate gains are those of keeping more (keep-all RelF1 "
+        f"{keep_all['bn']['rel_f1']:.2f} on broadcast news, {keep_all['google']['rel_f1']:.2f} on Google); the "
+        f"gold-rate rows compare at the same length.",
+        "- Direction, compressions only vs as many expansions only (gold rate, RelF1 difference and p): "
+        + "; ".join(f"{ev} {r[0].split(':')[0]} {r[4]:+.2f} (p = {r[5]})" for ev, sig_ in (("broadcast news", bn_sig),
+                    ("Google", g_sig)) for r in sig_ if "compressions only - expansions only" in r[0]) + ".",
         f"- Lexicalized - KM on the mined pairs (gold rate): broadcast news "
         f"{gap(bn_mat, f'mined|{LEX}', f'mined|{KM}'):+.2f}, Google {gap(g_mat, f'mined|{LEX}', f'mined|{KM}'):+.2f} "
         f"RelF1 (p values in the tables).",
@@ -922,7 +937,10 @@ def mined(args, shared: Path, scorer) -> list[str]:
         "normalized (lowercase, digit tokens `##`) by the curve's lowercase PCFG, so each model sees the same "
         f"normalization and parser as its eval trees. Parsing the {ptime.get('sentences', 2 * n)} long sides "
         f"(both parses) took {ptime['wall']:.0f} s wall / {ptime['cpu']:.0f} s CPU with {ptime['workers']} "
-        f"worker(s) on the shared machine in the run that parsed them; flat fallback: broadcast-news parser "
+        f"worker(s) on the shared machine in the run that parsed them "
+        f"({ptime.get('sentences', 2 * n) / max(ptime['cpu'], 1e-9):.1f} sentences per CPU-second; the mined long "
+        f"sides run to {max(len(p.source) for p in pairs)} tokens, the Google ones to {args.google_max_len}); flat "
+        f"fallback: broadcast-news parser "
         f"{bn_counts.get('failed', 0) + bn_counts.get('too_long', 0)}, lowercase parser "
         f"{g_counts.get('failed', 0) + g_counts.get('too_long', 0)}.",
         "",
