@@ -658,7 +658,8 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
         "the model's output to the gold one):",
         "",
         markdown_table(["pairs", "system", "eval OOV %", "ch. L1 seen % / weight", "ch. L2", "ch. L3", "ch. L4",
-                        "src rule|(cat,hw)", "src word|(...,parent hw)", "d log p(s)", "d log p(l|s)"], diag_rows),
+                        "src rule, ctx (cat, hw)", "src word, ctx (.., parent hw)", "d log p(s)",
+                        "d log p(l given s)"], diag_rows),
         "",
         "Training time and model size (model file includes the embedded parser, ~150 KB; contexts: channel "
         "contexts over all levels; eval sentences/s given the parse):",
