@@ -524,7 +524,7 @@ def backoff_diagnostics(g, trees, gold_keeps, out_keeps) -> dict:
         a[2] += c / (c + ty) if c > 0 else 0.0
 
     oov = n_words = 0
-    d_src, d_ch = [], []
+    d_src, d_ch, d_rules = [], [], []
     first = 1 if g.levels == 6 else 4
     for tree, gk, ok in zip(trees, gold_keeps, out_keeps):
         t = analyse(wrap_root(tree))
@@ -553,9 +553,16 @@ def backoff_diagnostics(g, trees, gold_keeps, out_keeps) -> dict:
             sg, cg = score_parts(g, t, gk)
             d_src.append(so - sg)
             d_ch.append(co - cg)
+            rw = []
+            for k in (ok, gk):
+                al, hd, kk = t.short_heads(k)
+                evs = g.source.events(t, al, hd, kk)
+                rw.append(sum(g.source.rule_logp(*a) for kind, a in evs if kind == "r"))
+            d_rules.append(rw[0] - rw[1])
     return {"oov": 100.0 * oov / max(n_words, 1),
             "levels": {k: (100.0 * v[1] / max(v[0], 1), v[2] / max(v[0], 1)) for k, v in acc.items()},
-            "d_source": float(np.mean(d_src)) if d_src else 0.0, "d_channel": float(np.mean(d_ch)) if d_ch else 0.0}
+            "d_source": float(np.mean(d_src)) if d_src else 0.0, "d_channel": float(np.mean(d_ch)) if d_ch else 0.0,
+            "d_source_rules": float(np.mean(d_rules)) if d_rules else 0.0}
 
 
 def google_curve(args, shared: Path, scorer) -> list[str]:
@@ -605,11 +612,27 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
             diag_rows.append([n, LABEL[k], f"{dg['oov']:.1f}", *(cell(f"channel level {j}") for j in (1, 2, 3, 4)),
                               cell("source rule | (cat, head word)"),
                               cell("source word | (tag, cat, parent cat, parent head word)"),
-                              f"{dg['d_source']:+.2f}", f"{dg['d_channel']:+.2f}"])
+                              f"{dg['d_source']:+.2f}", f"{dg['d_source_rules']:+.2f}",
+                              f"{dg['d_source'] - dg['d_source_rules']:+.2f}", f"{dg['d_channel']:+.2f}"])
         for what, table, items in (("own rates", own, own_items), ("gold rate", mat, mat_items)):
             r = compare_systems(items[LEX], items[KM], trials=args.trials, seed=0)
             sig_rows.append([n, what, r["token"]["difference"], f"{r['token']['p_value']:.4f}",
                              r["rel"]["difference"], f"{r['rel']['p_value']:.4f}"])
+    # which half of the lexicalized model holds it back at the largest size: the two ablations of the `channel`
+    # section (lexicalized channel with a PCFG source; KM's channel with the lexicalized source), gold rate
+    top = sizes[-1]
+    abl_outs = {tag: channel_outputs(f"{tag}-curve{top}", levels, train[:top], train_trees[:top], parser, eval_trees,
+                                     eval_norm, {"gold": gold_rate}, work, None, args.refresh, lex)
+                for tag, (levels, lex) in ABL.items()}
+    top_mat, top_items = gold_items_at[top]
+    a_sc, a_items = score_rows({k: v["matched"]["gold"]["keeps"] for k, v in abl_outs.items()}, srcs, gold, scorer)
+    a_items.update({k: top_items[k] for k in (LEX, KM)})
+    abl_rows = [row(LABEL[k], a_sc[k]) for k in ABL] + [row(LABEL[k], top_mat[k]) for k in (LEX, KM)]
+    abl_sig = []
+    for a_, b_ in (("channel-6-pcfgsrc", KM), ("channel-4-lexsrc", KM), ("channel-6-pcfgsrc", LEX)):
+        r = compare_systems(a_items[a_], a_items[b_], trials=args.trials, seed=0)
+        abl_sig.append([f"{LABEL[a_]} vs {LABEL[b_]}", r["token"]["difference"], f"{r['token']['p_value']:.4f}",
+                        r["rel"]["difference"], f"{r['rel']['p_value']:.4f}"])
     used = {f"{a}-{b}": b - a for a, b in curve_chunks(sizes)}
     timings = {k: v for k, v in timings.items() if k in used}
     parse_rows = [[k, f"{v['wall']:.0f}", f"{v['cpu']:.0f}", v["workers"], "yes" if v.get("cached") else "no"]
@@ -653,13 +676,21 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
         "outside the training vocabulary; for the gold compressions' events, the share whose context was seen in "
         "training / the mean Witten-Bell weight C/(C+T) of the context's own estimate (0 when unseen) at channel "
         "levels 1-4 and for the lexicalized source model's rule and dependent-word contexts; and the mean score "
-        "difference, output at the gold rate minus gold compression, of log p(s) and of log p(l|s) (the reward "
+        "difference, output at the gold rate minus gold compression, of log p(s) (split into its rule and word "
+        "events) and of log p(l|s) (the reward "
         "term excluded; the decoder maximises their sum plus the reward, so a positive part is the half that prefers "
         "the model's output to the gold one):",
         "",
         markdown_table(["pairs", "system", "eval OOV %", "ch. L1 seen % / weight", "ch. L2", "ch. L3", "ch. L4",
                         "src rule, ctx (cat, hw)", "src word, ctx (.., parent hw)", "d log p(s)",
-                        "d log p(l given s)"], diag_rows),
+                        "of it rules", "of it words", "d log p(l given s)"], diag_rows),
+        "",
+        f"Ablations at {top} pairs, matched gold rate (which half of the lexicalized model holds it back: the "
+        "6-level channel with KM's PCFG source model, and KM's level-4 channel with the lexicalized source model):",
+        "",
+        markdown_table(COLS, abl_rows),
+        "",
+        markdown_table(SIGCOLS, abl_sig),
         "",
         "Training time and model size (model file includes the embedded parser, ~150 KB; contexts: channel "
         "contexts over all levels; eval sentences/s given the parse):",

@@ -78,3 +78,10 @@ def test_backoff_diagnostics_on_seen_and_held_out_trees():
     assert held["levels"]["channel level 1"][0] <= held["levels"]["channel level 4"][0]
     km = bc.backoff_diagnostics(_demo_grammar(4)[0], trees[-3:], keeps[-3:], keeps[-3:])
     assert set(km["levels"]) == {"channel level 4"}  # KM: no lexicalized levels, PCFG source
+
+
+def test_backoff_diagnostics_split_the_source_score():
+    g, trees, keeps = _demo_grammar(6)
+    full = [np.ones_like(k) for k in keeps]
+    d = bc.backoff_diagnostics(g, trees, keeps, full)
+    assert d["d_source"] != 0.0 and d["d_source_rules"] != 0.0 and d["d_source"] != d["d_source_rules"]
