@@ -699,8 +699,9 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
                         "vocabulary", "sent/s"], size_rows),
         "",
         f"Parsing (PCFG h=2 v=2, `--workers {args.workers}` through core batchparse; slices cached separately; "
-        f"CPU = driver + finished worker processes from rusage; the machine is shared; a slice read from the cache "
-        f"was parsed by an earlier run, the 0-1000 one by the `channel` section's run): flat fallback train "
+        f"CPU = driver + finished worker processes from rusage; the machine is shared; a slice marked as read from "
+        f"the cache was parsed by an earlier run and not timed here; the times of a slice parsed earlier are those "
+        f"of the run that parsed it, as recorded in the work folder's parse-time.json): flat fallback train "
         f"{tc['failed'] + tc['too_long']}, eval {ec.get('failed', 0) + ec.get('too_long', 0)}.",
         "",
         markdown_table(["slice", "wall s", "CPU s", "workers", "read from cache"], parse_rows),
