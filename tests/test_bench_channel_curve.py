@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -36,3 +37,51 @@ def test_google_samples_are_nested(shared_data):
     assert len(small) == 50 and len(big) == 200
     assert [p.source for p in big[:50]] == [p.source for p in small]
     assert all(len(p.source) <= 50 and len(p.keep) == len(p.source) for p in big)
+
+
+def _demo_grammar(levels):
+    from treegram.builtin.demo import demo_trees
+    from treegram.compression.treeprep import wrap_root
+    from treegram.plugins.channel.model import ChannelGrammar, analyse
+
+    rng = np.random.default_rng(0)
+    trees = [wrap_root(t) for t in demo_trees()]
+    keeps = [rng.random(len(t.leaves())) < 0.7 for t in trees]
+    keeps = [k if k.any() else np.ones_like(k) for k in keeps]
+    g = ChannelGrammar(levels)
+    for t, k in zip(trees[:-3], keeps[:-3]):  # the last three trees are held out
+        g.observe(analyse(t), k)
+    return g, trees, keeps
+
+
+@pytest.mark.parametrize("levels", [6, 4])
+def test_score_parts_add_up_to_the_model_score(levels):
+    from treegram.plugins.channel.model import analyse
+
+    g, trees, keeps = _demo_grammar(levels)
+    for tree, k in zip(trees, keeps):
+        t = analyse(tree)
+        src, ch = bc.score_parts(g, t, k)
+        assert src < 0 and ch <= 0
+        assert src + ch == pytest.approx(g.score(t, k))
+
+
+def test_backoff_diagnostics_on_seen_and_held_out_trees():
+    g, trees, keeps = _demo_grammar(6)
+    seen = bc.backoff_diagnostics(g, trees[:-3], keeps[:-3], keeps[:-3])
+    # every context of a training compression was counted; scoring the gold against itself differs by nothing
+    assert seen["oov"] == 0.0 and seen["d_source"] == 0.0 and seen["d_channel"] == 0.0
+    for name in ("channel level 1", "channel level 4", "source rule | (cat, head word)"):
+        assert seen["levels"][name][0] == 100.0 and 0.0 < seen["levels"][name][1] < 1.0
+    held = bc.backoff_diagnostics(g, trees[-3:], keeps[-3:], [np.ones_like(k) for k in keeps[-3:]])
+    assert held["levels"]["channel level 1"][0] < 100.0
+    assert held["levels"]["channel level 1"][0] <= held["levels"]["channel level 4"][0]
+    km = bc.backoff_diagnostics(_demo_grammar(4)[0], trees[-3:], keeps[-3:], keeps[-3:])
+    assert set(km["levels"]) == {"channel level 4"}  # KM: no lexicalized levels, PCFG source
+
+
+def test_backoff_diagnostics_split_the_source_score():
+    g, trees, keeps = _demo_grammar(6)
+    full = [np.ones_like(k) for k in keeps]
+    d = bc.backoff_diagnostics(g, trees, keeps, full)
+    assert d["d_source"] != 0.0 and d["d_source_rules"] != 0.0 and d["d_source"] != d["d_source_rules"]
