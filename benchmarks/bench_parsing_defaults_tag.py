@@ -406,7 +406,10 @@ def write(section: str = SECTION) -> None:
                         "all lengths):\n")
             body.append(markdown_table(["seed", "comparison", "F1 difference", "p"], sig))
     if not reduced:
-        body.append("\nAll 273 ptb-sample dev sentences, every model with its shipped number of sweeps.\n")
+        body.append("\nAll 273 ptb-sample dev sentences, every model with its shipped number of sweeps. train s and sent/s "
+                    "are wall-clock on a machine whose load varied between 5 and 15 during the runs (the same "
+                    "TSG start sample parsed at 1.28 and at 5.1 sent/s in two processes), so they compare nothing; "
+                    "max-rule speed per CPU second is in the `maxrule-speed` section.\n")
     else:
         body.append(
         "\nCaveats: a reduced setting forced by the shared machine: the first 60 dev sentences only, and the TIG and "
