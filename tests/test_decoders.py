@@ -368,3 +368,57 @@ def test_parse_uses_the_models_default_decoder(demo_model_files):
     with pytest.raises(InputError):
         parse_default(model, None, 5)  # --samples with a default decoder that draws none
     assert model_decoder(object()) is None
+
+
+def test_outside_pass_on_a_tig_chart_equals_the_closure_sums(demo_model_files):
+    """On a TIG transform (large unary reach sets, a chart with dead entries) the outside pass, which sums
+    outside_mid only for the symbols anything reads it for, still gives every pre entry
+    out_pre(B) = logsumexp over the cell's post entries A of out_post(A) + closure(A, B), and lists every symbol
+    with an inside and an outside through the cell's closure, at that posterior, as a mid row."""
+    from treegram.formalism import load_model
+
+    model = load_model(demo_model_files["tig"])
+    cfg = model.cfg
+    cl = cfg.index.closure
+    logw = {(int(a), int(b)): float(w) for a, b, w in zip(cl.parent, cl.child, cl.inside_logw)}
+    parents_of = defaultdict(list)
+    for a, b in logw:
+        parents_of[b].append(a)
+    dead = 0
+    for sentence in ("The hungry dog slept in the garden .", "the dog saw a cat with the telescope ."):
+        inp = model.chart_input(sentence.split())
+        chart = inside(cfg, inp.lex, prune=inp.prune)
+        out = outside(chart, counts=False)
+        n = chart.n
+        mids = {(int(c), int(s)): float(v) for c, s, v in zip(out.mid_cell, out.mid_sym, out.mid_logpost)}
+        expected_mids = {}
+        for cell in range((n + 1) * (n + 1)):
+            q0, q1 = int(chart.post_start[cell]), int(chart.post_start[cell] + chart.post_len[cell])
+            if q1 == q0:
+                continue
+            o_post = {int(chart.post_sym[q]): float(out.out_post[q]) for q in range(q0, q1)}
+            if all(v == -np.inf for v in o_post.values()):
+                continue
+            p0, p1 = int(chart.pre_start[cell]), int(chart.pre_start[cell] + chart.pre_len[cell])
+            pre = {int(chart.pre_sym[p]): float(chart.pre_score[p]) for p in range(p0, p1)}
+
+            def om(x):
+                return np.logaddexp.reduce([o_post[a] + logw[(a, x)] for a in parents_of[x] if a in o_post]
+                                           + [-np.inf])
+
+            for p in range(p0, p1):
+                want = om(int(chart.pre_sym[p]))
+                assert out.out_pre[p] == pytest.approx(want, rel=1e-9, abs=1e-9) or out.out_pre[p] == want == -np.inf
+                dead += out.out_pre[p] == -np.inf
+            im = defaultdict(list)
+            for b, s in pre.items():
+                for a in parents_of[b]:
+                    im[a].append(s + logw[(a, b)])
+            for x, terms in im.items():
+                lp = om(x) + np.logaddexp.reduce(terms) - chart.log_z
+                if lp > -np.inf:
+                    expected_mids[(cell, x)] = lp
+        assert set(mids) == set(expected_mids)
+        for k, v in expected_mids.items():
+            assert mids[k] == pytest.approx(v, rel=1e-9, abs=1e-9)
+    assert dead > 0  # the chart has entries no complete parse uses (what the pass skips work for)
