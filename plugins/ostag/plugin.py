@@ -25,13 +25,16 @@ class OSTAGOptions:
     no_cfg_rules: bool = option(False, group="elementary trees",
                                 help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees "
                                      "(they give coverage for sentences the TSG fragments cannot derive)")
-    tsg_weights: str = option("posterior-rules", choices=("counts", "posterior", "posterior-rules"),
+    tsg_weights: str = option("posterior-rules", choices=("counts", "posterior", "posterior-rules", "base"),
                               group="elementary trees",
                               help="with --from-tsg: the elementary trees' weights (EM's counts start): the TSG "
                                    "sample's fragment counts, depth-1 rules at their treebank counts; or the TSG "
                                    "model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at "
                                    "alpha_c P0; posterior-rules: depth-1 rules at alpha_c times "
-                                   "their PCFG probability (default posterior-rules: the closest to the source TSG "
+                                   "their PCFG probability; base: the fragment counts plus the TSG's own base route "
+                                   "(c -> c~base and the base PCFG rules, with the TSG's weights) in the parsing "
+                                   "grammar, no depth-1 rules, so that without auxiliary trees the grammar is the "
+                                   "TSG's (default posterior-rules: the closest to the source TSG "
                                    "on dev, benchmarks/RESULTS.md parsing-defaults-ostag-weights)")
     max_depth: int = option(2, help="built-in source: fragment depth (default 2)", type=positive_int,
                             group="elementary trees")
@@ -97,8 +100,9 @@ class OSTAGOptions:
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
                                  type=nonnegative_int, group="model")
-    prune_threshold: float = option(1e-4, type=nonnegative_float, group="model",
-                                    help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
+    prune_threshold: float | None = option(None, type=nonnegative_float, group="model",
+                                           help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
+                                                "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")
 
     def __attrs_post_init__(self):
         from treegram.charts.decoders import get_decoder
@@ -120,7 +124,8 @@ class OSTAGFormalism(Formalism):
             from treegram.plugins.ostag.bayes_cli import train_bayesian_from_options
 
             return train_bayesian_from_options(trees, options, ctx)
-        elementary = pcfg = extra_weight = None
+        elementary = pcfg = extra_weight = base = None
+        prune = 1e-4 if options.prune_threshold is None else options.prune_threshold
         h = None if options.horizontal < 0 else options.horizontal
         v, mark_unary, rare = options.vertical, True, options.rare_threshold
         if options.from_tsg is not None:
@@ -132,7 +137,14 @@ class OSTAGFormalism(Formalism):
             if getattr(tsg, "formalism", None) != "tsg" or not hasattr(tsg, "fragments"):
                 raise InputError(f"{options.from_tsg} is a {tsg.formalism} model, not a TSG",
                                  hint="pass a model written by `treegram train tsg`")
-            if options.tsg_weights != "counts":
+            if options.tsg_weights == "base":
+                from treegram.elementary.base_route import read_base_route
+
+                elementary = tsg_model_elementary_trees(tsg)  # relative counts: the TSG's (mean) fragment counts
+                base = read_base_route(tsg.cfg)
+                if options.prune_threshold is None:
+                    prune = float(getattr(tsg, "prune_threshold", prune))
+            elif options.tsg_weights != "counts":
                 posterior = TSGPosterior(tsg)
                 elementary = posterior.elementary_trees()
                 extra_weight = posterior.weight if options.tsg_weights == "posterior" else posterior.rule_weight
@@ -150,7 +162,8 @@ class OSTAGFormalism(Formalism):
                                  rare_threshold=rare, max_depth=options.max_depth, min_count=options.min_count,
                                  em_iterations=em_iterations, em_initial=options.em_initial,
                                  adj_init=options.adj_init,
-                                 prune_threshold=options.prune_threshold, add_cfg_rules=not options.no_cfg_rules,
+                                 prune_threshold=prune,
+                                 add_cfg_rules=not options.no_cfg_rules and base is None,
                                  tsg_weights=options.tsg_weights if options.from_tsg is not None else "counts")
         from treegram.trees.tree import drop_oversized
 
@@ -164,7 +177,8 @@ class OSTAGFormalism(Formalism):
                                 f"{rec['seconds']}s")
 
             model = train_ostag(trees, settings, elementary=elementary, pcfg=pcfg, callback=callback,
-                                progress=lambda xs, d: ui.track(xs, description=d), extra_weight=extra_weight)
+                                progress=lambda xs, d: ui.track(xs, description=d), extra_weight=extra_weight,
+                                base=base)
         if rows and not ctx.json:
             ui.table("EM (per iteration)", list(rows[0].keys()), [list(r.values()) for r in rows])
         model.default_decoder = options.decoder
