@@ -25,6 +25,18 @@ and the rules are the paper's types:
     (2) pair[s,t] -> children of s, the spine child c as pair[c, t]                 (deterministic)
     (4) the foot: the spine child of the lowest spine node is t itself (the rule is inlined into type 2)
 
+With a TSG's base route (`OSTAG(base=...)`, `treegram train ostag --from-tsg M --tsg-weights base`; the route is
+read off the TSG model's Goodman grammar by `treegram.elementary.base_route`) there is also one symbol base[X]
+per label, and the TSG's own smoothing rules with their fixed weights:
+
+    (7) site[X]   -> base[X]                           alpha_X / (n_X + alpha_X)  (the TSG's `X -> X~base`)
+    (8) base[X]   -> Y1 Y2 | w                         P_pcfg(X -> Y1 Y2) prod_i (beta_Yi: Yi = site[Yi] stops,
+                                                       1 - beta_Yi: Yi = base[Yi] expands); P_pcfg(X -> w)
+
+and the substitutions (5) of label X share the rest: P_sub(e | X) = (1 - alpha_X / (n_X + alpha_X)) times e's
+relative count.  With the TSG's fragments at their counts and no auxiliary trees this is the TSG's grammar
+(the same probability for every derivation, so the same chart and parses); base nodes are not adjunction sites.
+
 A child that is a frontier nonterminal becomes site[label] (substitution), a word a lexical rule.  Type (3) and
 (4) rules at frontier nodes are never created (the paper's fix for the spurious ambiguity between adjoining at a
 substitution site and at the root of the tree substituted there).  Nodes with more than two children, or words

@@ -16,7 +16,11 @@ EM's starting estimate (`em_initial`): the relative frequencies of the elementar
 root label.  With elementary trees from a TSG model the counts are (`tsg_weights`, `--tsg-weights`) either the
 sample's fragment counts (the treebank's depth-1 rules at their treebank counts) or the TSG's posterior
 pseudo-counts n_e + alpha_c P0(e) (depth-1 rules at alpha_c P0; `extract.TSGPosterior`): with 0 EM iterations the
-latter gives each root label's trees the TSG grammar's relative probabilities (DP posterior predictive).  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
+latter gives each root label's trees the TSG grammar's relative probabilities (DP posterior predictive).  With
+`tsg_weights="base"` the fragments keep their counts and the TSG's base route itself (c -> c~base, then base PCFG
+rules stopping or expanding at each child, with the TSG's weights; grammar.py rules 7 and 8) is part of the
+parsing CFG instead of depth-1 rules: without auxiliary trees the grammar is the TSG's, so adjunction is measured
+against exactly the TSG it starts from (`benchmarks/bench_ostag_base.py`).  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
 the model's `default_decoder`; issue 16: the measurements against the source TSG are in
 `benchmarks/bench_parsing_defaults_tag.py` / the `parsing-defaults-tag` section of benchmarks/RESULTS.md).
 """
