@@ -147,7 +147,8 @@ def main() -> None:
     ap.add_argument("--seeds", default=None, help="comma-separated seeds to measure (e.g. 1,2)")
     ap.add_argument("--dev-limit", type=int, default=None, help="parse only the first N dev sentences")
     ap.add_argument("--variants", default="", metavar="OPTS;OPTS",
-                    help="';'-separated extra `train ostag` option strings, '' = the shipped defaults (default: '')")
+                    help="';'-separated extra `train ostag` option strings, '' = the shipped defaults (default: ''); "
+                         "'-' = none (only the source TSG and the control)")
     ap.add_argument("--tsg-dir", type=Path, default=None,
                     help="a directory holding tsg-S.model (and tsg-S.json) to copy instead of training")
     ap.add_argument("--write", action="store_true", help="rewrite the RESULTS.md section from the cache")
@@ -156,7 +157,7 @@ def main() -> None:
         shared = require_shared()
         train_path = shared / "ptb-sample" / "train"
         dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
-        variants = [v.strip() for v in args.variants.split(";")]
+        variants = [] if args.variants == "-" else [v.strip() for v in args.variants.split(";")]
         cmd = (f"nice -n 10 python benchmarks/bench_ostag_base.py --seeds {args.seeds}"
                + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "")
                + (f" --variants '{args.variants}'" if args.variants else ""))
