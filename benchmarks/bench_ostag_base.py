@@ -64,12 +64,18 @@ def tsg_model(seed: int, train_path: Path, tsg_dir: Path | None) -> tuple[Path, 
     return out, json.loads(info.read_text(encoding="utf-8")).get("seconds") if info.exists() else None
 
 
-def run(seed: int, train_path: Path, dev, cmd: str, variants: list[str], tsg_dir: Path | None) -> None:
+def run(seed: int, train_path: Path, dev, cmd: str, variants: list[str], tsg_dir: Path | None,
+        reference: bool = True) -> None:
     path = CACHE / f"seed{seed}-n{len(dev)}.json"
     done = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"commands": [], "rows": []}
     names = {r["name"] for r in done["rows"]}
 
     def save(row):
+        if path.exists():  # another process (another variant) may have added rows meanwhile: merge by name
+            now = json.loads(path.read_text(encoding="utf-8"))
+            have = {r["name"] for r in done["rows"]}
+            done["rows"] += [r for r in now["rows"] if r["name"] not in have]
+            done["commands"] += [c for c in now["commands"] if c not in done["commands"]]
         done["rows"].append(row)
         if cmd not in done["commands"]:
             done["commands"].append(cmd)
@@ -80,12 +86,12 @@ def run(seed: int, train_path: Path, dev, cmd: str, variants: list[str], tsg_dir
         return f"{len(m.grammar.initial):,} initial / {len(m.grammar.auxiliary):,} auxiliary + base route"
 
     tsg_path, tsg_s = tsg_model(seed, train_path, tsg_dir)
-    if SOURCE not in names:
+    if SOURCE not in names and reference:
         tsg = load_model(tsg_path)
         save(tag.evaluate(SOURCE, tsg, dev, None, size=f"{tsg.info['elementary_trees']:,} elementary trees + base",
                           train_s=tsg_s, seed=seed, group="ostag-base", role="source"))
         del tsg
-    todo = [(CONTROL, ["--tsg-weights", "base", "--model", "tsg", "--no-expand"], "control")]
+    todo = [(CONTROL, ["--tsg-weights", "base", "--model", "tsg", "--no-expand"], "control")] if reference else []
     todo += [(row_name(v), v.split(), "system" if not v else "variant") for v in variants]
     for name, opts, role in todo:
         if name in names:
@@ -151,6 +157,8 @@ def main() -> None:
                          "'-' = none (only the source TSG and the control)")
     ap.add_argument("--tsg-dir", type=Path, default=None,
                     help="a directory holding tsg-S.model (and tsg-S.json) to copy instead of training")
+    ap.add_argument("--no-reference", action="store_true",
+                    help="only the variants, not the source TSG and control rows (another process measures those)")
     ap.add_argument("--write", action="store_true", help="rewrite the RESULTS.md section from the cache")
     args = ap.parse_args()
     if args.seeds:
@@ -163,7 +171,7 @@ def main() -> None:
                + (f" --variants '{args.variants}'" if args.variants else ""))
         for seed in (int(s) for s in args.seeds.split(",")):
             print(f"== seed {seed}: dev {len(dev)} sentences", flush=True)
-            run(seed, train_path, dev, cmd, variants, args.tsg_dir)
+            run(seed, train_path, dev, cmd, variants, args.tsg_dir, not args.no_reference)
     if args.write:
         write()
 
