@@ -25,7 +25,7 @@ class OSTAGOptions:
     no_cfg_rules: bool = option(False, group="elementary trees",
                                 help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees "
                                      "(they give coverage for sentences the TSG fragments cannot derive)")
-    tsg_weights: str = option("posterior-rules", choices=("counts", "posterior", "posterior-rules", "base"),
+    tsg_weights: str = option("base", choices=("counts", "posterior", "posterior-rules", "base"),
                               group="elementary trees",
                               help="with --from-tsg: the elementary trees' weights (EM's counts start): the TSG "
                                    "sample's fragment counts, depth-1 rules at their treebank counts; or the TSG "
@@ -34,8 +34,8 @@ class OSTAGOptions:
                                    "their PCFG probability; base: the fragment counts plus the TSG's own base route "
                                    "(c -> c~base and the base PCFG rules, with the TSG's weights) in the parsing "
                                    "grammar, no depth-1 rules, so that without auxiliary trees the grammar is the "
-                                   "TSG's (default posterior-rules: the closest to the source TSG "
-                                   "on dev, benchmarks/RESULTS.md parsing-defaults-ostag-weights)")
+                                   "TSG's (default base: the only weighting not below the source TSG on dev, "
+                                   "benchmarks/RESULTS.md parsing-defaults-ostag-full)")
     max_depth: int = option(2, help="built-in source: fragment depth (default 2)", type=positive_int,
                             group="elementary trees")
     min_count: int = option(2, type=nonnegative_int, group="elementary trees",
@@ -84,9 +84,9 @@ class OSTAGOptions:
     # and no EM iteration; without --from-tsg 1 EM iteration from the counts; maxrule; all within noise on 60
     # sentences).
     em_iterations: int | None = option(None, type=nonnegative_int, group="model",
-                                       help="EM iterations (default: 0 with --from-tsg and posterior weights, which "
-                                            "are the TSG's own estimate and EM only moved away from it on dev; "
-                                            "else 1)")
+                                       help="EM iterations (default: 0 with --from-tsg and posterior or base "
+                                            "weights, which are the TSG's own estimate and EM only moved away from "
+                                            "it on dev; else 1)")
     em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
                              help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "
                                   "uniform per root label (default counts)")
@@ -94,8 +94,10 @@ class OSTAGOptions:
                           help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
                                "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule); also "
                                "for --bayesian")
-    adj_init: float = option(0.1, help="initial adjunction probability (default 0.1)", type=open_probability,
-                             group="model")
+    adj_init: float | None = option(None, type=open_probability, group="model",
+                                    help="initial adjunction probability (default 0.01 with --from-tsg and "
+                                         "--tsg-weights base, where it is the adjunction weight on top of the TSG: "
+                                         "0.1 fell below the TSG on dev; else 0.1)")
     horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
@@ -161,7 +163,8 @@ class OSTAGFormalism(Formalism):
                                  spine_levels=options.spine_levels, horizontal=h, vertical=v, mark_unary=mark_unary,
                                  rare_threshold=rare, max_depth=options.max_depth, min_count=options.min_count,
                                  em_iterations=em_iterations, em_initial=options.em_initial,
-                                 adj_init=options.adj_init,
+                                 adj_init=(options.adj_init if options.adj_init is not None else
+                                           0.01 if base is not None else 0.1),
                                  prune_threshold=prune,
                                  add_cfg_rules=not options.no_cfg_rules and base is None,
                                  tsg_weights=options.tsg_weights if options.from_tsg is not None else "counts")
