@@ -20,9 +20,10 @@ latter gives each root label's trees the TSG grammar's relative probabilities (D
 `tsg_weights="base"` the fragments keep their counts and the TSG's base route itself (c -> c~base, then base PCFG
 rules stopping or expanding at each child, with the TSG's weights; grammar.py rules 7 and 8) is part of the
 parsing CFG instead of depth-1 rules: without auxiliary trees the grammar is the TSG's, so adjunction is measured
-against exactly the TSG it starts from (`benchmarks/bench_ostag_base.py`).  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
-the model's `default_decoder`; issue 16: the measurements against the source TSG are in
-`benchmarks/bench_parsing_defaults_tag.py` / the `parsing-defaults-tag` section of benchmarks/RESULTS.md).
+against exactly the TSG it starts from (`benchmarks/bench_ostag_base.py`).  `treegram train ostag --from-tsg`
+ships the base weights with 0 EM iterations, P_adj = 0.01 and the TSG's own pruning threshold (section
+`parsing-defaults-ostag-full` of benchmarks/RESULTS.md); without --from-tsg 1 EM iteration from the counts; both
+with the max-rule decoder (saved as the model's `default_decoder`; issue 16).
 """
 
 from __future__ import annotations

@@ -79,10 +79,10 @@ class OSTAGOptions:
     spine_levels: int = option(0, type=nonnegative_int, group="model",
                                help="allow k nested levels of adjunction on spines below the root (section 4.2; "
                                     "grammar size grows fast; default 0 = OSTAG)")
-    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py and
-    # bench_ostag_tsg_weights.py measured on ptb-sample dev (issue 16: --from-tsg with the TSG's posterior weights
-    # and no EM iteration; without --from-tsg 1 EM iteration from the counts; maxrule; all within noise on 60
-    # sentences).
+    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py,
+    # bench_ostag_tsg_weights.py and bench_ostag_base.py measured on ptb-sample dev (issue 16: --from-tsg with the
+    # TSG's fragment counts and base route, no EM iteration, P_adj 0.01, the TSG's pruning; without --from-tsg 1
+    # EM iteration from the counts; maxrule).
     em_iterations: int | None = option(None, type=nonnegative_int, group="model",
                                        help="EM iterations (default: 0 with --from-tsg and posterior or base "
                                             "weights, which are the TSG's own estimate and EM only moved away from "
