@@ -108,6 +108,35 @@ def run(seed: int, train_path: Path, dev, cmd: str, variants: list[str], tsg_dir
         del m
 
 
+#: the shipped `train ostag --from-tsg` settings (plugins/ostag/plugin.py) a row is marked with
+SHIPPED = {"kind": "ostag3", "expand": True, "tsg_weights": "base", "em_iterations": 0, "adj_init": 0.01}
+
+
+def display(r: dict) -> str:
+    """A row's name in the table, from the settings its model file recorded (the option strings it was trained
+    with meant other things before the defaults changed)."""
+    s = r.get("settings")
+    if r["role"] == "source" or s is None:
+        return r["name"]
+    if s["kind"] == "tsg":
+        return "no-auxiliary-tree control (`--tsg-weights base --model tsg --no-expand`: the TSG's grammar)"
+    shipped = all(s.get(k) == v for k, v in SHIPPED.items())
+    return (f"OSTAG3, base route, P_adj = {s['adj_init']:g}, {'with' if s['expand'] else 'without'} the rules left "
+            f"behind, {s['em_iterations']} EM" + (" (shipped defaults)" if shipped else ""))
+
+
+def bayes_rows() -> list[dict]:
+    """Bayesian OSTAG (shipped defaults) and its no-adjunction control on full dev, measured by
+    `bench_parsing_defaults_tag.py --part bayes --seeds 1` (its cache)."""
+    out = []
+    for f in sorted(tag.CACHE.glob("bayes-seed*.json")):
+        d = json.loads(f.read_text(encoding="utf-8"))
+        if "--dev-limit" in d["meta"]["command"]:
+            continue
+        out += [{**r, "command": d["meta"]["command"]} for r in d["rows"]]
+    return out
+
+
 def write() -> None:
     parts = sorted(CACHE.glob("seed*-n*.json"))
     if not parts:
@@ -128,7 +157,7 @@ def write() -> None:
                              r["name"]))
     body.append(markdown_table(["dev sent.", "seed", "model", "F1 all", "F1 <=40", "exact", "failed",
                                 "grammar size", "train s", "sent/s"],
-                               [[r["sentences"], r["seed"], r["name"], r["f1"], r["f1_40"], r["exact"], r["failed"],
+                               [[r["sentences"], r["seed"], display(r), r["f1"], r["f1_40"], r["exact"], r["failed"],
                                  r["size"], "-" if r["train_s"] is None else r["train_s"], r["sent_s"]]
                                 for r in rows]))
     sig = []
@@ -139,11 +168,30 @@ def write() -> None:
             if r["role"] == "source":
                 continue
             if src is not None:
-                sig.append([n, seed, f"{name} - source TSG", *tag.ar(r, src, seed)])
+                sig.append([n, seed, f"{display(r)} - source TSG", *tag.ar(r, src, seed)])
             if ctrl is not None and r is not ctrl:
-                sig.append([n, seed, f"{name} - no-auxiliary-tree control", *tag.ar(r, ctrl, seed)])
+                sig.append([n, seed, f"{display(r)} - no-auxiliary-tree control", *tag.ar(r, ctrl, seed)])
     body.append("\nPaired approximate randomization (10,000 trials, two-sided, per-sentence bracket counts):\n")
     body.append(markdown_table(["dev sent.", "seed", "comparison", "F1 difference", "p"], sig))
+    bayes = bayes_rows()
+    if bayes:
+        body.append("\n### Bayesian OSTAG (`treegram train ostag --bayesian`, shipped defaults), full dev\n")
+        body.append("Command: " + "; ".join(sorted({f"`{r['command']}`" for r in bayes})) + " (rows cached by that "
+                    "script, tabled here). Control: the same blocked sampler and sweeps with adjunction switched off "
+                    "(mu fixed at 1e-12).\n")
+        body.append(markdown_table(["dev sent.", "seed", "model", "decoder", "F1 all", "F1 <=40", "exact", "failed",
+                                    "grammar size", "train s", "sent/s"],
+                                   [[r["sentences"], r["seed"], r["name"], r["decoder"], r["f1"], r["f1_40"],
+                                     r["exact"], r["failed"], r["size"], r["train_s"], r["sent_s"]] for r in bayes]))
+        bsig = []
+        for seed in sorted({r["seed"] for r in bayes}):
+            by = {r["role"]: r for r in bayes if r["seed"] == seed}
+            if "system" in by and "control" in by:
+                bsig.append([seed, "Bayesian OSTAG defaults - no-adjunction control",
+                             *tag.ar(by["system"], by["control"], seed)])
+        if bsig:
+            body.append("\nPaired approximate randomization (10,000 trials):\n")
+            body.append(markdown_table(["seed", "comparison", "F1 difference", "p"], bsig))
     write_section(SECTION, "\n".join(body))
     print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
 
