@@ -173,6 +173,15 @@ def write() -> None:
                 sig.append([n, seed, f"{display(r)} - no-auxiliary-tree control", *tag.ar(r, ctrl, seed)])
     body.append("\nPaired approximate randomization (10,000 trials, two-sided, per-sentence bracket counts):\n")
     body.append(markdown_table(["dev sent.", "seed", "comparison", "F1 difference", "p"], sig))
+    same = []
+    for n, seed in sorted({(r["sentences"], r["seed"]) for r in rows}, key=lambda x: (-x[0], x[1])):
+        by = {r["role"]: r for r in rows if r["seed"] == seed and r["sentences"] == n}
+        if "source" in by and "control" in by:
+            same.append(f"{n} sentences, seed {seed}: "
+                        + ("identical" if by["source"]["counts"] == by["control"]["counts"] else "NOT identical"))
+    if same:
+        body.append("\nControl vs source TSG, per-sentence (matched, gold, test) bracket counts: " + "; ".join(same)
+                    + ".\n")
     bayes = bayes_rows()
     if bayes:
         body.append("\n### Bayesian OSTAG (`treegram train ostag --bayesian`, shipped defaults), full dev\n")
