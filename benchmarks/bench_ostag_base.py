@@ -151,7 +151,10 @@ def write() -> None:
             "their counts plus the TSG's own base route in the parsing CFG; auxiliary trees extracted from the "
             "fragments), parsed with the saved default decoder (maxrule). Control: the same with no auxiliary "
             "trees, which is the TSG's grammar (its F1 must equal the source TSG's). Timings are rough: 2 cores "
-            "shared with other jobs.\n"]
+            "shared with other jobs. The commands of this session's runs were recorded without their "
+            "`--tsg-dir /work/notes/models` (the TSGs `treegram train tsg --treebank ptb-sample/train --seed S` had "
+            "written there) and, for the runs that measured only an OSTAG row beside another process, "
+            "`--no-reference`.\n"]
     rows = [r for d in loaded for r in d["rows"]]
     rows.sort(key=lambda r: (-r["sentences"], r["seed"], {"source": 0, "control": 1, "system": 2}.get(r["role"], 3),
                              r["name"]))
@@ -232,7 +235,8 @@ def main() -> None:
         variants = [] if args.variants == "-" else [v.strip() for v in args.variants.split(";")]
         cmd = (f"nice -n 10 python benchmarks/bench_ostag_base.py --seeds {args.seeds}"
                + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "")
-               + (f" --variants '{args.variants}'" if args.variants else ""))
+               + (f" --variants '{args.variants}'" if args.variants else "")
+               + (f" --tsg-dir {args.tsg_dir}" if args.tsg_dir else "") + (" --no-reference" if args.no_reference else ""))
         for seed in (int(s) for s in args.seeds.split(",")):
             print(f"== seed {seed}: dev {len(dev)} sentences", flush=True)
             run(seed, train_path, dev, cmd, variants, args.tsg_dir, not args.no_reference)
