@@ -230,7 +230,7 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
     # the same TSG's fragments through the OSTAG route without auxiliary trees: same EM, pruning and decoder
     elementary, pcfg = tsg_model_elementary_trees(tsg), tsg.pcfg  # (the control, then the source TSG, below)
     base = dict(horizontal=tsg.settings.horizontal, vertical=tsg.settings.vertical, mark_unary=False,
-                rare_threshold=tsg.settings.rare_threshold, prune_threshold=OSTAGOptions().prune_threshold)
+                rare_threshold=tsg.settings.rare_threshold, prune_threshold=OSTAGOptions().prune_threshold or 1e-4)
 
     def em_model(kind, em_iterations, em_initial, expand=True, prune=None, cfg_weight=None):
         t0 = time.perf_counter()
@@ -309,7 +309,7 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
     t0 = time.perf_counter()
     ctrl, _ = train_bayesian(train, BayesOSTAGSettings(mu=1e-12, fixed_mu=True),
                              BayesRunOptions(iterations=iterations, seed=seed, tsg_init=o.tsg_init,
-                                             prune_threshold=o.prune_threshold, adj_prior=o.adj_prior,
+                                             prune_threshold=o.prune_threshold or 1e-4, adj_prior=o.adj_prior,
                                              checkpoint=work / f"bayes-ctrl-{seed}.ckpt"))
     ctrl_s = time.perf_counter() - t0
     rows.append(evaluate(f"same sampler, no adjunction (mu = 1e-12, {iterations} sweeps)", ctrl, dev, decoder,

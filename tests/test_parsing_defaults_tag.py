@@ -58,7 +58,9 @@ def test_shipped_option_defaults():
     assert (tig.variant, tig.tsg_init, tig.decoder) == ("tig0", 100, "maxrule")
     ostag = OSTAGOptions()
     assert (ostag.em_iterations, ostag.em_initial, ostag.decoder, ostag.tsg_weights) == (
-        None, "counts", "maxrule", "posterior-rules")  # None: 0 EM iterations from posterior TSG weights, else 1
+        None, "counts", "maxrule", "base")  # None: 0 EM iterations from posterior / base TSG weights, else 1
+    # None: with --from-tsg --tsg-weights base, the TSG's own pruning and adjunction weight 0.01; else 1e-4 and 0.1
+    assert (ostag.prune_threshold, ostag.adj_init) == (None, None)
     for cls in (TIGOptions, OSTAGOptions):
         with pytest.raises(InputError, match="unknown decoder"):
             cls(decoder="no-such-decoder")
@@ -108,14 +110,18 @@ def test_tig_train_with_another_decoder(demo_model_files, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["em", "bayes"])
-def test_ostag_model_keeps_its_default_decoder_and_parse_uses_it(demo_ostag_files, kind, tmp_path):
+def test_ostag_model_keeps_its_default_decoder_and_parse_uses_it(demo_ostag_files, kind, tmp_path,
+                                                                  demo_model_files):
     path = demo_ostag_files[kind]
     model = load_model(path)
     assert isinstance(model, ChartModel)  # parses through the core charts: every core decoder applies
     assert model.default_decoder == "maxrule" and model.describe(top=0)["default_decoder"] == "maxrule"
     if kind == "em":
-        # --from-tsg with the shipped posterior-rules weights: the TSG's own estimate, no EM iteration
-        assert (model.settings.em_iterations, model.settings.tsg_weights) == (0, "posterior-rules")
+        # --from-tsg with the shipped base weights: the TSG's fragment counts and base route, no EM iteration,
+        # adjunction weight 0.01, the TSG's pruning threshold
+        assert (model.settings.em_iterations, model.settings.tsg_weights) == (0, "base")
+        assert model.grammar.base is not None and model.settings.adj_init == 0.01
+        assert model.settings.prune_threshold == load_model(demo_model_files["tsg"]).prune_threshold
         assert len(model.trace) == 0
     again_path = tmp_path / "again.ostag"
     model.save(again_path)

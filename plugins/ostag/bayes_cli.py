@@ -79,7 +79,7 @@ def train_bayesian_from_options(trees, options, ctx):
                                 checkpoint=checkpoint, checkpoint_every=options.checkpoint_every,
                                 resume=options.resume, anneal_start=options.anneal_start,
                                 anneal_end=options.anneal_end, adj_prior=options.adj_prior,
-                                prune_threshold=options.prune_threshold)
+                                prune_threshold=1e-4 if options.prune_threshold is None else options.prune_threshold)
     run = RunOptions(move="blocked", iterations=options.iterations, seed=ctx.seed, anneal_start=options.anneal_start,
                      anneal_end=options.anneal_end, checkpoint=checkpoint, checkpoint_every=options.checkpoint_every,
                      resume=options.resume)

@@ -64,7 +64,7 @@ def derived_tree(red: OSTAGCFG, steps: np.ndarray, words: list[str]) -> Tree:
     labels = g.labels
     cat = red.cfg.category
     virtual = np.zeros(red.cfg.num_symbols, bool)
-    nonsite = red.sym_kind != SYM_SITE
+    nonsite = red.sym_node >= 0  # node and pair symbols (sites and base symbols stand for no grammar node)
     virtual[nonsite] = g.nodes.virtual[red.sym_node[nonsite]]
     kids = _children(steps)
     rows = steps.tolist()
@@ -75,7 +75,7 @@ def derived_tree(red: OSTAGCFG, steps: np.ndarray, words: list[str]) -> Tree:
             items: list = [words[start]]
         else:
             items = [x for c in kids[i] for x in out.pop(c)]
-            if kind == _UN and _rtype(red, kind, rule) in (3, 5):
+            if kind == _UN and _rtype(red, kind, rule) in (3, 5, 7):
                 out[i] = items  # a hop: the node continues below
                 continue
         if virtual[parent]:
@@ -118,6 +118,9 @@ def ostag_derivation(red: OSTAGCFG, steps: np.ndarray) -> tuple:
                 instances[pinst][2][addr] = ("sub", [inst])
             stack.append((kids[i][0], (inst, (), 0, None)))
             continue
+        if rt in (7, 8):
+            raise ValueError("the derivation uses the TSG base route (site -> base), which is no OSTAG derivation "
+                             "of elementary trees")
         if kind == _UN and rt == 3:
             a = int(red.aux["unary"][rule])
             inst = new_instance("aux", a)

@@ -25,6 +25,18 @@ and the rules are the paper's types:
     (2) pair[s,t] -> children of s, the spine child c as pair[c, t]                 (deterministic)
     (4) the foot: the spine child of the lowest spine node is t itself (the rule is inlined into type 2)
 
+With a TSG's base route (`OSTAG(base=...)`, `treegram train ostag --from-tsg M --tsg-weights base`; the route is
+read off the TSG model's Goodman grammar by `treegram.elementary.base_route`) there is also one symbol base[X]
+per label, and the TSG's own smoothing rules with their fixed weights:
+
+    (7) site[X]   -> base[X]                           alpha_X / (n_X + alpha_X)  (the TSG's `X -> X~base`)
+    (8) base[X]   -> Y1 Y2 | w                         P_pcfg(X -> Y1 Y2) prod_i (beta_Yi: Yi = site[Yi] stops,
+                                                       1 - beta_Yi: Yi = base[Yi] expands); P_pcfg(X -> w)
+
+and the substitutions (5) of label X share the rest: P_sub(e | X) = (1 - alpha_X / (n_X + alpha_X)) times e's
+relative count.  With the TSG's fragments at their counts and no auxiliary trees this is the TSG's grammar
+(the same probability for every derivation, so the same chart and parses); base nodes are not adjunction sites.
+
 A child that is a frontier nonterminal becomes site[label] (substitution), a word a lexical rule.  Type (3) and
 (4) rules at frontier nodes are never created (the paper's fix for the spurious ambiguity between adjoining at a
 substitution site and at the root of the tree substituted there).  Nodes with more than two children, or words
@@ -42,6 +54,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from treegram.elementary.base_route import BaseRoute
 from treegram.errors import InputError
 from treegram.grammar.cfg import WeightedCFG
 from treegram.grammar.symbols import SymbolTable
@@ -174,7 +187,7 @@ class OSTAG:
     """
 
     def __init__(self, initial: Iterable[tuple[Tree, float]], auxiliary: Iterable[tuple[Tree, float]] = (), *,
-                 start: str, model: str = "ostag3", spine_levels: int = 0):
+                 start: str, model: str = "ostag3", spine_levels: int = 0, base: BaseRoute | None = None):
         if model not in MODELS:
             raise InputError(f"unknown OSTAG model {model!r}", hint="use ostag1, ostag2 or ostag3")
         if spine_levels < 0:
@@ -206,7 +219,12 @@ class OSTAG:
         self.labels = SymbolTable()
         self.words = SymbolTable()
         self.labels.add(start)
+        self.base = base
+        if base is not None:  # intern the base route's labels and words first (ids stay fixed from here on)
+            self.base_label = np.array([self.labels.add(c) for c in base.labels], np.int64)
+            self.base_word = np.array([self.words.add(w) for w in base.words], np.int64)
         self._build_nodes()
+        self._build_base()
         self._build_contexts()
         self.init_params()
 
@@ -307,6 +325,23 @@ class OSTAG:
         self.has_aux = np.zeros(len(self.labels), bool)
         self.has_aux[self.aux_label] = True
 
+    def _build_base(self) -> None:
+        """Per label: log P(site -> base) (the hop, NEG without a base route) and log(1 - that), the share the
+        initial trees of the label divide among themselves."""
+        nlab = len(self.labels)
+        self.hop_logp = np.full(nlab, NEG)
+        self.log_rest = np.zeros(nlab)
+        if self.base is None:
+            return
+        b = self.base
+        lab = self.base_label[b.hop_label]
+        self.hop_logp[lab] = b.hop_logp
+        with np.errstate(divide="ignore"):
+            rest = np.log1p(-np.exp(np.minimum(b.hop_logp, 0.0)))
+        self.log_rest[lab] = np.maximum(rest, NEG)
+        # the fixed weights of the base route's rules, in one array: hops, binary, unary, lexical
+        self.fixed_logp = np.concatenate([b.hop_logp, b.bin_logp, b.un_logp, b.lex_logp])
+
     def _build_contexts(self) -> None:
         """Adjunction context id of every node (-1 where no decision is made)."""
         nd = self.nodes
@@ -346,7 +381,7 @@ class OSTAG:
         auxiliary choice; P_adj = adj_prob."""
         sub = np.ones(len(self.initial_count)) if uniform else np.asarray(self.initial_count, float)
         aux = np.ones(len(self.aux_count)) if uniform else np.asarray(self.aux_count, float)
-        self.sub_logp = _normalize_by(sub, self.initial_label, len(self.labels))
+        self.sub_logp = self._with_rest(_normalize_by(sub, self.initial_label, len(self.labels)))
         self.aux_logp = _normalize_by(aux, self.aux_label, len(self.labels))
         self.adj_logp = np.full(self.num_ctx, np.log(adj_prob))
         self.noadj_logp = np.full(self.num_ctx, np.log1p(-adj_prob))
@@ -354,7 +389,8 @@ class OSTAG:
     def set_params(self, sub_counts: np.ndarray, aux_counts: np.ndarray, adj_counts: np.ndarray,
                    noadj_counts: np.ndarray, *, smoothing: float = 0.0) -> None:
         """M-step: relative frequencies of (expected) counts, pooled as the model's contexts say."""
-        self.sub_logp = _normalize_by(np.asarray(sub_counts, float) + smoothing, self.initial_label, len(self.labels))
+        self.sub_logp = self._with_rest(_normalize_by(np.asarray(sub_counts, float) + smoothing, self.initial_label,
+                                                      len(self.labels)))
         self.aux_logp = _normalize_by(np.asarray(aux_counts, float) + smoothing, self.aux_label, len(self.labels))
         a = np.asarray(adj_counts, float) + smoothing
         b = np.asarray(noadj_counts, float) + smoothing
@@ -364,6 +400,13 @@ class OSTAG:
             self.noadj_logp = np.where(tot > 0, np.log(b) - np.log(tot), np.log(0.5))
         self.adj_logp = np.maximum(self.adj_logp, NEG)
         self.noadj_logp = np.maximum(self.noadj_logp, NEG)
+
+    def _with_rest(self, sub_logp: np.ndarray) -> np.ndarray:
+        """With a base route, P_sub(e | X) = (1 - P(X -> X~base)) x the relative weight of e among X's initial trees
+        (the base keeps the TSG's share alpha_X / (n_X + alpha_X); EM re-estimates only the rest)."""
+        if self.base is None:
+            return sub_logp
+        return np.maximum(sub_logp + self.log_rest[self.initial_label], NEG)
 
     # -- per-sentence CFG ---------------------------------------------------------------------------------------
     def usable_nodes(self, words: Iterable[str] | None) -> np.ndarray:
@@ -458,7 +501,7 @@ def _normalize_by(counts: np.ndarray, group: np.ndarray, ngroups: int) -> np.nda
 
 # -- the reduction ------------------------------------------------------------------------------------------------
 
-SYM_SITE, SYM_NODE, SYM_PAIR = 0, 1, 2
+SYM_SITE, SYM_NODE, SYM_PAIR, SYM_BASE = 0, 1, 2, 3
 
 
 @attrs.frozen(eq=False)
@@ -479,6 +522,7 @@ class OSTAGCFG:
     init: dict[str, np.ndarray]
     aux: dict[str, np.ndarray]
     ctx: dict[str, np.ndarray]
+    fixed: dict[str, np.ndarray]  # base-route rules (types 7, 8): index into grammar.fixed_logp, else -1
     sym_kind: np.ndarray
     sym_node: np.ndarray
     sym_site: np.ndarray
@@ -489,7 +533,8 @@ class OSTAGCFG:
         """The same reduction with the grammar's current parameters."""
         g = self.grammar
         c = self.cfg
-        logps = {k: _rule_logp(g, self.init[k], self.aux[k], self.ctx[k], self.rtype[k]) for k in self.rtype}
+        logps = {k: _rule_logp(g, self.init[k], self.aux[k], self.ctx[k], self.rtype[k], self.fixed[k])
+                 for k in self.rtype}
         cfg = WeightedCFG(nonterminals=c.nonterminals, words=c.words, start=c.start,
                           bin_parent=c.bin_parent, bin_left=c.bin_left, bin_right=c.bin_right,
                           bin_logp=logps["binary"], un_parent=c.un_parent, un_child=c.un_child,
@@ -514,7 +559,7 @@ class OSTAGCFG:
                           lex_logp=c.lex_logp[kl], categories=c.categories, category=c.category)
         pick = lambda d: {k: v[sel[k]] for k, v in d.items()}  # noqa: E731
         return attrs.evolve(self, cfg=cfg, rtype=pick(self.rtype), init=pick(self.init), aux=pick(self.aux),
-                            ctx=pick(self.ctx))
+                            ctx=pick(self.ctx), fixed=pick(self.fixed))
 
     def param_counts(self, bin_counts, un_counts, lex_counts) -> tuple[np.ndarray, ...]:
         """Expected rule counts -> (substitution, auxiliary choice, adjoin, no-adjoin) counts of the grammar."""
@@ -535,8 +580,11 @@ class OSTAGCFG:
         return sub, aux, adj, noadj
 
 
-def _rule_logp(g: OSTAG, init, aux, ctx, rtype) -> np.ndarray:
+def _rule_logp(g: OSTAG, init, aux, ctx, rtype, fixed) -> np.ndarray:
     lp = np.zeros(init.shape[0])
+    m = fixed >= 0
+    if m.any():
+        lp[m] += g.fixed_logp[fixed[m]]
     m = init >= 0
     lp[m] += g.sub_logp[init[m]]
     m = aux >= 0
@@ -552,9 +600,10 @@ class _Rules:
     """Growing rule arrays of one kind (lists of numpy chunks)."""
 
     def __init__(self, width: int):
-        self.cols: list[list[np.ndarray]] = [[] for _ in range(width + 4)]
+        self.cols: list[list[np.ndarray]] = [[] for _ in range(width + 5)]  # symbols, rtype, init, aux, ctx, fixed
 
-    def add(self, *cols) -> None:
+    def add(self, *cols, fixed=-1) -> None:
+        cols = cols + (fixed,)
         sizes = [np.size(c) for c in cols if np.ndim(c) > 0]
         n = sizes[0] if sizes else 1
         for store, c in zip(self.cols, cols):
@@ -574,6 +623,32 @@ def _build_cfg(g: OSTAG, usable: np.ndarray, site_ok: np.ndarray | None = None) 
     sym_site = [np.full(nlab, -1)]
     sym_level = [np.zeros(nlab, np.int64)]
     nsym = nlab
+
+    # the TSG's base route (types 7 and 8, fixed weights): base[X] symbols right after the sites
+    base_sym = np.full(nlab, -1, np.int64)
+    if g.base is not None:
+        b = g.base
+        nb = len(b.labels)
+        base_sym[g.base_label] = nlab + np.arange(nb)
+        nsym += nb
+        sym_kind.append(np.full(nb, SYM_BASE))
+        sym_node.append(np.full(nb, -1))
+        sym_site.append(np.full(nb, -1))
+        sym_level.append(np.zeros(nb, np.int64))
+        off = 0
+        lab = g.base_label
+        U.add(lab[b.hop_label], nlab + b.hop_label, 7, -1, -1, -1, fixed=off + np.arange(b.hop_label.size))
+        off += b.hop_label.size
+
+        def child(kind, x):
+            return np.where(kind == 1, nlab + x, lab[x])  # CHILD_BASE: base[Y] (expand), else site[Y] (stop)
+
+        B.add(nlab + b.bin_parent, child(b.bin_lkind, b.bin_left), child(b.bin_rkind, b.bin_right), 8, -1, -1, -1,
+              fixed=off + np.arange(b.bin_parent.size))
+        off += b.bin_parent.size
+        U.add(nlab + b.un_parent, child(b.un_kind, b.un_child), 8, -1, -1, -1, fixed=off + np.arange(b.un_parent.size))
+        off += b.un_parent.size
+        L.add(nlab + b.lex_parent, g.base_word[b.lex_word], 8, -1, -1, -1, fixed=off + np.arange(b.lex_parent.size))
 
     # node symbols for usable off-spine nodes
     offs = np.flatnonzero(usable & ~nd.spine)
@@ -704,15 +779,15 @@ def _build_cfg(g: OSTAG, usable: np.ndarray, site_ok: np.ndarray | None = None) 
     sym_level_a = np.concatenate(sym_level)
     assert sym_kind_a.shape[0] == nsym
     # the decision context of type 3 rules is the site's: fill it from the parent symbol
-    bp, bl, br, brt, bin_, bax, bcx = B.arrays()
-    up, uc, urt, uin, uax, ucx = U.arrays()
+    bp, bl, br, brt, bin_, bax, bcx, bfx = B.arrays()
+    up, uc, urt, uin, uax, ucx, ufx = U.arrays()
     ok = (bl >= 0) & (br >= 0)  # a child without a symbol (explicit node filters): the rule cannot be used
     if not ok.all():
-        bp, bl, br, brt, bin_, bax, bcx = (x[ok] for x in (bp, bl, br, brt, bin_, bax, bcx))
+        bp, bl, br, brt, bin_, bax, bcx, bfx = (x[ok] for x in (bp, bl, br, brt, bin_, bax, bcx, bfx))
     ok = uc >= 0
     if not ok.all():
-        up, uc, urt, uin, uax, ucx = (x[ok] for x in (up, uc, urt, uin, uax, ucx))
-    lp_, lw, lrt, lin, lax, lcx = L.arrays()
+        up, uc, urt, uin, uax, ucx, ufx = (x[ok] for x in (up, uc, urt, uin, uax, ucx, ufx))
+    lp_, lw, lrt, lin, lax, lcx, lfx = L.arrays()
     t3 = urt == 3
     site_nodes = sym_node_a[up[t3]]
     ucx = ucx.copy()
@@ -728,7 +803,8 @@ def _build_cfg(g: OSTAG, usable: np.ndarray, site_ok: np.ndarray | None = None) 
     red = OSTAGCFG(grammar=g, cfg=cfg, rtype={"binary": brt, "unary": urt, "lexical": lrt},
                    init={"binary": bin_, "unary": uin, "lexical": lin}, aux={"binary": bax, "unary": uax,
                                                                              "lexical": lax},
-                   ctx={"binary": bcx, "unary": ucx, "lexical": lcx}, sym_kind=sym_kind_a, sym_node=sym_node_a,
+                   ctx={"binary": bcx, "unary": ucx, "lexical": lcx},
+                   fixed={"binary": bfx, "unary": ufx, "lexical": lfx}, sym_kind=sym_kind_a, sym_node=sym_node_a,
                    sym_site=sym_site_a, sym_level=sym_level_a, node_sym=node_sym)
     return red.reweighted()
 
@@ -736,8 +812,11 @@ def _build_cfg(g: OSTAG, usable: np.ndarray, site_ok: np.ndarray | None = None) 
 def _categories(g: OSTAG, sym_kind: np.ndarray, sym_node: np.ndarray) -> tuple[SymbolTable, np.ndarray]:
     """Category of a symbol = the label of the tree node it stands for (virtual nodes keep their '<v>' label)."""
     cat = np.where(sym_kind == SYM_SITE, np.arange(sym_kind.shape[0]), 0)
-    m = sym_kind != SYM_SITE
+    m = (sym_kind != SYM_SITE) & (sym_kind != SYM_BASE)
     cat[m] = g.nodes.label[sym_node[m]]
+    if g.base is not None:  # base[X] symbols sit right after the sites, in base-label order
+        nlab = len(g.labels)
+        cat[nlab:nlab + len(g.base.labels)] = g.base_label
     return g.labels, cat
 
 

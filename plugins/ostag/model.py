@@ -16,9 +16,14 @@ EM's starting estimate (`em_initial`): the relative frequencies of the elementar
 root label.  With elementary trees from a TSG model the counts are (`tsg_weights`, `--tsg-weights`) either the
 sample's fragment counts (the treebank's depth-1 rules at their treebank counts) or the TSG's posterior
 pseudo-counts n_e + alpha_c P0(e) (depth-1 rules at alpha_c P0; `extract.TSGPosterior`): with 0 EM iterations the
-latter gives each root label's trees the TSG grammar's relative probabilities (DP posterior predictive).  `treegram train ostag` ships 1 EM iteration from the counts and the max-rule decoder (saved as
-the model's `default_decoder`; issue 16: the measurements against the source TSG are in
-`benchmarks/bench_parsing_defaults_tag.py` / the `parsing-defaults-tag` section of benchmarks/RESULTS.md).
+latter gives each root label's trees the TSG grammar's relative probabilities (DP posterior predictive).  With
+`tsg_weights="base"` the fragments keep their counts and the TSG's base route itself (c -> c~base, then base PCFG
+rules stopping or expanding at each child, with the TSG's weights; grammar.py rules 7 and 8) is part of the
+parsing CFG instead of depth-1 rules: without auxiliary trees the grammar is the TSG's, so adjunction is measured
+against exactly the TSG it starts from (`benchmarks/bench_ostag_base.py`).  `treegram train ostag --from-tsg`
+ships the base weights with 0 EM iterations, P_adj = 0.01 and the TSG's own pruning threshold (section
+`parsing-defaults-ostag-full` of benchmarks/RESULTS.md); without --from-tsg 1 EM iteration from the counts; both
+with the max-rule decoder (saved as the model's `default_decoder`; issue 16).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from treegram.elementary.base_route import BaseRoute
 from treegram.errors import InputError, ParseFailure
 from treegram.formalism import save_model
 from treegram.trees import Tree, parse_brackets, unbinarize
@@ -43,7 +49,7 @@ from treegram.plugins.ostag.grammar import MODELS, OSTAG
 MODEL_VERSION = 1
 KINDS = MODELS + ("tsg",)
 EM_INITIAL = ("counts", "uniform")
-TSG_WEIGHTS = ("counts", "posterior", "posterior-rules")
+TSG_WEIGHTS = ("counts", "posterior", "posterior-rules", "base")
 
 
 @attrs.frozen
@@ -68,7 +74,9 @@ class OSTAGSettings:
     # what the given elementary trees' counts are (recorded only; `train_ostag`'s caller supplies them):
     # "counts" = the TSG sample's fragment counts, depth-1 rules at their treebank counts; "posterior" = the TSG
     # model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at alpha_c P0 (`extract.TSGPosterior`);
-    # "posterior-rules" = the same, depth-1 rules at alpha_c P_pcfg(rule) (`TSGPosterior.rule_weight`)
+    # "posterior-rules" = the same, depth-1 rules at alpha_c P_pcfg(rule) (`TSGPosterior.rule_weight`); "base" =
+    # the fragment counts and the TSG's own base route (`treegram.elementary.base_route`) in the parsing CFG, no
+    # depth-1 rules (with kind "tsg" and no expansion: exactly the TSG's grammar)
     tsg_weights: str = "counts"
     prune_threshold: float = 1e-4  # coarse-to-fine posterior cutoff at parse time (0 = off)
     trim: bool = True  # parse time: drop symbols no allowed parse can use before the chart (exact, `restrict`)
@@ -111,11 +119,14 @@ class OSTAGModel:
     def _unknown(self):
         if self._unk is None:
             names = self.pcfg.cfg.nonterminals
+            g = self.grammar
+            # with the TSG's base route an unknown word's tag enters at base[X] (as in the TSG), else at site[X]
+            base_of = {} if g.base is None else {int(x): len(g.labels) + i for i, x in enumerate(g.base_label)}
             ids, lps = [], []
             for t, lp in zip(self.pcfg.unk_tags.tolist(), self.pcfg.unk_logp.tolist()):
-                lab = self.grammar.labels.get(names.symbol(t))
-                if lab >= 0:  # site symbol ids are label ids
-                    ids.append(lab)
+                lab = g.labels.get(names.symbol(t))
+                if lab >= 0 and (g.base is None or lab in base_of):  # site symbol ids are label ids
+                    ids.append(lab if g.base is None else base_of[lab])
                     lps.append(lp)
             self._unk = (np.array(ids, np.int64), np.array(lps, np.float64))
         return self._unk
@@ -263,6 +274,10 @@ class OSTAGModel:
             meta["default_decoder"] = self.default_decoder
         arrays = {"sub_logp": g.sub_logp, "aux_logp": g.aux_logp, "adj_logp": g.adj_logp,
                   "noadj_logp": g.noadj_logp, **parrays}
+        if g.base is not None:
+            bmeta, barrays = g.base.bundle("base")
+            meta.update(bmeta)
+            arrays.update(barrays)
         save_model(path, self, meta, arrays)
 
     @classmethod
@@ -278,12 +293,14 @@ class OSTAGModel:
                              "initial_count": List(Float(min=0), length="initial"),
                              "auxiliary": List(Str(nonempty=True), length="auxiliary"),
                              "aux_count": List(Float(min=0), length="auxiliary")},
-                            optional={**COMMON_OPTIONAL, "default_decoder": Str(nonempty=True)}), "meta")
+                            optional={**COMMON_OPTIONAL, "default_decoder": Str(nonempty=True),
+                                      "base": Dict({"labels": List(Str()), "words": List(Str())})}), "meta")
         settings = OSTAGSettings(**meta["settings"])  # files before issue 16 lack em_initial: "counts", as trained
         parse = lambda s: parse_brackets(s, source="model")[0]  # noqa: E731
         g = OSTAG(zip(map(parse, meta["initial"]), meta["initial_count"]),
                   zip(map(parse, meta["auxiliary"]), meta["aux_count"]), start=meta["start"],
-                  model=_grammar_model(settings), spine_levels=settings.spine_levels)
+                  model=_grammar_model(settings), spine_levels=settings.spine_levels,
+                  base=BaseRoute.from_bundle(meta, arrays, "base") if "base" in meta else None)
         for name in ("sub_logp", "aux_logp", "adj_logp", "noadj_logp"):
             a = np.asarray(arrays[name], np.float64)
             if a.shape != getattr(g, name).shape:
@@ -395,8 +412,10 @@ def _grammar_model(settings: OSTAGSettings) -> str:
 
 # -- training --------------------------------------------------------------------------------------------------------
 
-def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings) -> OSTAG:
-    """Initial/auxiliary trees from TSG elementary trees by the paper's heuristic (or TSG / TSG')."""
+def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings, base: BaseRoute | None = None
+                  ) -> OSTAG:
+    """Initial/auxiliary trees from TSG elementary trees by the paper's heuristic (or TSG / TSG'); `base`: the
+    TSG's base route, added to the parsing CFG with its own weights (`OSTAG(base=...)`)."""
     if settings.kind == "tsg":
         init = tsg_prime(elementary) if settings.expand else list(elementary)
         aux: list = []
@@ -405,7 +424,8 @@ def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings)
         if not settings.expand:
             originals = {t for t, _c in elementary}
             init = [(t, c) for t, c in init if t in originals]
-    return OSTAG(init, aux, start=START, model=_grammar_model(settings), spine_levels=settings.spine_levels)
+    return OSTAG(init, aux, start=START, model=_grammar_model(settings), spine_levels=settings.spine_levels,
+                 base=base)
 
 
 def tree_chart_pruning(tree: Tree, red):
@@ -420,16 +440,26 @@ def em(grammar: OSTAG, trees: list[Tree], iterations: int, *, smoothing: float =
     """EM over tree-restricted charts; returns one record per iteration (log-likelihood before the M-step)."""
     from treegram.charts import inside, outside
 
-    reds = []
+    if iterations == 0:
+        return []
+
+    def reduction(t: Tree):
+        red = grammar.build_cfg_for_tree(t)
+        if grammar.base is not None:  # the base route's lexicon covers every word: keep the tree's words' rules
+            wid = np.array(grammar.words.ids(t.leaves()), np.int64)
+            red = red.without_symbols(np.ones(red.cfg.num_symbols, bool), wid[wid >= 0])
+        return red, tree_chart_pruning(t, red), red.cfg.lexical_input(t.leaves())
+
+    reds: list = []
     skipped = 0
-    for t in (progress(trees, "reductions") if progress else trees):
-        try:
-            red = grammar.build_cfg_for_tree(t)
-            prune = tree_chart_pruning(t, red)
-        except InputError:
-            skipped += 1
-            continue
-        reds.append((red, prune, red.cfg.lexical_input(t.leaves())))
+    if grammar.base is None:  # cache the reductions (a base route's rules would repeat in every one: rebuild)
+        for t in (progress(trees, "reductions") if progress else trees):
+            try:
+                reds.append(reduction(t))
+            except InputError:
+                skipped += 1
+    else:
+        reds = trees
     trace = []
     for it in range(iterations):
         t0 = time.perf_counter()
@@ -438,7 +468,14 @@ def em(grammar: OSTAG, trees: list[Tree], iterations: int, *, smoothing: float =
         adj = np.zeros(grammar.num_ctx)
         noadj = np.zeros(grammar.num_ctx)
         ll, failed = 0.0, 0
-        for red, prune, lex in (progress(reds, f"EM {it + 1}/{iterations}") if progress else reds):
+        for item in (progress(reds, f"EM {it + 1}/{iterations}") if progress else reds):
+            if grammar.base is not None:
+                try:
+                    item = reduction(item)
+                except InputError:
+                    skipped += it == 0
+                    continue
+            red, prune, lex = item
             red = red.reweighted()
             chart = inside(red.cfg, lex, prune=prune)
             if chart.log_z == -np.inf:
@@ -463,13 +500,15 @@ def em(grammar: OSTAG, trees: list[Tree], iterations: int, *, smoothing: float =
 def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
                 elementary: list[tuple[Tree, float]] | None = None, pcfg=None, prepared: list[Tree] | None = None,
                 callback: Callable[[dict[str, Any]], None] | None = None, progress=None,
-                extra_weight: Callable[[Tree], float] | None = None) -> OSTAGModel:
+                extra_weight: Callable[[Tree], float] | None = None, base: BaseRoute | None = None) -> OSTAGModel:
     """Train an OSTAG (or TSG / TSG' with kind="tsg") on treebank trees.
 
     `elementary`: TSG elementary trees with counts over trees prepared like `prepare_tree` with the settings'
     h/v/mark_unary and `pcfg.mapper` (pass the TSG model's PCFG as `pcfg`); None = the built-in depth-fragment
     source (`extract.depth_fragments`).  `extra_weight`: the count given to each added depth-1 treebank rule
-    (default: its treebank count times `cfg_rule_weight`; `TSGPosterior.weight` for the posterior weights)."""
+    (default: its treebank count times `cfg_rule_weight`; `TSGPosterior.weight` for the posterior weights).
+    `base`: the source TSG's base route (`read_base_route(tsg.cfg)`), parsed alongside the elementary trees with
+    its own weights (then no depth-1 rules are needed for coverage: pass add_cfg_rules=False)."""
     from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
     trees = list(trees)
@@ -493,7 +532,7 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     if elementary is None:
         elementary = depth_fragments(prep, settings.max_depth, settings.min_count)
         source = f"depth<={settings.max_depth} fragments (count>={settings.min_count})"
-    grammar = build_grammar(elementary, settings)
+    grammar = build_grammar(elementary, settings, base)
     grammar.init_params(settings.adj_init, uniform=settings.em_initial == "uniform")
     trace = em(grammar, prep, settings.em_iterations, smoothing=settings.smoothing, callback=callback,
                progress=progress)

@@ -25,14 +25,17 @@ class OSTAGOptions:
     no_cfg_rules: bool = option(False, group="elementary trees",
                                 help="with --from-tsg: do not add the treebank's depth-1 rules as initial trees "
                                      "(they give coverage for sentences the TSG fragments cannot derive)")
-    tsg_weights: str = option("posterior-rules", choices=("counts", "posterior", "posterior-rules"),
+    tsg_weights: str = option("base", choices=("counts", "posterior", "posterior-rules", "base"),
                               group="elementary trees",
                               help="with --from-tsg: the elementary trees' weights (EM's counts start): the TSG "
                                    "sample's fragment counts, depth-1 rules at their treebank counts; or the TSG "
                                    "model's posterior pseudo-counts n_e + alpha_c P0(e), depth-1 rules at "
                                    "alpha_c P0; posterior-rules: depth-1 rules at alpha_c times "
-                                   "their PCFG probability (default posterior-rules: the closest to the source TSG "
-                                   "on dev, benchmarks/RESULTS.md parsing-defaults-ostag-weights)")
+                                   "their PCFG probability; base: the fragment counts plus the TSG's own base route "
+                                   "(c -> c~base and the base PCFG rules, with the TSG's weights) in the parsing "
+                                   "grammar, no depth-1 rules, so that without auxiliary trees the grammar is the "
+                                   "TSG's (default base: the only weighting not below the source TSG on dev, "
+                                   "benchmarks/RESULTS.md parsing-defaults-ostag-full)")
     max_depth: int = option(2, help="built-in source: fragment depth (default 2)", type=positive_int,
                             group="elementary trees")
     min_count: int = option(2, type=nonnegative_int, group="elementary trees",
@@ -76,14 +79,14 @@ class OSTAGOptions:
     spine_levels: int = option(0, type=nonnegative_int, group="model",
                                help="allow k nested levels of adjunction on spines below the root (section 4.2; "
                                     "grammar size grows fast; default 0 = OSTAG)")
-    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py and
-    # bench_ostag_tsg_weights.py measured on ptb-sample dev (issue 16: --from-tsg with the TSG's posterior weights
-    # and no EM iteration; without --from-tsg 1 EM iteration from the counts; maxrule; all within noise on 60
-    # sentences).
+    # Defaults of the EM route and the decoder: the best of what benchmarks/bench_parsing_defaults_tag.py,
+    # bench_ostag_tsg_weights.py and bench_ostag_base.py measured on ptb-sample dev (issue 16: --from-tsg with the
+    # TSG's fragment counts and base route, no EM iteration, P_adj 0.01, the TSG's pruning; without --from-tsg 1
+    # EM iteration from the counts; maxrule).
     em_iterations: int | None = option(None, type=nonnegative_int, group="model",
-                                       help="EM iterations (default: 0 with --from-tsg and posterior weights, which "
-                                            "are the TSG's own estimate and EM only moved away from it on dev; "
-                                            "else 1)")
+                                       help="EM iterations (default: 0 with --from-tsg and posterior or base "
+                                            "weights, which are the TSG's own estimate and EM only moved away from "
+                                            "it on dev; else 1)")
     em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
                              help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "
                                   "uniform per root label (default counts)")
@@ -91,14 +94,17 @@ class OSTAGOptions:
                           help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
                                "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule); also "
                                "for --bayesian")
-    adj_init: float = option(0.1, help="initial adjunction probability (default 0.1)", type=open_probability,
-                             group="model")
+    adj_init: float | None = option(None, type=open_probability, group="model",
+                                    help="initial adjunction probability (default 0.01 with --from-tsg and "
+                                         "--tsg-weights base, where it is the adjunction weight on top of the TSG: "
+                                         "0.1 fell below the TSG on dev; else 0.1)")
     horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
                                  type=nonnegative_int, group="model")
-    prune_threshold: float = option(1e-4, type=nonnegative_float, group="model",
-                                    help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
+    prune_threshold: float | None = option(None, type=nonnegative_float, group="model",
+                                           help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
+                                                "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")
 
     def __attrs_post_init__(self):
         from treegram.charts.decoders import get_decoder
@@ -120,7 +126,8 @@ class OSTAGFormalism(Formalism):
             from treegram.plugins.ostag.bayes_cli import train_bayesian_from_options
 
             return train_bayesian_from_options(trees, options, ctx)
-        elementary = pcfg = extra_weight = None
+        elementary = pcfg = extra_weight = base = None
+        prune = 1e-4 if options.prune_threshold is None else options.prune_threshold
         h = None if options.horizontal < 0 else options.horizontal
         v, mark_unary, rare = options.vertical, True, options.rare_threshold
         if options.from_tsg is not None:
@@ -132,7 +139,14 @@ class OSTAGFormalism(Formalism):
             if getattr(tsg, "formalism", None) != "tsg" or not hasattr(tsg, "fragments"):
                 raise InputError(f"{options.from_tsg} is a {tsg.formalism} model, not a TSG",
                                  hint="pass a model written by `treegram train tsg`")
-            if options.tsg_weights != "counts":
+            if options.tsg_weights == "base":
+                from treegram.elementary.base_route import read_base_route
+
+                elementary = tsg_model_elementary_trees(tsg)  # relative counts: the TSG's (mean) fragment counts
+                base = read_base_route(tsg.cfg)
+                if options.prune_threshold is None:
+                    prune = float(getattr(tsg, "prune_threshold", prune))
+            elif options.tsg_weights != "counts":
                 posterior = TSGPosterior(tsg)
                 elementary = posterior.elementary_trees()
                 extra_weight = posterior.weight if options.tsg_weights == "posterior" else posterior.rule_weight
@@ -149,8 +163,10 @@ class OSTAGFormalism(Formalism):
                                  spine_levels=options.spine_levels, horizontal=h, vertical=v, mark_unary=mark_unary,
                                  rare_threshold=rare, max_depth=options.max_depth, min_count=options.min_count,
                                  em_iterations=em_iterations, em_initial=options.em_initial,
-                                 adj_init=options.adj_init,
-                                 prune_threshold=options.prune_threshold, add_cfg_rules=not options.no_cfg_rules,
+                                 adj_init=(options.adj_init if options.adj_init is not None else
+                                           0.01 if base is not None else 0.1),
+                                 prune_threshold=prune,
+                                 add_cfg_rules=not options.no_cfg_rules and base is None,
                                  tsg_weights=options.tsg_weights if options.from_tsg is not None else "counts")
         from treegram.trees.tree import drop_oversized
 
@@ -164,7 +180,8 @@ class OSTAGFormalism(Formalism):
                                 f"{rec['seconds']}s")
 
             model = train_ostag(trees, settings, elementary=elementary, pcfg=pcfg, callback=callback,
-                                progress=lambda xs, d: ui.track(xs, description=d), extra_weight=extra_weight)
+                                progress=lambda xs, d: ui.track(xs, description=d), extra_weight=extra_weight,
+                                base=base)
         if rows and not ctx.json:
             ui.table("EM (per iteration)", list(rows[0].keys()), [list(r.values()) for r in rows])
         model.default_decoder = options.decoder

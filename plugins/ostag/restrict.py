@@ -122,10 +122,14 @@ def coarse_grammar(g, usable: np.ndarray) -> CoarseGrammar:
         cur = r[k == REF_NODE]
         cur = cur[~reach[cur]]
     spines = np.flatnonzero(reach)
+    # the TSG base route (if any) keeps the exact reduction's symbol ids base[X] = nlab + i, so that the unknown-word
+    # fallback symbols are the same in both passes
+    nb = 0 if g.base is None else len(g.base.labels)
+    first = nlab + nb
     sym = np.full(len(nd), -1, np.int64)
-    sym[offs] = nlab + np.arange(offs.size)
-    sym[spines] = nlab + offs.size + np.arange(spines.size)
-    adj_base = nlab + offs.size + spines.size
+    sym[offs] = first + np.arange(offs.size)
+    sym[spines] = first + offs.size + np.arange(spines.size)
+    adj_base = first + offs.size + spines.size
     foot_base = adj_base + nlab
     nsym = foot_base + nlab
     has_aux = np.zeros(nlab, bool)
@@ -177,9 +181,20 @@ def coarse_grammar(g, usable: np.ndarray) -> CoarseGrammar:
     per_label = np.bincount(nd.label[t], minlength=nlab) + 1.0
     uns.append((foot_base + nd.label[t], sym[t], -np.log(per_label[nd.label[t]])))
     uns.append((foot_base + X, adj_base + X, -np.log(per_label[X])))
+    if nb:  # the base route with its own weights (site[X] -> base[X], base rules): no adjunction inside it
+        b = g.base
+        lab = g.base_label
+        child = lambda kind, x: np.where(kind == 1, nlab + x, lab[x])  # noqa: E731
+        uns.append((lab[b.hop_label], nlab + b.hop_label, b.hop_logp))
+        bins.append((nlab + b.bin_parent, child(b.bin_lkind, b.bin_left), child(b.bin_rkind, b.bin_right),
+                     b.bin_logp))
+        uns.append((nlab + b.un_parent, child(b.un_kind, b.un_child), b.un_logp))
+        lexs.append((nlab + b.lex_parent, g.base_word[b.lex_word], b.lex_logp))
     cat = np.zeros(nsym, np.int64)
     cat[:nlab] = np.arange(nlab)
-    cat[nlab:adj_base] = nd.label[parents]
+    if nb:
+        cat[nlab:first] = g.base_label
+    cat[first:adj_base] = nd.label[parents]
     cat[adj_base:foot_base] = np.arange(nlab)
     cat[foot_base:] = np.arange(nlab)
     col = lambda rows, i: np.concatenate([np.asarray(r[i]) for r in rows]).astype(np.int64)  # noqa: E731
