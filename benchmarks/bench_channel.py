@@ -384,28 +384,34 @@ def google_train_pairs(shared: Path, n: int, max_len: int, seed: int = 0) -> lis
     return out
 
 
+
+def google_eval_set(args, shared: Path, parser, ppath, pid, work: Path):
+    """The Google eval pairs the Google rows score on (the first --google-eval of eval-10k), normalized and parsed
+    with the Google parser (cached): (pairs, normalized tokens, parse trees, gold keeps, gold rate %, parse counts)."""
+    evalp = load_google_eval(shared / "compression" / "google" / "eval-10k", limit=args.google_eval)
+    eval_norm = [[normalize(w) for w in p.source] for p in evalp]
+    eval_trees, counts = parse_sentences(eval_norm, parser, workers=args.workers, parser_path=ppath, parser_id=pid,
+                                         cache_dir=work / "cache")
+    gold = [[p.keep for p in evalp]]
+    return evalp, eval_norm, [wrap_root(t) for t in eval_trees], gold, round(rate_of(gold[0], eval_norm), 2), counts
+
+
 def google(args, shared: Path, scorer) -> list[str]:
     work = args.work / "google"
     work.mkdir(parents=True, exist_ok=True)
     parser, ppath = google_parser(shared, work)
     pid = model_fingerprint(ppath)
     train = google_train_pairs(shared, args.google_train, args.google_max_len)
-    evalp = load_google_eval(shared / "compression" / "google" / "eval-10k", limit=args.google_eval)
-    eval_norm = [[normalize(w) for w in p.source] for p in evalp]
     t0 = time.time()
     c0 = time.process_time()
     train_trees, tc = parse_sentences([p.source for p in train], parser, workers=args.workers, parser_path=ppath,
                                       parser_id=pid, cache_dir=work / "cache")
-    eval_trees, ec = parse_sentences(eval_norm, parser, workers=args.workers, parser_path=ppath, parser_id=pid,
-                                     cache_dir=work / "cache")
+    evalp, eval_norm, eval_trees, gold, gold_rate, ec = google_eval_set(args, shared, parser, ppath, pid, work)
     parse_wall, parse_cpu = time.time() - t0, time.process_time() - c0
     timing = work / "parse-time.json"  # the time of the run that parsed (later runs read the cached trees)
     if parse_wall > 5.0 or not timing.exists():
         timing.write_text(json.dumps({"wall": parse_wall, "cpu": parse_cpu, "workers": args.workers}))
     parse_time = json.loads(timing.read_text())
-    eval_trees = [wrap_root(t) for t in eval_trees]
-    gold = [[p.keep for p in evalp]]
-    gold_rate = round(rate_of(gold[0], eval_norm), 2)
     outs = {}
     for tag, levels in ((LEX, 6), (KM, 4)):
         outs[tag] = channel_outputs(f"{tag}-google{args.google_train}", levels, train, train_trees, parser, eval_trees,
@@ -578,13 +584,7 @@ def google_curve(args, shared: Path, scorer) -> list[str]:
     if len(train) < max(sizes):
         raise SystemExit(f"only {len(train)} training pairs of at most {args.google_max_len} tokens")
     train_trees, tc, timings = parse_curve(train, parser, ppath, pid, work, args.workers, sizes)
-    evalp = load_google_eval(shared / "compression" / "google" / "eval-10k", limit=args.google_eval)
-    eval_norm = [[normalize(w) for w in p.source] for p in evalp]
-    eval_trees, ec = parse_sentences(eval_norm, parser, workers=args.workers, parser_path=ppath, parser_id=pid,
-                                     cache_dir=work / "cache")
-    eval_trees = [wrap_root(t) for t in eval_trees]
-    gold = [[p.keep for p in evalp]]
-    gold_rate = round(rate_of(gold[0], eval_norm), 2)
+    evalp, eval_norm, eval_trees, gold, gold_rate, ec = google_eval_set(args, shared, parser, ppath, pid, work)
     srcs = [p.source for p in evalp]
     n_eval = len(srcs)
     rows, sig_rows, size_rows, gold_items_at, diag_rows = [], [], [], {}, []
@@ -870,13 +870,7 @@ def mined(args, shared: Path, scorer) -> list[str]:
 
     gtrain = google_train_pairs(shared, n_ref, args.google_max_len)
     gtrain_trees, _, _ = parse_curve(gtrain, gparser, gpath, gpid, gwork, args.workers, [n_ref])
-    evalp = load_google_eval(shared / "compression" / "google" / "eval-10k", limit=args.google_eval)
-    eval_norm = [[normalize(w) for w in p.source] for p in evalp]
-    eval_trees, _ = parse_sentences(eval_norm, gparser, workers=args.workers, parser_path=gpath, parser_id=gpid,
-                                    cache_dir=gwork / "cache")
-    eval_trees = [wrap_root(t) for t in eval_trees]
-    ggold = [[p.keep for p in evalp]]
-    g_gold = round(rate_of(ggold[0], eval_norm), 2)
+    evalp, eval_norm, eval_trees, ggold, g_gold, _ = google_eval_set(args, shared, gparser, gpath, gpid, gwork)
     SET_LABEL["in-domain"] = f"Google train-180k-lossy, {len(gtrain)} (the curve's first {len(gtrain)})"
     g_sets = {name: ([norm[i] for i in idx], [g_trees[i] for i in idx]) for name, idx in subsets.items()}
     g_sets["in-domain"] = (gtrain, gtrain_trees)

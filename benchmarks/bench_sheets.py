@@ -452,32 +452,24 @@ def main() -> None:
     elif "Sheet mix" in old:
         body.append(old["Sheet mix"].rstrip() + "\n")
     if "judged" in parts:
-        if args.judged:
-            body.append("**Plausibility** (blind judged set: see benchmarks/README.md for how it was judged)")
-            body.append("")
-            body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
-                                       judged_table(args.judged, args.judge_key)))
-            body.append("")
-        if args.judged2:
-            body.append("**Plausibility of the shipped ranker's items** (second blind set, `--judge-out FILE "
-                        "--judge-ranker --judge-n 100`, seed 13: 100 generated items that pass the ranker — what a "
-                        "sheet shows when the corpus lacks items — mixed with 50 corpus items, shuffled, judged "
-                        "the same way by the same one annotator; these sentences were not in the ranker's training "
-                        "set)")
-            body.append("")
-            body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
-                                       judged_table(args.judged2, args.judge_key2)))
-            body.append("")
-        if args.judged3:
-            body.append("**Plausibility of the draw-until-pass route** (third blind set, `--judge-out FILE "
-                        "--judge-ranker --judge-n 100 --judge-seed 21`: generated items of the route with the "
-                        "fallback at ranker >= 0.5, what a sheet at --per-word 1 shows when the corpus lacks items, "
-                        "mixed with corpus items, shuffled, labels hidden while judging, judged once by one "
-                        "annotator inside the team)")
-            body.append("")
-            body.append(markdown_table(["source", "sentences", "plausible", "classroom-fit"],
-                                       judged_table(args.judged3, args.judge_key3)))
-            body.append("")
+        judged_sets = [
+            (args.judged, args.judge_key,
+             "**Plausibility** (blind judged set: see benchmarks/README.md for how it was judged)"),
+            (args.judged2, args.judge_key2,
+             "**Plausibility of the shipped ranker's items** (second blind set, `--judge-out FILE --judge-ranker "
+             "--judge-n 100`, seed 13: 100 generated items that pass the ranker — what a sheet shows when the corpus "
+             "lacks items — mixed with 50 corpus items, shuffled, judged the same way by the same one annotator; "
+             "these sentences were not in the ranker's training set)"),
+            (args.judged3, args.judge_key3,
+             "**Plausibility of the draw-until-pass route** (third blind set, `--judge-out FILE --judge-ranker "
+             "--judge-n 100 --judge-seed 21`: generated items of the route with the fallback at ranker >= 0.5, what "
+             "a sheet at --per-word 1 shows when the corpus lacks items, mixed with corpus items, shuffled, labels "
+             "hidden while judging, judged once by one annotator inside the team)"),
+        ]
+        for judged, key, title in judged_sets:
+            if judged:
+                body += [title, "", markdown_table(["source", "sentences", "plausible", "classroom-fit"],
+                                                   judged_table(judged, key)), ""]
     else:
         for k in ("Plausibility", "Plausibility of the shipped ranker's items",
                   "Plausibility of the draw-until-pass route"):
