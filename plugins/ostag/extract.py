@@ -23,6 +23,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from treegram.elementary.base_route import BASE_SUFFIX
 from treegram.trees import Tree, binarize, parse_brackets
 from treegram.trees.signatures import RareWordMapper
 
@@ -100,11 +101,11 @@ class TSGPosterior:
         # the base rules (parent `c~base`) and the site -> base hops, keyed by symbol ids
         self._bin = {(int(p), int(a), int(b)): float(w) for p, a, b, w in
                      zip(cfg.bin_parent, cfg.bin_left, cfg.bin_right, cfg.bin_logp)
-                     if nts.symbol(int(p)).endswith("~base")}
+                     if nts.symbol(int(p)).endswith(BASE_SUFFIX)}
         self._un = {(int(p), int(c)): float(w) for p, c, w in zip(cfg.un_parent, cfg.un_child, cfg.un_logp)
-                    if nts.symbol(int(p)).endswith("~base") or nts.symbol(int(c)).endswith("~base")}
+                    if nts.symbol(int(p)).endswith(BASE_SUFFIX) or nts.symbol(int(c)).endswith(BASE_SUFFIX)}
         self._lex = {(int(p), int(x)): float(w) for p, x, w in zip(cfg.lex_parent, cfg.lex_word, cfg.lex_logp)
-                     if nts.symbol(int(p)).endswith("~base")}
+                     if nts.symbol(int(p)).endswith(BASE_SUFFIX)}
         self.fragments: list[tuple[Tree, float]] = []
         n_c: Counter[str] = Counter()
         for f in model.fragments:
@@ -121,7 +122,7 @@ class TSGPosterior:
         return self._nts.get(name)
 
     def _prob_base(self, c: str) -> float:
-        w = self._un.get((self._sym(c), self._sym(c + "~base")))
+        w = self._un.get((self._sym(c), self._sym(c + BASE_SUFFIX)))
         return 0.0 if w is None else float(np.exp(w))
 
     def log_p0(self, tree: Tree) -> float:
@@ -130,7 +131,7 @@ class TSGPosterior:
         stack = [tree]
         while stack:
             node = stack.pop()
-            parent = self._sym(node.label + "~base")
+            parent = self._sym(node.label + BASE_SUFFIX)
             kids = node.children
             if len(kids) == 1 and isinstance(kids[0], str):
                 w = self._lex.get((parent, self._words.get(kids[0])))
@@ -139,7 +140,7 @@ class TSGPosterior:
                 for k in kids:
                     if isinstance(k, str):
                         return -np.inf  # a word under a non-preterminal: not a tree of the base
-                    syms.append(self._sym(k.label + "~base") if k.children else self._sym(k.label))
+                    syms.append(self._sym(k.label + BASE_SUFFIX) if k.children else self._sym(k.label))
                     if k.children:
                         stack.append(k)
                 w = (self._un.get((parent, syms[0])) if len(syms) == 1 else
@@ -163,14 +164,14 @@ class TSGPosterior:
         gives, summed over every continuation, to derivations starting with that rule (`--tsg-weights
         posterior-rules`: the depth-1 rules stand in for the base; `weight` gives them only the all-stop part)."""
         alpha = self.alpha.get(tree.label, 1.0)
-        parent = self._sym(tree.label + "~base")
+        parent = self._sym(tree.label + BASE_SUFFIX)
         kids = tree.children
         if len(kids) == 1 and isinstance(kids[0], str):
             w = self._lex.get((parent, self._words.get(kids[0])))
             return alpha * float(np.exp(w)) if w is not None and parent >= 0 else 0.0
         if any(isinstance(k, str) or k.children for k in kids) or len(kids) > 2:
             return self.weight(tree)  # not a depth-1 rule over nonterminals
-        options = [(self._sym(k.label), self._sym(k.label + "~base")) for k in kids]
+        options = [(self._sym(k.label), self._sym(k.label + BASE_SUFFIX)) for k in kids]
         total = 0.0
         if len(kids) == 1:
             for a in options[0]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from treegram.elementary.base_route import BASE_SUFFIX
 from treegram.elementary.parsing import CoarseToFineModel
 from treegram.errors import InputError, ParseFailure
 from treegram.formalism import save_model
@@ -56,7 +57,7 @@ class TIGModel(CoarseToFineModel):
             kind, lab = self.meta["kind"], self.meta["label"]
             base = {}
             for s in np.flatnonzero(kind == S_BODY).tolist():
-                if self.cfg.nonterminals.symbol(s).split("#")[0].endswith("~base"):
+                if self.cfg.nonterminals.symbol(s).split("#")[0].endswith(BASE_SUFFIX):
                     base[int(lab[s])] = s
             self._base = (base, {name: i for i, name in enumerate(self.labels)})
         base, index = self._base

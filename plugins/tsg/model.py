@@ -31,6 +31,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from treegram.elementary.base_route import BASE_SUFFIX
 from treegram.elementary.data import START, TSGSettings
 from treegram.elementary.kernels import fragment_nodes
 from treegram.elementary.parsing import CoarseToFineModel
@@ -191,7 +192,7 @@ def _build_cfg(d, reps, counts, flag_stack, frag_sample, alpha, log_stop, log_ex
     (nsym, sym_label, bp, bl, br, bw, up, uc, uw, lp, lword, lw) = _goodman(
         nl, reps, counts, flag_stack, frag_sample, d.label, d.word, d.kind, d.child1, d.child2, d.subtree_end,
         d.is_word, total.astype(np.float64), alpha, d.rules, d.rule_logp, log_stop, log_expand)
-    names = list(d.labels) + [f"{c}~base" for c in d.labels]
+    names = list(d.labels) + [c + BASE_SUFFIX for c in d.labels]
     names += [f"{d.labels[c]}~{i}" for i, c in enumerate(sym_label[2 * nl:].tolist(), start=2 * nl)]
     words = d.words if d.words else ["<none>"]
     cfg = WeightedCFG.from_arrays(SymbolTable(names), SymbolTable(words), START, binary=(bp, bl, br, bw),
@@ -223,7 +224,7 @@ class TSGModel(CoarseToFineModel):
 
     # -- parsing (lexical input, unknown words, pruning, chart input: `CoarseToFineModel`) -------------------
     def _base_symbol(self, label: str) -> int | None:
-        i = self.cfg.nonterminals.get(label + "~base")
+        i = self.cfg.nonterminals.get(label + BASE_SUFFIX)
         return i if i >= 0 else None
 
     def _to_tree(self, deriv, tokens) -> Tree:
