@@ -1035,18 +1035,14 @@ def main() -> None:
     shared = require_shared()
     args.work.mkdir(parents=True, exist_ok=True)
     scorer = DependencyScorer()
-    if args.mined:
-        text = "\n".join(mined(args, shared, scorer))
-        print(text)
-        if not args.no_write:
-            write_section("channel-mined", text)
-        return
-    if args.google_curve:
-        text = "\n".join(google_curve(args, shared, scorer))
-        print(text)
-        if not args.no_write:
-            write_section("channel-curve", text)
-        return
+    # --mined and --google-curve each run alone and rewrite only their own section
+    for on, run, section in ((args.mined, mined, "channel-mined"), (args.google_curve, google_curve, "channel-curve")):
+        if on:
+            text = "\n".join(run(args, shared, scorer))
+            print(text)
+            if not args.no_write:
+                write_section(section, text)
+            return
     body = ["## channel", "",
             "Noisy-channel compression (issue 14 item 3): Yamangil & Nelken's (2008) lexicalized model (source model "
             "p(s): head-lexicalized PCFG on the short trees; channel p(l|s): short -> long rule expansion with "
