@@ -362,6 +362,18 @@ def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split
     return steps[:ns].copy()
 
 
+@numba.njit(cache=True, inline="always")
+def _mark_needed(syms, lo, hi, need, need_list, nn):
+    """Append syms[lo:hi] not yet marked in `need` to need_list[nn:]; return the new length."""
+    for t in range(lo, hi):
+        x = syms[t]
+        if not need[x]:
+            need[x] = True
+            need_list[nn] = x
+            nn += 1
+    return nn
+
+
 @numba.njit(cache=True)
 def outside_pass(n, nsym, start, logz, counts,
                  pre_start, pre_len, pre_sym, pre_score, post_start, post_len, post_sym, post_score,
@@ -474,25 +486,9 @@ def outside_pass(n, nsym, start, logz, counts,
                 # entries' order, so the terms come in the same order as down from each post entry), which on
                 # transforms with large unary reach sets (TIG: up to 10^4 closure children per symbol) touches
                 # far fewer closure entries than going down from every live post entry.
-                nn = 0
-                for t in range(ni):
-                    x = im_list[t]
-                    if not need[x]:
-                        need[x] = True
-                        need_list[nn] = x
-                        nn += 1
-                for t in range(p0, p1):
-                    x = pre_sym[t]
-                    if not need[x]:
-                        need[x] = True
-                        need_list[nn] = x
-                        nn += 1
-                for t in range(q0, q1):
-                    x = post_sym[t]
-                    if not need[x]:
-                        need[x] = True
-                        need_list[nn] = x
-                        nn += 1
+                nn = _mark_needed(im_list, 0, ni, need, need_list, 0)
+                nn = _mark_needed(pre_sym, p0, p1, need, need_list, nn)
+                nn = _mark_needed(post_sym, q0, q1, need, need_list, nn)
                 for t in range(q0, q1):
                     po[post_sym[t]] = out_post[t]
                     po_idx[post_sym[t]] = t
