@@ -167,7 +167,7 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                     nr += 1
         # parents in increasing id order, so the entries come out sorted by (child, parent) with no global sort
         # (nothing below depends on the order of `reach`: components are visited in topological order)
-        reach[:nr] = np.sort(reach[:nr])
+        reach[:nr].sort()
 
         # inside: propagate unit inflow at b through components in topological order (descending comp id)
         nc = 0
@@ -177,12 +177,12 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                 comp_seen[c] = b
                 comps[nc] = c
                 nc += 1
-        cs = np.sort(comps[:nc])[::-1]
+        comps[:nc].sort()
         for r in range(nr):
             inflow[reach[r]] = 0.0
         inflow[b] = 1.0
-        for ci in range(nc):
-            c = cs[ci]
+        for ci in range(nc - 1, -1, -1):
+            c = comps[ci]
             lo = comp_ptr[c]
             hi = comp_ptr[c + 1]
             size = hi - lo
