@@ -219,7 +219,9 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
         status = 0
         while qn > 0:
             y = queue[qh]
-            qh = (qh + 1) % nsym
+            qh += 1
+            if qh == nsym:  # circular buffer (a compare instead of a modulo per pop)
+                qh = 0
             qn -= 1
             inq[y] = False
             dy = dist[y]
@@ -238,7 +240,10 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                         qn = 0
                         break
                     if not inq[a]:
-                        queue[(qh + qn) % nsym] = a
+                        slot = qh + qn
+                        if slot >= nsym:
+                            slot -= nsym
+                        queue[slot] = a
                         qn += 1
                         inq[a] = True
         if status != 0:
