@@ -233,7 +233,7 @@ def tradeoff(specs: list[str], threshold: float, sentences: int, write: bool) ->
         cmd = (f"nice -n 10 python benchmarks/bench_ostag_speed.py --tradeoff {threshold:g} "
                + " ".join(f"--extra '{e}'" for e in specs) + f" --sentences {sentences} --write")
         body = ["## OSTAG3-from-TSG: coarse-to-fine threshold, speed vs accuracy (issue 16; not shipped)\n",
-                f"Command: `{cmd}` (with placeholder --tsg/--ostag) — {machine_line()}.\n",
+                f"Command: `{cmd}` — {machine_line()}.\n",
                 "The shipped `--from-tsg` OSTAG3 (base route, P_adj 0.01, 0 EM) inherits the TSG's pruning threshold "
                 "1e-5; here each model is parsed on the first N ptb-sample dev sentences with that threshold and with "
                 "a coarser one (current code, maxrule, CPU seconds). F1 = bracket F1 (all / <= 40 words); p = paired "
@@ -248,8 +248,9 @@ def tradeoff(specs: list[str], threshold: float, sentences: int, write: bool) ->
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tsg", required=True, help="the source TSG model")
-    ap.add_argument("--ostag", required=True, help="the OSTAG model (`train ostag --from-tsg TSG` defaults)")
+    ap.add_argument("--tsg", help="the source TSG model (required unless --tradeoff)")
+    ap.add_argument("--ostag", help="the OSTAG model (`train ostag --from-tsg TSG` defaults; required unless "
+                                    "--tradeoff)")
     ap.add_argument("--build", action="store_true", help="train --ostag from --tsg if it does not exist")
     ap.add_argument("--extra", action="append", default=[], metavar="NAME=PATH",
                     help="another model to time with the current code only (stages too), e.g. the no-aux control")
@@ -267,6 +268,8 @@ def main() -> None:
     if args.tradeoff is not None:
         tradeoff(args.extra, args.tradeoff, args.sentences, args.write)
         return
+    if not (args.tsg and args.ostag):
+        ap.error("--tsg and --ostag are required (unless --tradeoff)")
 
     from treegram.formalism import load_model
     from treegram.trees import read_treebank
@@ -362,7 +365,8 @@ def main() -> None:
                f" --baseline {args.baseline}")
         body = ["## OSTAG3-from-TSG parsing speed: where the time goes, before / after (issue 16)\n",
                 f"Command: `{cmd}` (baseline {args.baseline} = {base_commit}) — {machine_line()}.\n",
-                "Models: the source TSG = `treegram train tsg --treebank ptb-sample/train --seed 1` (shipped defaults), "
+                "Models: the source TSG = `treegram train tsg --treebank ptb-sample/train --seed 1` (shipped "
+                "defaults), "
                 f"OSTAG3 = `{' '.join(train_cmd)}` (shipped `--from-tsg` defaults: the TSG's base route, P_adj 0.01, "
                 "0 EM, pruning 1e-5). The first N ptb-sample dev sentences, each model parsed as `treegram parse` "
                 "parses it (saved default decoder: maxrule). 'before' = the baseline's "

@@ -62,7 +62,8 @@ def test_closure_matches_dense_inverse(seed):
     same = cl.parent == cl.child
     assert np.all(cl.viterbi_logw[same] == 0.0) and np.all(cl.viterbi_next[same] == -1)
     hop = ~same
-    assert np.all(par[cl.viterbi_rule[hop]] == cl.parent[hop]) and np.all(chi[cl.viterbi_rule[hop]] == cl.viterbi_next[hop])
+    assert np.all(par[cl.viterbi_rule[hop]] == cl.parent[hop])
+    assert np.all(chi[cl.viterbi_rule[hop]] == cl.viterbi_next[hop])
 
 
 def test_divergent_cycle_in_large_component_raises():
