@@ -55,6 +55,15 @@ def test_closure_matches_dense_inverse(seed):
     assert np.all(np.diff(key) > 0)
     pk = cl.parent[cl.by_parent].astype(np.int64) * nsym + cl.child[cl.by_parent]
     assert np.all(np.diff(pk) > 0)
+    np.testing.assert_array_equal(np.diff(cl.child_ptr), np.bincount(cl.child, minlength=nsym))
+    np.testing.assert_array_equal(np.diff(cl.parent_ptr), np.bincount(cl.parent, minlength=nsym))
+    # the per-entry fields travel with their (parent, child): the empty chain has weight 0 and no first hop, every
+    # other best chain starts with a rule from its parent to the recorded next symbol
+    same = cl.parent == cl.child
+    assert np.all(cl.viterbi_logw[same] == 0.0) and np.all(cl.viterbi_next[same] == -1)
+    hop = ~same
+    assert np.all(par[cl.viterbi_rule[hop]] == cl.parent[hop])
+    assert np.all(chi[cl.viterbi_rule[hop]] == cl.viterbi_next[hop])
 
 
 def test_divergent_cycle_in_large_component_raises():

@@ -165,6 +165,9 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                     stamp[a] = b
                     reach[nr] = a
                     nr += 1
+        # parents in increasing id order, so the entries come out sorted by (child, parent) with no global sort
+        # (nothing below depends on the order of `reach`: components are visited in topological order)
+        reach[:nr].sort()
 
         # inside: propagate unit inflow at b through components in topological order (descending comp id)
         nc = 0
@@ -174,12 +177,12 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                 comp_seen[c] = b
                 comps[nc] = c
                 nc += 1
-        cs = np.sort(comps[:nc])[::-1]
+        comps[:nc].sort()
         for r in range(nr):
             inflow[reach[r]] = 0.0
         inflow[b] = 1.0
-        for ci in range(nc):
-            c = cs[ci]
+        for ci in range(nc - 1, -1, -1):
+            c = comps[ci]
             lo = comp_ptr[c]
             hi = comp_ptr[c + 1]
             size = hi - lo
@@ -216,7 +219,9 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
         status = 0
         while qn > 0:
             y = queue[qh]
-            qh = (qh + 1) % nsym
+            qh += 1
+            if qh == nsym:  # circular buffer (a compare instead of a modulo per pop)
+                qh = 0
             qn -= 1
             inq[y] = False
             dy = dist[y]
@@ -235,7 +240,10 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                         qn = 0
                         break
                     if not inq[a]:
-                        queue[(qh + qn) % nsym] = a
+                        slot = qh + qn
+                        if slot >= nsym:
+                            slot -= nsym
+                        queue[slot] = a
                         qn += 1
                         inq[a] = True
         if status != 0:
@@ -352,6 +360,18 @@ def _component_series(comp, comp_ptr, comp_members, loc, moff, mflat, e_parent, 
     return -1
 
 
+@numba.njit(cache=True)
+def _counting_order(key, ptr):
+    """The stable sort permutation of `key` (ints in [0, len(ptr) - 1)), given its CSR offsets `ptr`."""
+    fill = ptr[:-1].copy()
+    out = np.empty(key.shape[0], np.int64)
+    for e in range(key.shape[0]):
+        k = key[e]
+        out[fill[k]] = e
+        fill[k] += 1
+    return out
+
+
 def compute_unary_closure(nsym: int, un_parent: np.ndarray, un_child: np.ndarray, un_logp: np.ndarray,
                           symbol_name=lambda i: str(i)) -> UnaryClosure:
     """Closure of the unary rules A -> B given as parallel arrays (see the module docstring)."""
@@ -402,15 +422,13 @@ def compute_unary_closure(nsym: int, un_parent: np.ndarray, un_child: np.ndarray
     if bad_sym >= 0:
         raise InputError(f"unary rules through {symbol_name(int(bad_sym))} form a cycle with positive log weight",
                          hint="unary rule weights must be log probabilities (<= 0)")
-    # entries come grouped by child, but parents within a child are in BFS order: sort them
-    order = np.lexsort((parent, child))
-    parent, child, in_w, vit_w, vit_next, vit_rule = (a[order] for a in (parent, child, in_w, vit_w, vit_next,
-                                                                             vit_rule))
+    # entries come sorted by (child, parent) (`_closure_entries`); a stable counting sort by parent then gives the
+    # (parent, child) order in linear time
     child_ptr = np.zeros(nsym + 1, np.int64)
     child_ptr[1:] = np.cumsum(np.bincount(child, minlength=nsym))
-    by_parent = np.lexsort((child, parent)).astype(np.int64)
     parent_ptr = np.zeros(nsym + 1, np.int64)
     parent_ptr[1:] = np.cumsum(np.bincount(parent, minlength=nsym))
+    by_parent = _counting_order(parent, parent_ptr)
     return UnaryClosure(parent=parent.astype(np.int32), child=child.astype(np.int32), inside_logw=in_w,
                         viterbi_logw=vit_w, viterbi_next=vit_next.astype(np.int32),
                         viterbi_rule=vit_rule.astype(np.int32), child_ptr=child_ptr, by_parent=by_parent,
