@@ -46,6 +46,7 @@ MODEL_LEVEL = "C2"
 THRESHOLD_PERCENTILE = 10.0
 FALLBACK_LEVEL = "A1"
 FALLBACK_FILE = "default-model-rare.npz"
+WORDNET_FILE = "default-model-wordnet.npz"
 
 
 def read_graded(root: Path) -> list[tuple[str, str, str, int]]:
@@ -149,6 +150,9 @@ def main(argv=None) -> int:
     if "fallback" in only:
         build_fallback(deps, args)
         written.append(FALLBACK_FILE)
+    if "wordnet" in only:
+        build_wordnet(deps, args)
+        written.append(WORDNET_FILE)
     if "corpus" in only:
         build_corpus(safe, parsed, rows, args)
         written.append("default-corpus.npz")
@@ -217,6 +221,29 @@ def build_fallback(deps, args) -> None:
     print(f"fallback (min_count 1, cefr:{FALLBACK_LEVEL}): {pruned.n_contexts} contexts, {pruned.n_entries} "
           f"entries [{time.perf_counter() - t0:.0f}s]", flush=True)
     model.save(args.out / FALLBACK_FILE)
+
+
+def build_wordnet(deps, args) -> None:
+    """The WordNet-smoothed SPINEDEP (eq. 1, EM switches; pairs seen once discarded, as the paper) restricted to
+    cefr:A1 (FALLBACK_LEVEL) + names: the sheet generator for words the default model covers poorly."""
+    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
+    from treegram.plugins.vocabgen.model import VocabgenModel
+    from treegram.plugins.vocabgen.smoothing import make_classes
+    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
+
+    t0 = time.perf_counter()
+    model = VocabgenModel.train(deps, min_count=args.min_count, smooth="wordnet", classes=make_classes("wordnet"),
+                                settings={"source": "graded-enja (CC BY-SA 4.0), commit e8d2b94",
+                                          "default_version": 2, "restricted_to": f"cefr:{FALLBACK_LEVEL}"})
+    g = model.generation
+    print(f"wordnet model: {g.n_contexts} contexts, {g.n_entries} entries [{time.perf_counter() - t0:.0f}s]",
+          flush=True)
+    pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(FALLBACK_LEVEL)))
+    model = VocabgenModel(pruned, model.system, [], dict(model.settings, pruned_contexts=rep.contexts,
+                                                        pruned_entries=rep.entries))
+    print(f"restricted to cefr:{FALLBACK_LEVEL}: {pruned.n_contexts} contexts, {pruned.n_entries} entries",
+          flush=True)
+    model.save(args.out / WORDNET_FILE)
 
 
 def build_corpus(safe, parsed, rows, args) -> None:
