@@ -20,11 +20,14 @@ spaCy (cached in the user cache dir), and writes three treegram bundles into `pl
 * `default-model-rare.npz` (`--only fallback`) — the same SPINEDEP but keeping pairs seen once (min_count 1),
   restricted to cefr:A1 + names: the fallback sheets draw from for words the default model covers poorly
   (selection.poorly_covered), every sentence still ranked and checked like the default model's;
+* `default-model-wordnet.npz` (`--only wordnet`) — SPINEDEP smoothed through WordNet hypernym classes (eq. 1,
+  EM switches, pairs seen once discarded), restricted to cefr:A1 + names (0.83 MB); optional, not shipped: as the
+  sheet generator it includes no more words at the ranker threshold (benchmarks/RESULTS.md `sheets`);
 * `default-pcfg.npz`   — treegram's own PCFG (`treegram train pcfg` machinery: h=1, v=2, rare words < 3 as
   signatures) over the same safe parses turned into phrase-structure trees by head projection (syntax.py): the
   parser behind reorder tiles and the inside-probability plausibility feature.
 
-`--only pcfg` (or `model,corpus,lm,pcfg`, comma-separated) rebuilds only those files.  The plausibility ranker's
+`--only pcfg` (or `model,corpus,lm,pcfg`, comma-separated; `fallback` and `wordnet` build the optional models) rebuilds only those files.  The plausibility ranker's
 weights (`data/plausibility-ranker.json`) are fitted on the judged set by `benchmarks/bench_plausibility.py`.
 
 Only derived data is written (counts, probabilities, and the corpus sentences the licence allows to share with
@@ -118,7 +121,7 @@ def main(argv=None) -> int:
     ap.add_argument("--lm-min-count", type=int, default=3)
     ap.add_argument("--only", default="model,corpus,lm,pcfg",
                     help="which files to rebuild (comma-separated: model,corpus,lm,pcfg; `fallback` builds the "
-                         "optional fallback model, which is not shipped)")
+                         "optional fallback model, `wordnet` the optional WordNet-smoothed A1 model; neither is shipped)")
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
     t0 = time.perf_counter()
