@@ -220,44 +220,60 @@ def judge_set(model, corpus, scorer, threshold, out: Path, n_each: int, seed: in
     log(f"wrote {len(items)} sentences to {out} (key: {out}.key.json): {counts}")
 
 
-def judge_set_ranker(model, corpus, ranker, out: Path, n_gen: int, n_corpus: int, seed: int):
+def judge_set_ranker(model, corpus, ranker, out: Path, n_gen: int, n_corpus: int, seed: int, others=()):
     """Second blind set, for the shipped ranker: n_gen generated items that pass it (what a sheet shows when the
     corpus lacks items: select_sentences with corpus_share 0, no below-threshold fill) for random A1 headwords,
-    mixed with n_corpus corpus items, shuffled; written like judge_set (source "ranked" / "corpus")."""
+    mixed with n_corpus corpus items, shuffled; written like judge_set (source "ranked" / "corpus").
+
+    `others` = [(label, model, n)]: n ranker-passing items of each other model as well, for the same random words,
+    and only items at or above the threshold for every model (max_below 0); each item's key says its "model"
+    ("default" for the embedded one)."""
     rng = np.random.default_rng(seed)
-    gen = ConstrainedGenerator(model.generation, model.system, cefr_vocabulary("A1"))
+    vocab = cefr_vocabulary("A1")
+    gen = ConstrainedGenerator(model.generation, model.system, vocab)
     words = [w for w in headwords("A1") if len(w) > 2]
     import attrs
 
     src = attrs.evolve(default_source(gen), corpus_share=0.0)  # the shipped route (draw_passing, fallback)
     assert src.scorer is ranker or src.threshold == ranker.threshold
+    sources = [("default", src, n_gen)]
+    if others:
+        sources = [(lab, attrs.evolve(s, max_below=0), n) for lab, s, n in sources]
+        sources += [(lab, attrs.evolve(src, generator=ConstrainedGenerator(m.generation, m.system, vocab),
+                                       fallbacks=(), max_below=0), n) for lab, m, n in others]
     items, seen = [], set()
-    counts = {"ranked": 0, "corpus": 0}
+    counts = {lab: 0 for lab, _, _ in sources}
+    n_corp = 0
     for wi in rng.permutation(len(words)):
         w = words[int(wi)]
-        if counts["ranked"] >= n_gen and counts["corpus"] >= n_corpus:
+        if all(counts[lab] >= n for lab, _, n in sources) and n_corp >= n_corpus:
             break
-        groups, _ = select_sentences(src, [w], 1, rng)
-        for s in groups.get(w, []):
-            key = "ranked" if s.source == "generated" else None
-            if key and counts[key] < n_gen and s.text not in seen:
-                seen.add(s.text)
-                items.append({"text": s.text, "source": key, "word": w, "score": s.score,
-                              "fallback": "fallback model" in s.provenance})
-                counts[key] += 1
-        if counts["corpus"] < n_corpus:
+        for lab, sc, n in sources:
+            if counts[lab] >= n:
+                continue
+            groups, _ = select_sentences(sc, [w], 1, rng)
+            for s in groups.get(w, []):
+                if s.source == "generated" and counts[lab] < n and s.text not in seen:
+                    seen.add(s.text)
+                    it = {"text": s.text, "source": "ranked", "word": w, "score": s.score,
+                          "fallback": "fallback model" in s.provenance}
+                    if others:
+                        it["model"] = lab
+                    items.append(it)
+                    counts[lab] += 1
+        if n_corp < n_corpus:
             cand = corpus.candidates(gen.vocab, set(word_forms(w, "A1")))
             if cand:
                 i = int(rng.choice(cand))
                 if corpus.texts[i] not in seen:
                     seen.add(corpus.texts[i])
                     items.append({"text": corpus.texts[i], "source": "corpus", "word": w})
-                    counts["corpus"] += 1
+                    n_corp += 1
     items = [items[int(i)] for i in rng.permutation(len(items))]
     out.write_text("".join(f"{n}\t{it['text']}\n" for n, it in enumerate(items, start=1)), encoding="utf-8")
     key = out.with_name(out.name.removesuffix(".tsv") + ".key.json")
     key.write_text(json.dumps(items, ensure_ascii=False, indent=1), encoding="utf-8")
-    log(f"wrote {len(items)} sentences to {out} (key: {key}): {counts}")
+    log(f"wrote {len(items)} sentences to {out} (key: {key}): {counts}, corpus {n_corp}")
 
 
 def judged_table(judged: Path, key_path: Path):
@@ -269,7 +285,11 @@ def judged_table(judged: Path, key_path: Path):
             marks[int(parts[0])] = (parts[1].strip() == "p", parts[2].strip() == "f")
     rows = []
     groups = [(s, lambda it, s=s: it["source"] == s) for s in ("corpus", "generated", "reranked", "ranked")]
-    if any("fallback" in it for it in key):
+    if any("model" in it for it in key):
+        th = default_ranker().threshold
+        for lab in dict.fromkeys(it["model"] for it in key if "model" in it):
+            groups.append((f"ranked, {lab} model (all >= {th:.2f})", lambda it, lab=lab: it.get("model") == lab))
+    elif any("fallback" in it for it in key):
         th = default_ranker().threshold
         r = lambda it: it["source"] == "ranked"  # noqa: E731
         groups += [("ranked, default model", lambda it: r(it) and not it.get("fallback")),
@@ -368,6 +388,10 @@ def main() -> None:
     ap.add_argument("--judge-key2", type=Path, default=None)
     ap.add_argument("--judged3", type=Path, default=None, help="judgments of the set of the shipped route")
     ap.add_argument("--judge-key3", type=Path, default=None)
+    ap.add_argument("--judge-model", default="", help="with --judge-out --judge-ranker: NAME=FILE, --judge-n "
+                    "ranker-passing items of FILE's model + --judge-n/2 of the embedded model + --judge-n/2 corpus")
+    ap.add_argument("--judged4", type=Path, default=None, help="judgments of the --judge-model set")
+    ap.add_argument("--judge-key4", type=Path, default=None)
     ap.add_argument("--judged", type=Path, default=None, help="judgments (N<TAB>p|i<TAB>f|u per line)")
     ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
@@ -383,8 +407,13 @@ def main() -> None:
     model = load_model(default_model_path())
     if args.judge_out:
         if args.judge_ranker:
-            judge_set_ranker(model, corpus, default_ranker(), args.judge_out, args.judge_n, args.judge_n // 2,
-                             seed=args.judge_seed)
+            others = []
+            if args.judge_model:
+                name, _, path = args.judge_model.partition("=")
+                others = [(name, load_model(path), args.judge_n)]
+            judge_set_ranker(model, corpus, default_ranker(), args.judge_out,
+                             args.judge_n // 2 if others else args.judge_n, args.judge_n // 2,
+                             seed=args.judge_seed, others=others)
         else:
             judge_set(model, corpus, scorer, threshold, args.judge_out, args.judge_n, seed=12)
         return
@@ -481,6 +510,12 @@ def main() -> None:
              "--judge-n 100 --judge-seed 21`: generated items of the route with the fallback at ranker >= 0.5, what "
              "a sheet at --per-word 1 shows when the corpus lacks items, mixed with corpus items, shuffled, labels "
              "hidden while judging, judged once by one annotator inside the team)"),
+            (args.judged4, args.judge_key4,
+             "**Plausibility of the WordNet-smoothed model's items** (fourth blind set, `--judge-out FILE "
+             "--judge-ranker --judge-model wordnet-A1=FILE --judge-n 100 --judge-seed 31`: 100 items of the "
+             "WordNet-smoothed A1 model and 50 of the embedded model, every one at ranker >= the threshold, for the "
+             "same random A1 headwords (sheets at --per-word 1, corpus share 0, no below-threshold fill), + 50 corpus "
+             "items, shuffled, labels hidden while judging, judged once by one annotator inside the team)"),
         ]
         for judged, key, title in judged_sets:
             if judged:
@@ -488,7 +523,7 @@ def main() -> None:
                                                    judged_table(judged, key)), ""]
     else:
         for k in ("Plausibility", "Plausibility of the shipped ranker's items",
-                  "Plausibility of the draw-until-pass route"):
+                  "Plausibility of the draw-until-pass route", "Plausibility of the WordNet-smoothed model's items"):
             if k in old:
                 body.append(old[k].rstrip() + "\n")
     if "speed" in parts:
