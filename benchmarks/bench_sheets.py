@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import machine_line, markdown_table, write_section  # noqa: E402
 
+from treegram.evaluation.significance import approximate_randomization  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
 from treegram.generation.constraints import NoSentenceError  # noqa: E402
 from treegram.plugins.vocabgen.default import (default_corpus, default_fallback_path, default_model_path,  # noqa: E402
@@ -436,12 +437,14 @@ def main() -> None:
             models.append((name, load_model(path)))
         table = []
         cost_lines = []
+        shipped_by_model = []
         for name, m in models:
             t = time.perf_counter()
             rows, slors, cost, capped = inclusion(m, corpus, ranker, words, args.samples, gen_cap=args.gen_cap,
                                                   fallback=fallback, threshold=args.threshold)
             dt = time.perf_counter() - t
             log(f"{name}: {dt:.0f}s")
+            shipped_by_model.append((name, np.asarray([rows[w][7] for w in words], dtype=float)))
             if not table:
                 c = summarize(rows, 0)
                 table.append(["corpus search (embedded excerpt, 1000 draws)", c[0], c[1], "-", "-", "-"])
@@ -474,6 +477,15 @@ def main() -> None:
                          f"ranker per word: median {np.median(distinct):.0f}, mean {distinct.mean():.1f}, none for "
                          f"{int((distinct == 0).sum())} words.")
             cost_lines.append(cost_line)
+        for name, v in shipped_by_model[1:]:
+            # paired over words (the same words, the same corpus draws): is the difference in either count real?
+            base = shipped_by_model[0][1]
+            p_lo = approximate_randomization(base < 10, v < 10, trials=10000, rng=0).p_value
+            p_hi = approximate_randomization(base > 100, v > 100, trials=10000, rng=0).p_value
+            cost_lines.append(f"Sheet sampler, {name} against {shipped_by_model[0][0]} (paired approximate "
+                              f"randomization over the {len(words)} words, 10,000 trials): words with < 10 "
+                              f"{int((v < 10).sum())} vs {int((base < 10).sum())}, p = {p_lo:.3f}; words with > 100 "
+                              f"{int((v > 100).sum())} vs {int((base > 100).sum())}, p = {p_hi:.3f}.")
         inc = ["**Word inclusion** (paper Figure 5 layout; goal: < 150 words with < 10 and > 600 with > 100)", "",
                markdown_table(["system", "words with < 10", "words with > 100", "mean SLOR of new generated",
                                "new generated at SLOR >= floor", "new generated at ranker >= threshold"], table),
