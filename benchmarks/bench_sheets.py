@@ -60,8 +60,8 @@ restricted to cefr:A1: 33,395 contexts, 73,794 entries, 0.83 MB; optional, not s
 FILE] --no-write`): the shipped route 17 / 41; + the once-seen-pairs model (`build_default --only fallback`, A1,
 2.87 MB) 16 / 43 (i12d; over all 1058 words 160 / 404, run of 2026-11-26 with the same cap); + the WordNet-A1
 model 17 / 41 (used for 53 words, 0.78 s per word against 0.31 s), over all 1058 words 174 / 381 (`--parts
-inclusion --gen-cap 2000 --fallback FILE --no-write`, used for 564 words; the same run's shipped-route control
-rows differ from the table's by sampling order only); the WordNet-A1 model as the only generator 17 / 41, over all
+inclusion --gen-cap 2000 --fallback FILE --no-write`, used for 564 words; that run's other rows differ from the
+table's by a few words because the fallback consumes the shared random stream differently); the WordNet-A1 model as the only generator 17 / 41, over all
 words in the table.  *Why smoothing moves the counts so little*: at ranker >= 1.26 generating up gives few distinct new
 passing sentences per word (every 10th headword, 2000 draws, distinct draws only; an ad-hoc script over
 `draw_passing`): default model median 1 (mean 7.4, none for 48 of 106 words), WordNet-A1 median 1 (mean 7.7, none
