@@ -22,7 +22,7 @@ spaCy (cached in the user cache dir), and writes three treegram bundles into `pl
   (selection.poorly_covered), every sentence still ranked and checked like the default model's;
 * `default-model-wordnet.npz` (`--only wordnet`) — SPINEDEP smoothed through WordNet hypernym classes (eq. 1,
   EM switches, pairs seen once discarded), restricted to cefr:A1 + names (0.83 MB); optional, not shipped: as the
-  sheet generator it includes no more words at the ranker threshold (benchmarks/RESULTS.md `sheets`);
+  sheet generator it includes only a few more words at the ranker threshold (benchmarks/RESULTS.md `sheets`);
 * `default-pcfg.npz`   — treegram's own PCFG (`treegram train pcfg` machinery: h=1, v=2, rare words < 3 as
   signatures) over the same safe parses turned into phrase-structure trees by head projection (syntax.py): the
   parser behind reorder tiles and the inside-probability plausibility feature.
