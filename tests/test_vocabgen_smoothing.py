@@ -285,3 +285,25 @@ def test_core_exports_and_generation_bundle_round_trip(tmp_path):
 
     again = load_model(tmp_path / "s.model")
     assert again.generation.n_entries == model.n_entries and again.settings["smooth"] == "toy"
+
+
+def test_build_default_wordnet_model_is_smoothed_and_restricted_to_a1(tmp_path):
+    """`build_default --only wordnet`: the WordNet-smoothed SPINEDEP, restricted to cefr:A1 + names."""
+    pytest.importorskip("wn")
+    import argparse
+
+    from treegram.formalism import load_model
+    from treegram.plugins.vocabgen.build_default import WORDNET_FILE, build_wordnet
+    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
+
+    rare = dep("The dog devoured the meticulous cat .", "DT NN VBD DT JJ NN .", "2 3 0 6 6 3 3")
+    build_wordnet((CORPUS + [rare]) * 2, argparse.Namespace(min_count=2, out=tmp_path))
+    m = load_model(tmp_path / WORDNET_FILE)
+    g = m.generation
+    assert g.info["smoothing"] == "wordnet" and g.info["em_iterations"] > 0
+    assert m.settings["restricted_to"] == "cefr:A1" and m.settings["pruned_entries"] > 0 and m.corpus == []
+    vocab = cefr_vocabulary("A1")
+    words = {d[1] for e in range(g.n_entries) if (o := g.outcomes[int(g.out_id[e])]) != "END"
+             for d in o if d != HEAD}
+    assert words and not vocab.missing(sorted(words))  # "devoured", "meticulous" pruned with their outcomes
+    assert "dog" in words and "cat" in words

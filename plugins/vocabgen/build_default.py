@@ -20,11 +20,14 @@ spaCy (cached in the user cache dir), and writes three treegram bundles into `pl
 * `default-model-rare.npz` (`--only fallback`) — the same SPINEDEP but keeping pairs seen once (min_count 1),
   restricted to cefr:A1 + names: the fallback sheets draw from for words the default model covers poorly
   (selection.poorly_covered), every sentence still ranked and checked like the default model's;
+* `default-model-wordnet.npz` (`--only wordnet`) — SPINEDEP smoothed through WordNet hypernym classes (eq. 1,
+  EM switches, pairs seen once discarded), restricted to cefr:A1 + names (0.83 MB); optional, not shipped: as the
+  sheet generator it includes only a few more words at the ranker threshold (benchmarks/RESULTS.md `sheets`);
 * `default-pcfg.npz`   — treegram's own PCFG (`treegram train pcfg` machinery: h=1, v=2, rare words < 3 as
   signatures) over the same safe parses turned into phrase-structure trees by head projection (syntax.py): the
   parser behind reorder tiles and the inside-probability plausibility feature.
 
-`--only pcfg` (or `model,corpus,lm,pcfg`, comma-separated) rebuilds only those files.  The plausibility ranker's
+`--only pcfg` (or `model,corpus,lm,pcfg`, comma-separated; `fallback` and `wordnet` build the optional models) rebuilds only those files.  The plausibility ranker's
 weights (`data/plausibility-ranker.json`) are fitted on the judged set by `benchmarks/bench_plausibility.py`.
 
 Only derived data is written (counts, probabilities, and the corpus sentences the licence allows to share with
@@ -46,6 +49,7 @@ MODEL_LEVEL = "C2"
 THRESHOLD_PERCENTILE = 10.0
 FALLBACK_LEVEL = "A1"
 FALLBACK_FILE = "default-model-rare.npz"
+WORDNET_FILE = "default-model-wordnet.npz"
 
 
 def read_graded(root: Path) -> list[tuple[str, str, str, int]]:
@@ -117,7 +121,7 @@ def main(argv=None) -> int:
     ap.add_argument("--lm-min-count", type=int, default=3)
     ap.add_argument("--only", default="model,corpus,lm,pcfg",
                     help="which files to rebuild (comma-separated: model,corpus,lm,pcfg; `fallback` builds the "
-                         "optional fallback model, which is not shipped)")
+                         "optional fallback model, `wordnet` the optional WordNet-smoothed A1 model; neither is shipped)")
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
     t0 = time.perf_counter()
@@ -149,6 +153,9 @@ def main(argv=None) -> int:
     if "fallback" in only:
         build_fallback(deps, args)
         written.append(FALLBACK_FILE)
+    if "wordnet" in only:
+        build_wordnet(deps, args)
+        written.append(WORDNET_FILE)
     if "corpus" in only:
         build_corpus(safe, parsed, rows, args)
         written.append("default-corpus.npz")
@@ -217,6 +224,29 @@ def build_fallback(deps, args) -> None:
     print(f"fallback (min_count 1, cefr:{FALLBACK_LEVEL}): {pruned.n_contexts} contexts, {pruned.n_entries} "
           f"entries [{time.perf_counter() - t0:.0f}s]", flush=True)
     model.save(args.out / FALLBACK_FILE)
+
+
+def build_wordnet(deps, args) -> None:
+    """The WordNet-smoothed SPINEDEP (eq. 1, EM switches; pairs seen once discarded, as the paper) restricted to
+    cefr:A1 (FALLBACK_LEVEL) + names: the sheet generator for words the default model covers poorly."""
+    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
+    from treegram.plugins.vocabgen.model import VocabgenModel
+    from treegram.plugins.vocabgen.smoothing import make_classes
+    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
+
+    t0 = time.perf_counter()
+    model = VocabgenModel.train(deps, min_count=args.min_count, smooth="wordnet", classes=make_classes("wordnet"),
+                                settings={"source": "graded-enja (CC BY-SA 4.0), commit e8d2b94",
+                                          "default_version": 2, "restricted_to": f"cefr:{FALLBACK_LEVEL}"})
+    g = model.generation
+    print(f"wordnet model: {g.n_contexts} contexts, {g.n_entries} entries [{time.perf_counter() - t0:.0f}s]",
+          flush=True)
+    pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(FALLBACK_LEVEL)))
+    model = VocabgenModel(pruned, model.system, [], dict(model.settings, pruned_contexts=rep.contexts,
+                                                        pruned_entries=rep.entries))
+    print(f"restricted to cefr:{FALLBACK_LEVEL}: {pruned.n_contexts} contexts, {pruned.n_entries} entries",
+          flush=True)
+    model.save(args.out / WORDNET_FILE)
 
 
 def build_corpus(safe, parsed, rows, args) -> None:
