@@ -211,7 +211,7 @@ class TypeTableState:
 
         if len(samples) <= 1:
             if samples:
-                return self._with_state(samples[0], self.current_types)
+                return self.with_sample(samples[0], self.current_types)
             return self.current_types()
         summed: dict[tuple, int] = {}
         types: dict[tuple, Any] = {}
@@ -224,7 +224,7 @@ class TypeTableState:
                     if k not in types:
                         types[k] = self.types[k]
                 total[...] += self.counts.total
-            self._with_state(snap, collect)
+            self.with_sample(snap, collect)
             for k in hyper_sum:
                 hyper_sum[k] += np.asarray(snap[f"hyper_{k}"], np.float64)
         K = len(samples)
@@ -233,7 +233,7 @@ class TypeTableState:
         return TypeView(types=types, count={k: n / K for k, n in summed.items()}, summed=summed, total=total / K,
                         hyper=hyper, samples=K)
 
-    def _with_state(self, snap: dict[str, Any], fn):
+    def with_sample(self, snap: dict[str, Any], fn):
         """fn() with this state's encoding and hyperparameters replaced by a snapshot's (counts rebuilt), then the
         current ones restored (and their counts rebuilt)."""
         saved = self.snapshot()

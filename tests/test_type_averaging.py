@@ -1,7 +1,8 @@
 """Posterior averaging for the blocked elementary-tree samplers (`TypeTableState.snapshot` / `averaged_types`,
 core) through the TIG plugin, on the demo treebank: the averaged type view is the mean of the samples' own counts,
 taking it leaves the state as it was, the averaged grammar holds every type of every sample at its mean count,
-`--average 1` is the final sample's grammar, and a resumed run averages exactly what the uninterrupted one does."""
+`--average 1` is the final sample's grammar, and a resumed run averages exactly what the uninterrupted one does;
+the same for the Bayesian OSTAG (`train ostag --bayesian --average K`)."""
 
 from __future__ import annotations
 
@@ -122,3 +123,34 @@ def test_cli_average_and_resume(demo_file, tmp_path):
     assert resumed.fragments == avg.fragments
     np.testing.assert_array_equal(resumed.cfg.bin_logp, avg.cfg.bin_logp)
     np.testing.assert_array_equal(resumed.cfg.un_logp, avg.cfg.un_logp)
+
+
+def _train_bayes(demo_file, out, *extra):
+    assert main(["-q", "train", "ostag", "--bayesian", "--treebank", str(demo_file), "--tsg-init", "1",
+                 "--mu", "0.2", "--seed", "6", "--out", str(out), *extra]) == 0
+    return load_model(out)
+
+
+def test_bayesian_ostag_average_and_resume(demo_file, tmp_path):
+    ck = tmp_path / "full.ckpt"
+    avg = _train_bayes(demo_file, tmp_path / "avg.ostag", "--iterations", "6", "--average", "3",
+                       "--checkpoint", str(ck))
+    assert avg.info["averaged_samples"] == 3 and avg.info["averaged_sweeps"] == [4, 5, 6]
+    # the same chain's final sample: its checkpoint resumed with nothing left to run
+    final = _train_bayes(demo_file, tmp_path / "final.ostag", "--iterations", "6", "--average", "1",
+                         "--checkpoint", str(ck), "--resume")
+    assert final.info["averaged_samples"] == 1
+    assert avg.info["sampled_initial_trees"] >= final.info["sampled_initial_trees"]
+    words = "The hungry dog slept in the garden .".split()
+    assert avg.parse(words).leaves() == words
+    # interrupted after 4 sweeps, resumed to 6: the same averaged model
+    ck2 = tmp_path / "part.ckpt"
+    _train_bayes(demo_file, tmp_path / "part.ostag", "--iterations", "4", "--average", "3", "--checkpoint", str(ck2))
+    resumed = _train_bayes(demo_file, tmp_path / "resumed.ostag", "--iterations", "6", "--average", "3",
+                           "--checkpoint", str(ck2), "--resume")
+    for k in ("sampled_initial_trees", "sampled_auxiliary_trees", "averaged_sweeps"):
+        assert resumed.info[k] == avg.info[k]
+    assert resumed.parse(words) == avg.parse(words)
+    ga, gr = avg.grammar, resumed.grammar
+    np.testing.assert_array_equal(np.asarray(ga.initial_count), np.asarray(gr.initial_count))
+    np.testing.assert_array_equal(np.asarray(ga.aux_count), np.asarray(gr.aux_count))
