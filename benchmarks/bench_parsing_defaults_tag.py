@@ -327,9 +327,11 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
     from treegram.plugins.ostag.plugin import OSTAGOptions
 
     out = work / f"bayes-{seed}.model"
+    ckpt = work / f"bayes-{seed}.ckpt"
     extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
-    train_s = cli(["train", "ostag", "--bayesian", "--treebank", str(train_path), "--seed", str(seed), "--out",
-                   str(out), *extra])
+    base = ["train", "ostag", "--bayesian", "--treebank", str(train_path), "--seed", str(seed), *extra,
+            "--checkpoint", str(ckpt)]
+    train_s = cli([*base, "--out", str(out)])
     model = load_model(out)
     decoder = model.default_decoder
 
@@ -337,23 +339,40 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
         return (f"{m.info['sampled_initial_trees']:,} / {m.info['sampled_auxiliary_trees']:,} sampled init/aux; "
                 f"{len(m.grammar.initial):,} initial in the grammar")
 
-    rows.append(evaluate("Bayesian OSTAG shipped defaults", model, dev, None, size=size(model), train_s=train_s,
-                         seed=seed, group="bayes", role="system"))
-    rows.append(evaluate("Bayesian OSTAG shipped defaults, parsed with mpd", model, dev, "mpd", size=size(model),
-                         train_s=train_s, seed=seed, group="bayes", role="grid"))
+    averaged = model.info.get("averaged_samples", 1)
+    rows.append(evaluate(f"Bayesian OSTAG shipped defaults (average of {averaged} samples)", model, dev, None,
+                         size=size(model), train_s=train_s, seed=seed, group="bayes", role="system"))
+    if args.grid:
+        rows.append(evaluate("Bayesian OSTAG shipped defaults, parsed with mpd", model, dev, "mpd",
+                             size=size(model), train_s=train_s, seed=seed, group="bayes", role="grid"))
     iterations = len(model.trace)
     del model
+    if averaged > 1:  # the same chain's final sample: its checkpoint resumed with nothing left to run
+        fout = work / f"bayes-{seed}-final.model"
+        cli([*base, "--out", str(fout), "--resume", "--average", "1"])
+        final = load_model(fout)
+        rows.append(evaluate("Bayesian OSTAG, final sample of the same chain (--average 1)", final, dev, None,
+                             size=size(final), train_s=None, seed=seed, group="bayes", role="final"))
+        del final
+    # the control: the same sampler, start, sweeps, averaging, pruning and decoder with adjunction switched off
     o = OSTAGOptions()
     t0 = time.perf_counter()
-    ctrl, _ = train_bayesian(train, BayesOSTAGSettings(mu=1e-12, fixed_mu=True),
-                             BayesRunOptions(iterations=iterations, seed=seed, tsg_init=o.tsg_init,
-                                             prune_threshold=o.prune_threshold or 1e-4, adj_prior=o.adj_prior,
-                                             checkpoint=work / f"bayes-ctrl-{seed}.ckpt"))
+    cfg = dict(iterations=iterations, seed=seed, tsg_init=o.tsg_init, prune_threshold=o.prune_threshold or 1e-4,
+               adj_prior=o.adj_prior, checkpoint=work / f"bayes-ctrl-{seed}.ckpt")
+    no_adj = BayesOSTAGSettings(mu=1e-12, fixed_mu=True)
+    ctrl, _ = train_bayesian(train, no_adj, BayesRunOptions(**cfg, average=o.average, thin=o.thin))
     ctrl_s = time.perf_counter() - t0
-    rows.append(evaluate(f"same sampler, no adjunction (mu = 1e-12, {iterations} sweeps)", ctrl, dev, decoder,
-                         size=size(ctrl), train_s=ctrl_s, seed=seed, group="bayes", role="control"))
-    rows.append(evaluate("same sampler, no adjunction, parsed with mpd", ctrl, dev, "mpd", size=size(ctrl),
-                         train_s=ctrl_s, seed=seed, group="bayes", role="control-mpd"))
+    rows.append(evaluate(f"same sampler, no adjunction (mu = 1e-12, {iterations} sweeps, average of "
+                         f"{ctrl.info.get('averaged_samples', 1)} samples)", ctrl, dev, decoder, size=size(ctrl),
+                         train_s=ctrl_s, seed=seed, group="bayes", role="control"))
+    if args.grid:
+        rows.append(evaluate("same sampler, no adjunction, parsed with mpd", ctrl, dev, "mpd", size=size(ctrl),
+                             train_s=ctrl_s, seed=seed, group="bayes", role="control-mpd"))
+    if ctrl.info.get("averaged_samples", 1) > 1:
+        del ctrl
+        ctrl, _ = train_bayesian(train, no_adj, BayesRunOptions(**{**cfg, "tsg_init": 0}, resume=True, average=1))
+        rows.append(evaluate("same sampler, no adjunction, final sample", ctrl, dev, decoder, size=size(ctrl),
+                             train_s=None, seed=seed, group="bayes", role="control-final"))
     return rows
 
 
@@ -378,7 +397,9 @@ COMPARISONS = {  # group -> [(system role, control role, label)]
             ("system", "grid", "TIG defaults - same model parsed with mpd")],
     "ostag": [("system", "control", "OSTAG3 defaults - TSG control (same EM)"),
               ("system", "source", "OSTAG3 defaults - source TSG model")],
-    "bayes": [("system", "control", "Bayesian OSTAG defaults - no-adjunction control"),
+    "bayes": [("system", "control", "Bayesian OSTAG defaults - no-adjunction control (both averaged)"),
+              ("final", "control-final", "Bayesian OSTAG final sample - no-adjunction control final sample"),
+              ("system", "final", "Bayesian OSTAG defaults (averaged) - its final sample"),
               ("system", "grid", "Bayesian OSTAG maxrule - mpd (same model)")],
 }
 GRID_COMPARISONS = {  # group -> [(name of a grid row, label)]: the shipped system against the alternatives

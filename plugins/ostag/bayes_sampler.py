@@ -237,12 +237,17 @@ def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
         init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed)
     state = BlockedOSTAG(data, settings, run.seed, init_sub=init_sub)
     driver = run.make_driver(BLOCKED, state, callback)
+    from treegram.training import attach_averaging
+
+    collector = attach_averaging(driver, state, run.averaging(), run.iterations)
     if run.resume and note is not None:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next tree and stops
     info = {"training_trees": len(trees), "labels": data.num_labels, "sampler": "blocked-mh",
-            "iterations": len(trace), "seed": run.seed}
-    model = extract_model(state, pcfg, settings, run, info, trace)
+            "iterations": len(trace), "seed": run.seed,
+            **(collector.info() if collector is not None else {"averaged_samples": 1})}
+    model = extract_model(state, pcfg, settings, run, info, trace,
+                          collector.samples() if collector is not None else None)
     model.info["train_seconds"] = round(time.perf_counter() - t0, 1)
     return model, trace
 
