@@ -1,5 +1,5 @@
 """Bayesian OSTAG: sampler state, blocked Metropolis-Hastings (`treegram.bayes.BlockedMH`), training end to end and
-extraction of a parsing `OSTAGModel` from the final sample.
+extraction of a parsing `OSTAGModel` from the final sample or the posterior average of several.
 
 State: the derivation encoding of every tree (`sub`, `afoot`, see `bayes_model`), the hyperparameters and their RNG.
 Type counts are a deterministic function of the encodings (rebuilt every sweep and on load), so a checkpoint stores
@@ -15,7 +15,9 @@ Extraction (section 4's parameter refinement, OSTAG3-style): the sampled initial
 (n_e + alpha_c P0(e)) / sum, with every depth-1 treebank rule added as an initial tree with pseudo-count
 alpha_c P0(rule) (coverage); the adjunction Bernoulli of every Goodman index (`OSTAG` contexts of model
 "ostag3") is estimated from the sample's adjunction counts at the elementary nodes with that index, smoothed
-towards the sampled per-label mu[c] with `adj_prior` pseudo-counts.
+towards the sampled per-label mu[c] with `adj_prior` pseudo-counts.  Averaged over K samples
+(`treegram.bayes.averaging`, `--average K`; `TypeTableState.averaged_types`): n_e, n_c, alpha, beta, foot and mu are
+their means over the samples, and the adjunction counts of every Goodman index the mean of the samples' counts.
 """
 
 from __future__ import annotations

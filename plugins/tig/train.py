@@ -1,5 +1,6 @@
 """Training a TIG end to end: prepare trees, optionally start from a TSG Gibbs sample, run blocked MH (checkpointed,
-exact resume), extract the model (`model.TIGModel`)."""
+exact resume), extract the model (`model.TIGModel`) from the final sample or, with posterior averaging
+(`treegram.bayes.averaging`, `treegram train tig --average K`), from the mean counts of K samples."""
 
 from __future__ import annotations
 
