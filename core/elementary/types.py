@@ -210,36 +210,38 @@ class TypeTableState:
         import copy
 
         if len(samples) <= 1:
-            if samples:
-                return self.with_sample(samples[0], self.current_types)
-            return self.current_types()
+            return self.for_each_sample(samples, self.current_types)[0] if samples else self.current_types()
         summed: dict[tuple, int] = {}
         types: dict[tuple, Any] = {}
         total = np.zeros(self.counts.total.shape, np.float64)
         hyper_sum = {k: np.zeros_like(np.asarray(v, np.float64)) for k, v in self.hyper.to_dict().items()}
-        for snap in samples:
-            def collect():
-                for k, n in self.counts.count.items():
-                    summed[k] = summed.get(k, 0) + int(n)
-                    if k not in types:
-                        types[k] = self.types[k]
-                total[...] += self.counts.total
-            self.with_sample(snap, collect)
+
+        def collect():
+            for k, n in self.counts.count.items():
+                summed[k] = summed.get(k, 0) + int(n)
+                if k not in types:
+                    types[k] = self.types[k]
+            total[...] += self.counts.total
             for k in hyper_sum:
-                hyper_sum[k] += np.asarray(snap[f"hyper_{k}"], np.float64)
+                hyper_sum[k] += np.asarray(getattr(self.hyper, k), np.float64)
+
+        self.for_each_sample(samples, collect)
         K = len(samples)
         hyper = copy.deepcopy(self.hyper)
         hyper.copy_from({k: v / K for k, v in hyper_sum.items()})
         return TypeView(types=types, count={k: n / K for k, n in summed.items()}, summed=summed, total=total / K,
                         hyper=hyper, samples=K)
 
-    def with_sample(self, snap: dict[str, Any], fn):
-        """fn() with this state's encoding and hyperparameters replaced by a snapshot's (counts rebuilt), then the
-        current ones restored (and their counts rebuilt)."""
+    def for_each_sample(self, samples: list[dict[str, Any]], fn) -> list:
+        """[fn() with this state's encoding and hyperparameters replaced by each snapshot's (counts rebuilt)], then
+        the current ones restored (and their counts rebuilt)."""
         saved = self.snapshot()
         try:
-            self._load_snapshot(snap)
-            return fn()
+            out = []
+            for snap in samples:
+                self._load_snapshot(snap)
+                out.append(fn())
+            return out
         finally:
             self._load_snapshot(saved)
 

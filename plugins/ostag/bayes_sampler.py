@@ -369,7 +369,7 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
             added += 1
     grammar = OSTAG(init.items(), aux.items(), start=START, model="ostag3")
     if averaged:
-        per = [state.with_sample(snap, lambda: _adjunction_counts(state, grammar)) for snap in samples]
+        per = state.for_each_sample(samples, lambda: _adjunction_counts(state, grammar))
         adj, noadj = sum(a for a, _ in per) / len(per), sum(b for _, b in per) / len(per)
     else:
         adj, noadj = _adjunction_counts(state, grammar)
