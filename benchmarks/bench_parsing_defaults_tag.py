@@ -470,9 +470,12 @@ def write(section: str = SECTION) -> None:
             body.append(markdown_table(["seed", "comparison", "F1 difference", "p"], sig))
     if not reduced:
         body.append("\nAll 273 ptb-sample dev sentences, every model with its shipped number of sweeps. train s and sent/s "
-                    "are wall-clock on a machine whose load varied between 5 and 15 during the runs (the same "
-                    "TSG start sample parsed at 1.28 and at 5.1 sent/s in two processes), so they compare nothing; "
-                    "max-rule speed per CPU second is in the `maxrule-speed` section.\n")
+                    "are wall-clock on a shared 2-core machine whose load varied during the runs (3 to 16 in "
+                    "the runs so far; the same TSG start sample parsed at 1.28 and at 5.1 sent/s in two processes), "
+                    "so they compare nothing; max-rule speed per CPU second is in the `maxrule-speed` section. "
+                    "*Averaged* rows: the grammar of the posterior average over 5 samples of the chain (sweeps 6-10 "
+                    "of 10, `treegram.bayes.averaging`); *final sample*: the same chain's last state (its checkpoint "
+                    "resumed with `--average 1`), so each averaged - final pair shares its chain.\n")
     else:
         body.append(
         "\nCaveats: a reduced setting forced by the shared machine: the first 60 dev sentences only, and the TIG and "
