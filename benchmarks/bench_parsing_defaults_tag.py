@@ -21,6 +21,14 @@ The full-dev TIG run (section `parsing-defaults-tig-full`; the controls in a sec
     nice -n 10 python benchmarks/bench_parsing_defaults_tag.py --part tig --seeds 1 --dev-limit 273 --tig-controls-only
     python benchmarks/bench_parsing_defaults_tag.py --write --section parsing-defaults-tig-full
 
+The full-dev TIG run with posterior averaging (issue 16: `train tig` averages 5 samples of its chain, as `train
+tsg` does; section `parsing-defaults-tig-avg`): the TIG rows are the averaged model and the same chain's final
+sample (its checkpoint resumed with `--average 1`), the controls the TSG blocked sampler averaged over the same
+sweeps and its final sample:
+    nice -n 10 python benchmarks/bench_parsing_defaults_tag.py --part tig --seeds 1 --dev-limit 273
+    nice -n 10 python benchmarks/bench_parsing_defaults_tag.py --part tig --seeds 1 --dev-limit 273 --tig-controls-only
+    python benchmarks/bench_parsing_defaults_tag.py --write --section parsing-defaults-tig-avg
+
 The commands above are the reduced setting of the 2026-11-26 run (a 2-core machine shared with 3 other jobs):
 drop --dev-limit / --iterations for the full one.
 Each part caches its rows (with per-sentence bracket counts) in benchmarks/out/parsing-defaults-tag/, so parts run
@@ -138,7 +146,7 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: lis
     from treegram.bayes import GibbsSampler
     from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
-    from treegram.plugins.tig.formalism import TIGOptions
+    from treegram.plugins.tig.formalism import TIGFormalism, TIGOptions
     from treegram.plugins.tsg.state import BlockedTSG
     from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract
 
@@ -154,24 +162,41 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: lis
                              role="grid", size=f"{info['initial_trees']:,} / {info['left_trees']:,} / "
                                                f"{info['right_trees']:,} init/L/R; {model.cfg.num_rules:,} CFG rules"))
         return rows
-    out = work / f"tig-{seed}.model"
-    train_s = cli(["train", "tig", "--treebank", str(train_path), "--seed", str(seed), "--out", str(out), *extra])
-    model = load_model(out)
-    info = model.info
-    size = f"{info['initial_trees']:,} / {info['left_trees']:,} / {info['right_trees']:,} init/L/R; " \
-           f"{model.cfg.num_rules:,} CFG rules"
-    if not args.tig_controls_only:
-        rows.append(evaluate(f"TIG shipped defaults ({info['variant']}, --tsg-init {info['tsg_init_iterations']})",
-                             model, dev, None, size=size, train_s=train_s, seed=seed, group="tig", role="system"))
-    if args.grid and not args.tig_controls_only:
-        rows.append(evaluate("TIG shipped defaults, parsed with mpd", model, dev, "mpd", size=size, train_s=train_s,
-                             seed=seed, group="tig", role="grid"))
-    decoder = model.default_decoder
-    sweeps = len(model.trace)
-    del model
-    # the control: the TSG blocked sampler from the same TSG Gibbs start (TIGFormalism.prepare / make_state), the
-    # same number of blocked sweeps, the same decoder and pruning threshold
     opts = TIGOptions()
+    out = work / f"tig-{seed}.model"
+    ckpt = work / f"tig-{seed}.ckpt"
+    if not args.tig_controls_only:
+        train_s = cli(["train", "tig", "--treebank", str(train_path), "--seed", str(seed), "--out", str(out), *extra,
+                       "--checkpoint", str(ckpt)])
+        model = load_model(out)
+        info = model.info
+        size = f"{info['initial_trees']:,} / {info['left_trees']:,} / {info['right_trees']:,} init/L/R; " \
+               f"{model.cfg.num_rules:,} CFG rules"
+        rows.append(evaluate(f"TIG shipped defaults ({info['variant']}, --tsg-init {info['tsg_init_iterations']}, "
+                             f"average of {info.get('averaged_samples', 1)} samples)",
+                             model, dev, None, size=size, train_s=train_s, seed=seed, group="tig", role="system"))
+        if args.grid:
+            rows.append(evaluate("TIG shipped defaults, parsed with mpd", model, dev, "mpd", size=size,
+                                 train_s=train_s, seed=seed, group="tig", role="grid"))
+        del model
+        if opts.average > 1:
+            # the same chain's final sample: its checkpoint resumed with nothing left to run and --average 1
+            fout = work / f"tig-{seed}-final.model"
+            cli(["train", "tig", "--treebank", str(train_path), "--seed", str(seed), "--out", str(fout), *extra,
+                 "--checkpoint", str(ckpt), "--resume", "--average", "1"])
+            final = load_model(fout)
+            fi = final.info
+            rows.append(evaluate("TIG final sample of the same chain (--average 1)", final, dev, None,
+                                 size=f"{fi['initial_trees']:,} / {fi['left_trees']:,} / {fi['right_trees']:,} "
+                                      f"init/L/R; {final.cfg.num_rules:,} CFG rules",
+                                 train_s=None, seed=seed, group="tig", role="final"))
+            del final
+    decoder = opts.decoder
+    sweeps = args.iterations if args.iterations is not None else TIGFormalism.sampling.iterations
+    # the control: the TSG blocked sampler from the same TSG Gibbs start (TIGFormalism.prepare / make_state), the
+    # same number of blocked sweeps, the same posterior averaging, decoder and pruning threshold
+    from treegram.bayes.averaging import SampleCollector
+
     settings = opts.model_settings()
     tsg_settings = settings.tsg_settings()
     t0 = time.perf_counter()
@@ -190,12 +215,25 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: lis
     del start_model
     state = BlockedTSG(data, tsg_settings, seed)
     state.load_state_dict(start)
-    trace = BlockedMH(state, seed=seed).run(sweeps)
+    driver = BlockedMH(state, seed=seed)
+    collector = SampleCollector(opts.averaging(), sweeps, state.snapshot).attach(driver) if opts.average > 1 \
+        else None
+    trace = driver.run(sweeps)
+    blocked_s = time.perf_counter() - t0
+    if collector is not None:
+        ctrl = tsg_extract(state, pcfg, tsg_settings, run, trace, {}, collector.samples(), collector.info())
+        rows.append(evaluate(f"TSG blocked control ({opts.tsg_init} Gibbs + {sweeps} blocked sweeps, average of "
+                             f"{len(collector.schedule)} samples)", ctrl, dev, decoder,
+                             size=f"{ctrl.info['elementary_trees']:,} elementary trees; "
+                                  f"{ctrl.cfg.num_rules:,} CFG rules",
+                             train_s=blocked_s, seed=seed, group="tig", role="control"))
+        del ctrl
     ctrl = tsg_extract(state, pcfg, tsg_settings, run, trace, {})
-    rows.append(evaluate(f"TSG blocked control ({opts.tsg_init} Gibbs + {sweeps} blocked sweeps)", ctrl, dev,
-                         decoder, size=f"{ctrl.info['elementary_trees']:,} elementary trees; "
-                                        f"{ctrl.cfg.num_rules:,} CFG rules",
-                         train_s=time.perf_counter() - t0, seed=seed, group="tig", role="control"))
+    rows.append(evaluate(f"TSG blocked control, final sample ({opts.tsg_init} Gibbs + {sweeps} blocked sweeps)",
+                         ctrl, dev, decoder, size=f"{ctrl.info['elementary_trees']:,} elementary trees; "
+                                                  f"{ctrl.cfg.num_rules:,} CFG rules",
+                         train_s=blocked_s, seed=seed, group="tig",
+                         role="control-final" if collector is not None else "control"))
     return rows
 
 
@@ -289,9 +327,11 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
     from treegram.plugins.ostag.plugin import OSTAGOptions
 
     out = work / f"bayes-{seed}.model"
+    ckpt = work / f"bayes-{seed}.ckpt"
     extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
-    train_s = cli(["train", "ostag", "--bayesian", "--treebank", str(train_path), "--seed", str(seed), "--out",
-                   str(out), *extra])
+    base = ["train", "ostag", "--bayesian", "--treebank", str(train_path), "--seed", str(seed), *extra,
+            "--checkpoint", str(ckpt)]
+    train_s = cli([*base, "--out", str(out)])
     model = load_model(out)
     decoder = model.default_decoder
 
@@ -299,23 +339,40 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
         return (f"{m.info['sampled_initial_trees']:,} / {m.info['sampled_auxiliary_trees']:,} sampled init/aux; "
                 f"{len(m.grammar.initial):,} initial in the grammar")
 
-    rows.append(evaluate("Bayesian OSTAG shipped defaults", model, dev, None, size=size(model), train_s=train_s,
-                         seed=seed, group="bayes", role="system"))
-    rows.append(evaluate("Bayesian OSTAG shipped defaults, parsed with mpd", model, dev, "mpd", size=size(model),
-                         train_s=train_s, seed=seed, group="bayes", role="grid"))
+    averaged = model.info.get("averaged_samples", 1)
+    rows.append(evaluate(f"Bayesian OSTAG shipped defaults (average of {averaged} samples)", model, dev, None,
+                         size=size(model), train_s=train_s, seed=seed, group="bayes", role="system"))
+    if args.grid:
+        rows.append(evaluate("Bayesian OSTAG shipped defaults, parsed with mpd", model, dev, "mpd",
+                             size=size(model), train_s=train_s, seed=seed, group="bayes", role="grid"))
     iterations = len(model.trace)
     del model
+    if averaged > 1:  # the same chain's final sample: its checkpoint resumed with nothing left to run
+        fout = work / f"bayes-{seed}-final.model"
+        cli([*base, "--out", str(fout), "--resume", "--average", "1"])
+        final = load_model(fout)
+        rows.append(evaluate("Bayesian OSTAG, final sample of the same chain (--average 1)", final, dev, None,
+                             size=size(final), train_s=None, seed=seed, group="bayes", role="final"))
+        del final
+    # the control: the same sampler, start, sweeps, averaging, pruning and decoder with adjunction switched off
     o = OSTAGOptions()
     t0 = time.perf_counter()
-    ctrl, _ = train_bayesian(train, BayesOSTAGSettings(mu=1e-12, fixed_mu=True),
-                             BayesRunOptions(iterations=iterations, seed=seed, tsg_init=o.tsg_init,
-                                             prune_threshold=o.prune_threshold or 1e-4, adj_prior=o.adj_prior,
-                                             checkpoint=work / f"bayes-ctrl-{seed}.ckpt"))
+    cfg = dict(iterations=iterations, seed=seed, tsg_init=o.tsg_init, prune_threshold=o.prune_threshold or 1e-4,
+               adj_prior=o.adj_prior, checkpoint=work / f"bayes-ctrl-{seed}.ckpt")
+    no_adj = BayesOSTAGSettings(mu=1e-12, fixed_mu=True)
+    ctrl, _ = train_bayesian(train, no_adj, BayesRunOptions(**cfg, average=o.average, thin=o.thin))
     ctrl_s = time.perf_counter() - t0
-    rows.append(evaluate(f"same sampler, no adjunction (mu = 1e-12, {iterations} sweeps)", ctrl, dev, decoder,
-                         size=size(ctrl), train_s=ctrl_s, seed=seed, group="bayes", role="control"))
-    rows.append(evaluate("same sampler, no adjunction, parsed with mpd", ctrl, dev, "mpd", size=size(ctrl),
-                         train_s=ctrl_s, seed=seed, group="bayes", role="control-mpd"))
+    rows.append(evaluate(f"same sampler, no adjunction (mu = 1e-12, {iterations} sweeps, average of "
+                         f"{ctrl.info.get('averaged_samples', 1)} samples)", ctrl, dev, decoder, size=size(ctrl),
+                         train_s=ctrl_s, seed=seed, group="bayes", role="control"))
+    if args.grid:
+        rows.append(evaluate("same sampler, no adjunction, parsed with mpd", ctrl, dev, "mpd", size=size(ctrl),
+                             train_s=ctrl_s, seed=seed, group="bayes", role="control-mpd"))
+    if ctrl.info.get("averaged_samples", 1) > 1:
+        del ctrl
+        ctrl, _ = train_bayesian(train, no_adj, BayesRunOptions(**{**cfg, "tsg_init": 0}, resume=True, average=1))
+        rows.append(evaluate("same sampler, no adjunction, final sample", ctrl, dev, decoder, size=size(ctrl),
+                             train_s=None, seed=seed, group="bayes", role="control-final"))
     return rows
 
 
@@ -332,12 +389,17 @@ def ar(a: dict, b: dict, seed: int) -> tuple[float, float]:
 
 
 COMPARISONS = {  # group -> [(system role, control role, label)]
-    "tig": [("system", "control", "TIG defaults - TSG blocked control"),
+    "tig": [("system", "control", "TIG defaults - TSG blocked control (both averaged)"),
+            ("final", "control-final", "TIG final sample - TSG blocked control final sample"),
+            ("system", "final", "TIG defaults (averaged) - its final sample"),
+            ("control", "control-final", "TSG blocked control: averaged - final sample"),
             ("system", "start", "TIG defaults - TSG Gibbs start sample"),
             ("system", "grid", "TIG defaults - same model parsed with mpd")],
     "ostag": [("system", "control", "OSTAG3 defaults - TSG control (same EM)"),
               ("system", "source", "OSTAG3 defaults - source TSG model")],
-    "bayes": [("system", "control", "Bayesian OSTAG defaults - no-adjunction control"),
+    "bayes": [("system", "control", "Bayesian OSTAG defaults - no-adjunction control (both averaged)"),
+              ("final", "control-final", "Bayesian OSTAG final sample - no-adjunction control final sample"),
+              ("system", "final", "Bayesian OSTAG defaults (averaged) - its final sample"),
               ("system", "grid", "Bayesian OSTAG maxrule - mpd (same model)")],
 }
 GRID_COMPARISONS = {  # group -> [(name of a grid row, label)]: the shipped system against the alternatives
@@ -373,7 +435,8 @@ def write(section: str = SECTION) -> None:
         "start + blocked sweeps); sent/s after warm-up; all runs with `nice -n 10` on a 2-core machine shared "
         "with 3 other jobs, so speeds are rough.\n")
     for group in ("tig", "ostag", "bayes"):
-        order = ["system", "control", "source", "start", "control-mpd", "grid-control", "grid"]
+        order = ["system", "final", "control", "control-final", "source", "start", "control-mpd", "grid-control",
+                 "grid"]
         grows = [r for d in loaded for r in d["rows"] if r["group"] == group]
         grows.sort(key=lambda r: (r["seed"], order.index(r["role"]) if r["role"] in order else len(order)))
         if not grows:
@@ -407,9 +470,12 @@ def write(section: str = SECTION) -> None:
             body.append(markdown_table(["seed", "comparison", "F1 difference", "p"], sig))
     if not reduced:
         body.append("\nAll 273 ptb-sample dev sentences, every model with its shipped number of sweeps. train s and sent/s "
-                    "are wall-clock on a machine whose load varied between 5 and 15 during the runs (the same "
-                    "TSG start sample parsed at 1.28 and at 5.1 sent/s in two processes), so they compare nothing; "
-                    "max-rule speed per CPU second is in the `maxrule-speed` section.\n")
+                    "are wall-clock on a shared 2-core machine whose load varied during the runs (3 to 16 in "
+                    "the runs so far; the same TSG start sample parsed at 1.28 and at 5.1 sent/s in two processes), "
+                    "so they compare nothing; max-rule speed per CPU second is in the `maxrule-speed` section. "
+                    "*Averaged* rows: the grammar of the posterior average over 5 samples of the chain (sweeps 6-10 "
+                    "of 10, `treegram.bayes.averaging`); *final sample*: the same chain's last state (its checkpoint "
+                    "resumed with `--average 1`), so each averaged - final pair shares its chain.\n")
     else:
         body.append(
         "\nCaveats: a reduced setting forced by the shared machine: the first 60 dev sentences only, and the TIG and "

@@ -382,8 +382,18 @@ class Formalism:
 
     def extract_model(self, state: Any, prepared: Any, settings: Any, run: RunOptions,
                       trace: list[dict[str, Any]]) -> Model:
-        """The final sample -> a trained model (finite grammar + parsing CFG transform and back-transform)."""
+        """The final sample -> a trained model (finite grammar + parsing CFG transform and back-transform).
+
+        A formalism that averages (see `averaging`) also takes ``samples=`` (the states' ``snapshot()`` dicts,
+        newest first) and ``averaging_info=`` (the sweeps used, for the model's info)."""
         raise NotImplementedError
+
+    def averaging(self, settings: Any):
+        """Which posterior samples the model's grammar averages (`treegram.bayes.averaging.AveragingOptions`, or
+        None for the final sample): by default ``settings.averaging()`` when the settings class has that method
+        (the `--average K --thin T` options of `treegram.bayes.averaging.average_option` / `thin_option`)."""
+        wanted = getattr(settings, "averaging", None)
+        return wanted() if callable(wanted) else None
 
     # -- optional views ------------------------------------------------------------------------------------------
     def generation_view(self, model: Model) -> Any:

@@ -8,8 +8,8 @@
     trace    = driver.run(iterations)                               # annealing, checkpoints, Ctrl-C, progress
     model    = formalism.extract_model(state, prepared, settings, run, trace)
 
-Posterior averaging (`treegram.bayes.averaging`): when the settings have an ``averaging()`` method returning
-`AveragingOptions` with more than one sample, a `SampleCollector` takes ``state.snapshot()`` after the scheduled
+Posterior averaging (`treegram.bayes.averaging`): when ``formalism.averaging(settings)`` (by default the
+settings' own ``averaging()`` method) returns `AveragingOptions` with more than one sample, a `SampleCollector` takes ``state.snapshot()`` after the scheduled
 sweeps (kept in the checkpoint, so resume is exact) and the model is extracted with
 ``extract_model(..., samples=<snapshots, newest first>, averaging_info=<sweeps used>)``.
 
@@ -50,7 +50,7 @@ def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *,
     driver = move.start(state, seed=run.seed, iterations=run.iterations, anneal_start=run.anneal_start,
                         anneal_end=run.anneal_end, site_order=run.site_order, checkpoint=run.checkpoint,
                         checkpoint_every=run.checkpoint_every, resume=run.resume, callback=callback)
-    collector = attach_averaging(driver, state, settings, run.iterations)
+    collector = attach_averaging(driver, state, formalism.averaging(settings), run.iterations)
     if note is not None and run.resume:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the driver checkpoints at the next site and stops
@@ -60,12 +60,11 @@ def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *,
                                    averaging_info=collector.info()), trace
 
 
-def attach_averaging(driver, state, settings: Any, iterations: int):
-    """A `SampleCollector` on `driver` when `settings.averaging()` asks for more than one sample, else None."""
+def attach_averaging(driver, state, options, iterations: int):
+    """A `SampleCollector` on `driver` when `options` (`AveragingOptions` or None) asks for more than one sample,
+    else None."""
     from treegram.bayes.averaging import SampleCollector
 
-    wanted = getattr(settings, "averaging", None)
-    options = wanted() if callable(wanted) else None
     if options is None or options.samples <= 1:
         return None
     if not callable(getattr(state, "snapshot", None)):

@@ -22,6 +22,9 @@ The pieces, shared by every sampling formalism:
   sweep -- before that sweep's checkpoint is written -- and keeps the snapshots in the driver's checkpoint, so a
   resumed run collects exactly what the uninterrupted run does (resuming with other --iterations / --average /
   --thin is refused when a snapshot it needs was never taken).
+* `average_option(K)`, `thin_option()`, `options_averaging(settings)`: the `--average` / `--thin` options of a
+  formalism's ``treegram train`` settings (one definition for every sampling formalism) and the
+  `AveragingOptions` they give.
 * `average_counts`: the per-key mean counts over the snapshots, with a representative (snapshot, position) of
   every key -- the input of a formalism's grammar extraction (the TSG's: `plugins/tsg/model.py`).
 """
@@ -35,7 +38,8 @@ import numpy as np
 
 from treegram.errors import InputError, ModelFileError
 
-__all__ = ["AveragingOptions", "SampleCollector", "average_counts"]
+__all__ = ["AveragingOptions", "SampleCollector", "average_counts", "average_option", "thin_option",
+           "options_averaging"]
 
 
 @attrs.frozen
@@ -151,3 +155,28 @@ def average_counts(samples: list[dict[str, Any]], key: str = "keys", count: str 
     first = first[order]
     k = max(1, len(samples))
     return uniq[order], summed[order], summed[order] / k, which[first], pos[first]
+
+
+# -- the `treegram train NAME --average K --thin T` options ---------------------------------------------------------
+def average_option(default: int, *, group: str = "parsing grammar", prefix: str = ""):
+    """The ``--average K`` field of a formalism's settings class (attrs field + CLI option; `prefix` starts its
+    help, e.g. "--bayesian: ")."""
+    from treegram.cli.argtypes import positive_int
+    from treegram.formalism import option
+
+    return option(default, help=f"{prefix}average the grammar over K samples of the chain (default {default}; 1 = "
+                                "the final sample only)", type=positive_int, group=group, metavar="K")
+
+
+def thin_option(*, group: str = "parsing grammar", prefix: str = ""):
+    """The ``--thin T`` field of a formalism's settings class."""
+    from treegram.cli.argtypes import nonnegative_int
+    from treegram.formalism import option
+
+    return option(0, help=f"{prefix}sweeps between the averaged samples (default 0: spread the K samples evenly "
+                          "over the second half of the run)", type=nonnegative_int, group=group, metavar="T")
+
+
+def options_averaging(settings) -> AveragingOptions:
+    """The `AveragingOptions` of settings with `average` / `thin` fields (thin 0 = spread evenly)."""
+    return AveragingOptions(int(settings.average), int(settings.thin) or None)

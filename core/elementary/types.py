@@ -19,6 +19,11 @@ and `rebuild()`.  Occurrences have `dp`, `key`, `label`, `log_p0(hyper)` and the
 
 The predictive and the joint's terms are `treegram.bayes.dp`'s (`log_predictive`, `log_rising`, `log_normaliser`),
 the same functions the TSG kernels and `DPCounts` use.
+
+Posterior averaging (`treegram.bayes.averaging`): `snapshot()` is the encoding + hyperparameters of one sweep;
+`averaged_types(snapshots)` rebuilds each one's counts and returns a `TypeView` with the mean counts n̄_e, mean
+totals and mean hyperparameters, from which a formalism extracts its averaged grammar exactly as it extracts the
+final sample's from `current_types()`.
 """
 
 from __future__ import annotations
@@ -88,6 +93,25 @@ class Occurrence:
             for c in self.fno:
                 lp += math.log1p(-f[c])
         return lp
+
+
+class TypeView:
+    """The elementary-tree types a grammar is extracted from: one sample's (`TypeTableState.current_types`) or the
+    posterior average of several (`TypeTableState.averaged_types`).
+
+    `types` {(dp, key): representative occurrence}, `count` {(dp, key): mean count n̄_e}, `summed` {(dp, key):
+    count summed over the samples} (what `min_count` filters on, as in the TSG's averaged grammar), `total`
+    [dp, label] mean totals n̄_c, `hyper` the (mean) hyperparameters, `samples` K."""
+
+    __slots__ = ("types", "count", "summed", "total", "hyper", "samples")
+
+    def __init__(self, *, types, count, summed, total, hyper, samples: int):
+        self.types = types
+        self.count = count
+        self.summed = summed
+        self.total = total
+        self.hyper = hyper
+        self.samples = samples
 
 
 class InvalidDerivation(Exception):
@@ -160,6 +184,71 @@ class TypeTableState:
             setattr(self, name, np.asarray(state[name], dtype).copy())
         self.hyper.copy_from({k: state[f"hyper_{k}"] for k in self.hyper.NAMES})
         self.hyper_rng = rng_from_json(state["hyper_rng"])
+        self.rebuild()
+        self._last = None
+
+    # -- posterior samples (`treegram.bayes.averaging`) -------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """This state as one posterior sample: the derivation encoding and the hyperparameters (the counts are a
+        function of the encoding, rebuilt by `averaged_types`).  Copies only: taking it never changes the chain."""
+        return {**{name: getattr(self, name).copy() for name, _ in self.ENCODING},
+                **{f"hyper_{k}": np.asarray(v, np.float64).copy() for k, v in self.hyper.to_dict().items()}}
+
+    def current_types(self) -> "TypeView":
+        """The live types of this state as a `TypeView` (one sample: mean = summed = the counts)."""
+        import copy
+
+        return TypeView(types=dict(self.types), count=dict(self.counts.count), summed=dict(self.counts.count),
+                        total=self.counts.total.astype(np.float64), hyper=copy.deepcopy(self.hyper), samples=1)
+
+    def averaged_types(self, samples: list[dict[str, Any]]) -> "TypeView":
+        """The types of several snapshots (newest first) with their mean counts n̄_e = (1/K) sum_k n_e(z_k), the
+        mean totals and the mean hyperparameters -- the input of the averaged grammar of `treegram.bayes.averaging`
+        (eq. 3 with the ratio of the mean counts).  Each snapshot's counts are rebuilt from its encoding; the
+        state is put back as it was afterwards.  A type's representative occurrence (P0 pieces, label) comes from
+        the newest snapshot holding it."""
+        import copy
+
+        if len(samples) <= 1:
+            return self.for_each_sample(samples, self.current_types)[0] if samples else self.current_types()
+        summed: dict[tuple, int] = {}
+        types: dict[tuple, Any] = {}
+        total = np.zeros(self.counts.total.shape, np.float64)
+        hyper_sum = {k: np.zeros_like(np.asarray(v, np.float64)) for k, v in self.hyper.to_dict().items()}
+
+        def collect():
+            for k, n in self.counts.count.items():
+                summed[k] = summed.get(k, 0) + int(n)
+                if k not in types:
+                    types[k] = self.types[k]
+            total[...] += self.counts.total
+            for k in hyper_sum:
+                hyper_sum[k] += np.asarray(getattr(self.hyper, k), np.float64)
+
+        self.for_each_sample(samples, collect)
+        K = len(samples)
+        hyper = copy.deepcopy(self.hyper)
+        hyper.copy_from({k: v / K for k, v in hyper_sum.items()})
+        return TypeView(types=types, count={k: n / K for k, n in summed.items()}, summed=summed, total=total / K,
+                        hyper=hyper, samples=K)
+
+    def for_each_sample(self, samples: list[dict[str, Any]], fn) -> list:
+        """[fn() with this state's encoding and hyperparameters replaced by each snapshot's (counts rebuilt)], then
+        the current ones restored (and their counts rebuilt)."""
+        saved = self.snapshot()
+        try:
+            out = []
+            for snap in samples:
+                self._load_snapshot(snap)
+                out.append(fn())
+            return out
+        finally:
+            self._load_snapshot(saved)
+
+    def _load_snapshot(self, snap: dict[str, Any]) -> None:
+        for name, dtype in self.ENCODING:
+            setattr(self, name, np.asarray(snap[name], dtype).copy())
+        self.hyper.copy_from({k: snap[f"hyper_{k}"] for k in self.hyper.NAMES})
         self.rebuild()
         self._last = None
 

@@ -19,7 +19,7 @@ class BayesianOSTAG(Formalism):
     """The `--bayesian` branch of the ostag formalism, through the core contract and training loop: the treebank
     PCFG and prepared trees (`prepare`), the blocked state over (node, foot) items whose per-tree proposal is the
     OSTAG CFG transform (`make_state`, optionally started from TSG Gibbs cuts), and the parsing `OSTAGModel` of the
-    final sample (`extract_model`).  Not registered on its own: `treegram train ostag --bayesian` runs it."""
+    final sample or the posterior average of several (`extract_model`, `--average`).  Not registered on its own: `treegram train ostag --bayesian` runs it."""
 
     name = "ostag"
     state_kinds = ("items",)
@@ -51,12 +51,15 @@ class BayesianOSTAG(Formalism):
             init_sub = tsg_initial_cuts(prepared["data"], settings, self.run.tsg_init, run.seed)
         return BlockedOSTAG(prepared["data"], settings, run.seed, init_sub=init_sub)
 
-    def extract_model(self, state, prepared, settings, run, trace):
+    def averaging(self, settings):
+        return self.run.averaging()
+
+    def extract_model(self, state, prepared, settings, run, trace, *, samples=None, averaging_info=None):
         from treegram.plugins.ostag.bayes_sampler import extract_model
 
         info = {"training_trees": prepared["trees"], "labels": prepared["data"].num_labels, "sampler": "blocked-mh",
-                "iterations": len(trace), "seed": run.seed}
-        model = extract_model(state, prepared["pcfg"], settings, self.run, info, trace)
+                "iterations": len(trace), "seed": run.seed, **(averaging_info or {"averaged_samples": 1})}
+        model = extract_model(state, prepared["pcfg"], settings, self.run, info, trace, samples)
         model.info["train_seconds"] = round(time.perf_counter() - prepared["t0"], 1)
         return model
 
@@ -79,7 +82,8 @@ def train_bayesian_from_options(trees, options, ctx):
                                 checkpoint=checkpoint, checkpoint_every=options.checkpoint_every,
                                 resume=options.resume, anneal_start=options.anneal_start,
                                 anneal_end=options.anneal_end, adj_prior=options.adj_prior,
-                                prune_threshold=1e-4 if options.prune_threshold is None else options.prune_threshold)
+                                prune_threshold=1e-4 if options.prune_threshold is None else options.prune_threshold,
+                                average=options.average, thin=options.thin)
     run = RunOptions(move="blocked", iterations=options.iterations, seed=ctx.seed, anneal_start=options.anneal_start,
                      anneal_end=options.anneal_end, checkpoint=checkpoint, checkpoint_every=options.checkpoint_every,
                      resume=options.resume)

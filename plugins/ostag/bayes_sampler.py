@@ -1,5 +1,5 @@
 """Bayesian OSTAG: sampler state, blocked Metropolis-Hastings (`treegram.bayes.BlockedMH`), training end to end and
-extraction of a parsing `OSTAGModel` from the final sample.
+extraction of a parsing `OSTAGModel` from the final sample or the posterior average of several.
 
 State: the derivation encoding of every tree (`sub`, `afoot`, see `bayes_model`), the hyperparameters and their RNG.
 Type counts are a deterministic function of the encodings (rebuilt every sweep and on load), so a checkpoint stores
@@ -15,7 +15,9 @@ Extraction (section 4's parameter refinement, OSTAG3-style): the sampled initial
 (n_e + alpha_c P0(e)) / sum, with every depth-1 treebank rule added as an initial tree with pseudo-count
 alpha_c P0(rule) (coverage); the adjunction Bernoulli of every Goodman index (`OSTAG` contexts of model
 "ostag3") is estimated from the sample's adjunction counts at the elementary nodes with that index, smoothed
-towards the sampled per-label mu[c] with `adj_prior` pseudo-counts.
+towards the sampled per-label mu[c] with `adj_prior` pseudo-counts.  Averaged over K samples
+(`treegram.bayes.averaging`, `--average K`; `TypeTableState.averaged_types`): n_e, n_c, alpha, beta, foot and mu are
+their means over the samples, and the adjunction counts of every Goodman index the mean of the samples' counts.
 """
 
 from __future__ import annotations
@@ -180,6 +182,13 @@ class BayesRunOptions(RunOptions):
 
     adj_prior: float = 1.0  # pseudo-counts pulling each Goodman index's adjunction probability towards mu[c]
     prune_threshold: float = 1e-4
+    average: int = 1  # posterior averaging over this many samples (`treegram train ostag --bayesian` averages 5)
+    thin: int = 0
+
+    def averaging(self):
+        from treegram.bayes.averaging import options_averaging
+
+        return options_averaging(self)
 
     def __attrs_post_init__(self):
         super().__attrs_post_init__()
@@ -230,29 +239,34 @@ def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
         init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed)
     state = BlockedOSTAG(data, settings, run.seed, init_sub=init_sub)
     driver = run.make_driver(BLOCKED, state, callback)
+    from treegram.training import attach_averaging
+
+    collector = attach_averaging(driver, state, run.averaging(), run.iterations)
     if run.resume and note is not None:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next tree and stops
     info = {"training_trees": len(trees), "labels": data.num_labels, "sampler": "blocked-mh",
-            "iterations": len(trace), "seed": run.seed}
-    model = extract_model(state, pcfg, settings, run, info, trace)
+            "iterations": len(trace), "seed": run.seed,
+            **(collector.info() if collector is not None else {"averaged_samples": 1})}
+    model = extract_model(state, pcfg, settings, run, info, trace,
+                          collector.samples() if collector is not None else None)
     model.info["train_seconds"] = round(time.perf_counter() - t0, 1)
     return model, trace
 
 
 # -- extraction ---------------------------------------------------------------------------------------------------------
 
-def _type_p0_tree(state: OSTAGState, dp: int, key) -> tuple[Tree, float]:
-    o = state.types[(dp, key)]
-    return key_to_tree(key, state.data.labels, state.data.words), o.log_p0(state.hyper)
+def _type_p0_tree(state: OSTAGState, view, dp: int, key) -> tuple[Tree, float]:
+    o = view.types[(dp, key)]
+    return key_to_tree(key, state.data.labels, state.data.words), o.log_p0(view.hyper)
 
 
-def _depth1_rules(state: OSTAGState) -> dict[Tree, tuple[int, float]]:
-    """Every depth-1 rule of the prepared treebank as an initial tree, with (root label, log P0-init)."""
+def _depth1_rules(state: OSTAGState, h) -> dict[Tree, tuple[int, float]]:
+    """Every depth-1 rule of the prepared treebank as an initial tree, with (root label, log P0-init) under the
+    hyperparameters `h`."""
     T = state.T
     data = state.data
     labels, words = data.labels, data.words
-    h = state.hyper
     out: dict[Tree, tuple[int, float]] = {}
     for f in data.nonterminal_rows.tolist():
         k = T.kind[f]
@@ -325,32 +339,40 @@ def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarr
 
 
 def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: BayesRunOptions, info: dict,
-                  trace: list[dict]):
-    """The parsing `OSTAGModel` of the current sample (see the module docstring)."""
+                  trace: list[dict], samples: list[dict] | None = None):
+    """The parsing `OSTAGModel` of the current sample (see the module docstring), or with `samples` (more than one
+    `TypeTableState.snapshot()`, newest first) of the posterior average: every elementary tree of any sample at
+    n̄_e + ᾱ_c P0(e) (mean counts, mean hyperparameters) and the adjunction counts of each Goodman index averaged
+    over the samples (`treegram.bayes.averaging`)."""
     from treegram.plugins.ostag.extract import START
     from treegram.plugins.ostag.grammar import OSTAG
     from treegram.plugins.ostag.model import OSTAGModel, OSTAGSettings
 
-    h = state.hyper
+    averaged = bool(samples) and len(samples) > 1
+    view = state.averaged_types(samples) if averaged else state.current_types()
+    h = view.hyper
     init: dict[Tree, float] = {}
     aux: dict[Tree, float] = {}
     sampled = {DP_INIT: 0, DP_AUX: 0}
     dirs: Counter = Counter()
-    for (dp, key), n in sorted(state.counts.count.items(), key=lambda kv: (-kv[1], key_size(kv[0][1]),
-                                                                          repr(kv[0][1]))):
-        t, lp0 = _type_p0_tree(state, dp, key)
+    for (dp, key), n in sorted(view.count.items(), key=lambda kv: (-kv[1], key_size(kv[0][1]), repr(kv[0][1]))):
+        t, lp0 = _type_p0_tree(state, view, dp, key)
         w = n + h.alpha[dp, key[0]] * math.exp(lp0)
         (init if dp == DP_INIT else aux)[t] = w
         sampled[dp] += 1
         if dp == DP_AUX:
             dirs[key_direction(key)] += 1
     added = 0
-    for t, (L, lp) in _depth1_rules(state).items():
+    for t, (L, lp) in _depth1_rules(state, h).items():
         if t not in init:
             init[t] = h.alpha[DP_INIT, L] * math.exp(lp)
             added += 1
     grammar = OSTAG(init.items(), aux.items(), start=START, model="ostag3")
-    adj, noadj = _adjunction_counts(state, grammar)
+    if averaged:
+        per = state.for_each_sample(samples, lambda: _adjunction_counts(state, grammar))
+        adj, noadj = sum(a for a, _ in per) / len(per), sum(b for _, b in per) / len(per)
+    else:
+        adj, noadj = _adjunction_counts(state, grammar)
     data_label = {s: i for i, s in enumerate(state.data.labels)}
     ctx_label = np.array([data_label[grammar.labels.symbol(int(grammar.nodes.label[n]))]
                           for n in grammar.ctx_names], np.int64).reshape(-1)

@@ -8,6 +8,7 @@ from pathlib import Path
 import attrs
 
 from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.bayes.averaging import average_option, thin_option
 from treegram.errors import InputError
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
@@ -65,6 +66,8 @@ class OSTAGOptions:
     adj_prior: float = option(1.0, type=nonnegative_float, group="bayesian",
                               help="--bayesian: pseudo-counts pulling each Goodman index's adjunction probability "
                                    "towards the sampled per-label mu (default 1)")
+    average: int = average_option(5, group="bayesian", prefix="--bayesian: ")
+    thin: int = thin_option(group="bayesian", prefix="--bayesian: ")
     checkpoint: Path | None = option(None, type=Path, group="bayesian",
                                      help="--bayesian: checkpoint file (default OUT.ckpt); Ctrl-C leaves one, "
                                           "--resume continues")

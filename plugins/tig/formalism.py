@@ -16,6 +16,7 @@ import attrs
 
 from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
+from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.formalism import Formalism, Sampling, option
 
 from treegram.plugins.tig.derivation import TIGSettings
@@ -48,6 +49,8 @@ class TIGOptions:
                             group="parsing grammar")
     prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
                                     type=nonnegative_float, group="parsing grammar")
+    average: int = average_option(5)
+    thin: int = thin_option()
     decoder: str = option("maxrule", group="parsing grammar", metavar="NAME",
                           help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
                                "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule)")
@@ -56,6 +59,9 @@ class TIGOptions:
         from treegram.charts.decoders import get_decoder
 
         get_decoder(self.decoder)  # an unknown name is an error before training, not after
+
+    def averaging(self):
+        return options_averaging(self)
 
     def model_settings(self) -> TIGSettings:
         return TIGSettings(variant=self.variant, horizontal=None if self.horizontal < 0 else self.horizontal,
@@ -125,7 +131,8 @@ class TIGFormalism(Formalism):
                                       callback)
         return BlockedTIG(prepared.data, prepared.settings, run.seed, init_sub=init_sub)
 
-    def extract_model(self, state, prepared: Prepared, options: TIGOptions, run, trace):
+    def extract_model(self, state, prepared: Prepared, options: TIGOptions, run, trace, *, samples=None,
+                      averaging_info=None):
         from treegram.plugins.tig.train import extract_model
 
         grammar_run = types.SimpleNamespace(seed=run.seed, min_count=options.min_count,
@@ -133,7 +140,8 @@ class TIGFormalism(Formalism):
                                             decoder=options.decoder)
         info = {"variant": prepared.settings.variant, "training_trees": prepared.trees,
                 "labels": prepared.data.num_labels, "tsg_init_iterations": options.tsg_init}
-        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info)
+        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
+                             averaging_info)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.tig.model import TIGModel

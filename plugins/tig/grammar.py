@@ -64,10 +64,14 @@ def _l1(x: float) -> float:
 class Builder:
     """Builds the parsing `WeightedCFG` and per-symbol metadata from a TIG sampler state (`sampler.TIGState`)."""
 
-    def __init__(self, state, min_count: int = 1):
+    def __init__(self, state, min_count: int = 1, view=None):
+        """`view`: the types to build from (`TypeView`: the state's own by default, or a posterior average of
+        several samples, `TypeTableState.averaged_types`; the latter keeps types whose count summed over the
+        samples is >= min_count, with their mean counts)."""
+        view = state.current_types() if view is None else view
         self.st = state
         self.T = state.T
-        self.h = state.hyper
+        self.h = view.hyper
         self.tig0 = state.settings.tig0
         d = state.data
         self.labels = d.labels
@@ -83,17 +87,16 @@ class Builder:
         self.lex: list[tuple[int, int, float]] = []
         self.memo: dict[tuple, int] = {}
         h = self.h
-        tot = state.counts.total.astype(np.float64)
+        tot = np.asarray(view.total, np.float64)
         self.la = np.log(h.alpha)
         self.lnz = np.log(tot[:, :nl] + h.alpha)
         self.lbeta = np.log(h.beta)
         self.l1beta = np.log1p(-h.beta)
         # cached types by DP
-        self.cached: list[list[tuple[Any, int, int]]] = [[], [], []]  # (key, label, count)
-        for (dp, key), occ in state.types.items():
-            n = state.counts.count[(dp, key)]
-            if n >= min_count:
-                self.cached[dp].append((key, occ.label, n))
+        self.cached: list[list[tuple[Any, int, float]]] = [[], [], []]  # (key, label, (mean) count)
+        for (dp, key), occ in view.types.items():
+            if view.summed[(dp, key)] >= min_count:
+                self.cached[dp].append((key, occ.label, view.count[(dp, key)]))
         for lst in self.cached:
             lst.sort(key=lambda t: (-t[2], repr(t[0])))
         # the base PCFG grouped by parent; conditional spine rules by parent

@@ -1,5 +1,6 @@
 """Training a TIG end to end: prepare trees, optionally start from a TSG Gibbs sample, run blocked MH (checkpointed,
-exact resume), extract the model (`model.TIGModel`)."""
+exact resume), extract the model (`model.TIGModel`) from the final sample or, with posterior averaging
+(`treegram.bayes.averaging`, `treegram train tig --average K`), from the mean counts of K samples."""
 
 from __future__ import annotations
 
@@ -29,21 +30,31 @@ class RunOptions(ElementaryRunOptions):
 
 
 # -- training ----------------------------------------------------------------------------------------------------
-def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: list[dict], info: dict) -> TIGModel:
-    cfg, meta = Builder(state, run.min_count).build()
+def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: list[dict], info: dict,
+                  samples: list[dict] | None = None, averaging_info: dict | None = None) -> TIGModel:
+    """The parsing model of the final state, or (`samples`: `TypeTableState.snapshot()` dicts from
+    `treegram.bayes.averaging.SampleCollector`, newest first; more than one) of the posterior average: every
+    elementary tree seen in any sample at its mean count, with the mean concentrations, stop, foot and insertion
+    probabilities (`TypeTableState.averaged_types`)."""
+    view = state.averaged_types(samples) if samples and len(samples) > 1 else state.current_types()
+    cfg, meta = Builder(state, run.min_count, view).build()
     labels, words = state.data.labels, state.data.words
     fragments: dict[str, list[dict[str, Any]]] = {}
     sizes = {}
     for name, dp in (("initial", DP_INIT), ("left", DP_LEFT), ("right", DP_RIGHT)):
-        items = [(n, key) for (d, key), n in state.counts.count.items() if d == dp]
+        # count = summed over the averaged samples (the final sample's count with one), as the TSG lists them
+        items = [(n, key) for (d, key), n in view.summed.items() if d == dp]
         items.sort(key=lambda t: (-t[0], key_size(t[1]), repr(t[1])))
         sizes[f"{name}_trees"] = len(items)
         sizes[f"{name}_trees_count_gt1"] = sum(1 for n, _ in items if n > 1)
         fragments[name] = [{"tree": key_to_tree(key, labels, words).to_bracket(), "count": int(n),
-                            "root": labels[key[0]]} for n, key in items[: run.keep_fragments]]
+                            "root": labels[key[0]],
+                            **({"mean_count": round(view.count[(dp, key)], 4)} if view.samples > 1 else {})}
+                           for n, key in items[: run.keep_fragments]]
     il, ir = state.insertions()
     info = {**info, **sizes, "training_insertions_left": il, "training_insertions_right": ir,
-            "log_likelihood": round(state.log_likelihood(), 3), "iterations": len(trace), "seed": run.seed}
+            "log_likelihood": round(state.log_likelihood(), 3), "iterations": len(trace), "seed": run.seed,
+            **(averaging_info or {"averaged_samples": 1})}
     return TIGModel(cfg, meta, pcfg, settings, fragments, info, trace, prune_threshold=run.prune_threshold,
                     default_decoder=getattr(run, "decoder", None))
 

@@ -16,6 +16,7 @@ import attrs
 
 from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.formalism import Formalism, Sampling, option
+from treegram.bayes.averaging import average_option, options_averaging, thin_option
 
 from treegram.elementary.data import TSGSettings
 
@@ -48,19 +49,14 @@ class TSGOptions:
                                       "(same as `treegram parse --decoder mpp --samples N`, which any model can "
                                       "use without retraining); 0 = --default-decoder",
                               type=nonnegative_int, group="parsing grammar")
-    average: int = option(5, help="average the grammar over K samples of the chain (default 5; 1 = the final "
-                                  "sample only)", type=positive_int, group="parsing grammar", metavar="K")
-    thin: int = option(0, help="sweeps between the averaged samples (default 0: spread the K samples evenly over "
-                               "the second half of the run)", type=nonnegative_int, group="parsing grammar",
-                       metavar="T")
+    average: int = average_option(5)
+    thin: int = thin_option()
     default_decoder: str = option("maxrule", choices=_decoder_names, group="parsing grammar",
                                   help="decoder `treegram parse` uses for this model when none is named "
                                        "(default maxrule)")
 
     def averaging(self):
-        from treegram.bayes.averaging import AveragingOptions
-
-        return AveragingOptions(self.average, self.thin or None)
+        return options_averaging(self)
 
     def model_settings(self) -> TSGSettings:
         return TSGSettings(horizontal=None if self.horizontal < 0 else self.horizontal, vertical=self.vertical,
