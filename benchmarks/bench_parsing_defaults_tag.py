@@ -128,6 +128,8 @@ class Rows(list):
         tag = ("-prune" if "--grid-prune" in meta["command"] else
                "-opts-" + re.sub(r"[^a-z0-9]+", "_", meta["command"].split("--tig-options", 1)[1].split("' ")[0])
                if "--tig-options" in meta["command"] else
+               "-bopts-" + re.sub(r"[^a-z0-9]+", "_", meta["command"].split("--bayes-options", 1)[1].split("' ")[0])
+               if "--bayes-options" in meta["command"] else
                "-cfgw" if "--grid-cfg-weight" in meta["command"] else
                "-controls" if "--tig-controls-only" in meta["command"] else "")
         self.path, self.meta = CACHE / f"{part}{tag}-seed{seed}.json", meta
@@ -326,18 +328,28 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
     from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian
     from treegram.plugins.ostag.plugin import OSTAGOptions
 
+    def size(m):
+        return (f"{m.info['sampled_initial_trees']:,} / {m.info['sampled_auxiliary_trees']:,} sampled init/aux; "
+                f"{len(m.grammar.initial):,} initial in the grammar")
+
+    extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
+    if args.bayes_options:  # a grid row: the CLI with these options on top of the defaults
+        opts = args.bayes_options.split()
+        tag = "".join(opts).replace("-", "_")
+        out = work / f"bayes-{seed}{tag}.model"
+        train_s = cli(["train", "ostag", "--bayesian", "--treebank", str(train_path), "--seed", str(seed), *extra,
+                       "--checkpoint", str(work / f"bayes-{seed}{tag}.ckpt"), *opts, "--out", str(out)])
+        model = load_model(out)
+        rows.append(evaluate(f"Bayesian OSTAG {args.bayes_options}", model, dev, None, size=size(model),
+                             train_s=train_s, seed=seed, group="bayes", role="grid"))
+        return rows
     out = work / f"bayes-{seed}.model"
     ckpt = work / f"bayes-{seed}.ckpt"
-    extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
     base = ["train", "ostag", "--bayesian", "--treebank", str(train_path), "--seed", str(seed), *extra,
             "--checkpoint", str(ckpt)]
     train_s = cli([*base, "--out", str(out)])
     model = load_model(out)
     decoder = model.default_decoder
-
-    def size(m):
-        return (f"{m.info['sampled_initial_trees']:,} / {m.info['sampled_auxiliary_trees']:,} sampled init/aux; "
-                f"{len(m.grammar.initial):,} initial in the grammar")
 
     averaged = model.info.get("averaged_samples", 1)
     rows.append(evaluate(f"Bayesian OSTAG shipped defaults (average of {averaged} samples)", model, dev, None,
@@ -405,6 +417,7 @@ COMPARISONS = {  # group -> [(system role, control role, label)]
 GRID_COMPARISONS = {  # group -> [(name of a grid row, label)]: the shipped system against the alternatives
     "tig": [("TIG --variant tig", "TIG defaults (tig0) - --variant tig"),
             ("TIG --tsg-init 0", "TIG defaults (--tsg-init 100) - --tsg-init 0")],
+    "bayes": [("Bayesian OSTAG --horizontal 1 --vertical 2", "Bayesian OSTAG defaults (h0 v1) - h1 v2 (the TSG's)")],
     "ostag": [("OSTAG3, 1 EM iteration(s), uniform start", "OSTAG3 defaults (counts start) - uniform start"),
               ("OSTAG3, 0 EM iteration(s), counts start", "OSTAG3 defaults (1 EM iteration) - 0 EM iterations"),
               ("OSTAG3, 1 EM iteration(s), counts start, pruning 1e-5", "OSTAG3 defaults - same at pruning 1e-5"),
@@ -502,6 +515,9 @@ def main() -> None:
                     help="ostag: only OSTAG3 (0 / 1 EM iterations) with the depth-1 rules' counts times W")
     ap.add_argument("--tig-options", default=None, metavar="OPTS",
                     help="tig: only a grid row, `treegram train tig` with these options (e.g. '--variant tig')")
+    ap.add_argument("--bayes-options", default=None, metavar="OPTS",
+                    help="bayes: only a grid row, `treegram train ostag --bayesian` with these options (e.g. "
+                         "'--horizontal 1 --vertical 2')")
     ap.add_argument("--tig-controls-only", action="store_true",
                     help="tig: only the controls (TSG Gibbs start, blocked control) of an already trained TIG model, "
                          "cached apart, so they can run beside the TIG rows in a second process")
@@ -528,6 +544,7 @@ def main() -> None:
                + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "")
                + (f" --iterations {args.iterations}" if args.iterations is not None else "")
                + (f" --tig-options '{args.tig_options}'" if args.tig_options else "")
+               + (f" --bayes-options '{args.bayes_options}'" if args.bayes_options else "")
                + (" --tig-controls-only" if args.tig_controls_only else "")
                + (" --grid" if args.grid else "") + (" --grid-prune" if args.grid_prune else "")
                + (" --grid-cfg-weight " + " ".join(map(str, args.grid_cfg_weight)) if args.grid_cfg_weight else "") + (" --grid-old" if args.grid_old else ""))
