@@ -68,3 +68,20 @@ def kill9_when_done(cmd: list[str], folder: Path, count: int, poll: float = 0.1)
     proc.wait()
     time.sleep(1.0)
     return {f.name: hashlib.sha1(f.read_bytes()).hexdigest() for f in folder.glob("[0-9]*.json")}
+
+
+def module_at(ref: str, path: str, name: str, tmp: Path):
+    """The module `path` (repository-relative) as it was at git `ref`, imported under `name` from a copy in `tmp`:
+    the baseline side of a same-process old-vs-new speed comparison (numba kernels compile from the copy)."""
+    import importlib.util
+    import subprocess
+
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{path}"], check=True, capture_output=True,
+                         text=True).stdout
+    f = Path(tmp) / f"{name}.py"
+    f.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, f)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod

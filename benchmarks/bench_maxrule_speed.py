@@ -15,7 +15,6 @@ kernels).  MPD is timed too, for reference.  CPU seconds (process_time) of the p
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, module_at, require_shared, write_section  # noqa: E402
 
 SECTION = "maxrule-speed"
 
@@ -34,15 +33,7 @@ def load_baseline(ref: str, tmp: Path) -> dict:
     out = {}
     for path, mod_name, fn in (("core/charts/kernels.py", "_baseline_kernels", "outside_pass"),
                                ("core/charts/decoders.py", "_baseline_decoders", "_rule_posteriors")):
-        src = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{path}"], check=True, capture_output=True,
-                             text=True).stdout
-        f = tmp / f"{mod_name}.py"
-        f.write_text(src, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location(mod_name, f)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = mod
-        spec.loader.exec_module(mod)
-        out[fn] = getattr(mod, fn)
+        out[fn] = getattr(module_at(ref, path, mod_name, tmp), fn)
     return out
 
 

@@ -28,7 +28,6 @@ Models: the source TSG is `treegram train tsg --treebank ptb-sample/train --seed
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, module_at, require_shared, write_section  # noqa: E402
 
 SECTION = "ostag-parse-speed"
 #: (source file, function, modules whose attribute of that name is replaced by the baseline's)
@@ -49,15 +48,7 @@ def load_baseline(ref: str, tmp: Path) -> dict:
     """{(module, name): baseline function} for every entry of SWAPS, compiled from the baseline's sources."""
     out = {}
     for i, (path, fn, targets) in enumerate(SWAPS):
-        src = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{path}"], check=True, capture_output=True,
-                             text=True).stdout
-        mod_name = f"_baseline_{i}_{Path(path).stem}"
-        f = tmp / f"{mod_name}.py"
-        f.write_text(src, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location(mod_name, f)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = mod
-        spec.loader.exec_module(mod)
+        mod = module_at(ref, path, f"_baseline_{i}_{Path(path).stem}", tmp)
         for t in targets:
             out[(t, fn)] = getattr(mod, fn)
     return out

@@ -183,9 +183,7 @@ def build_pcfg(deps, path: Path) -> None:
 
 
 def build_model(deps, args) -> None:
-    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
     from treegram.plugins.vocabgen.model import VocabgenModel
-    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
 
     t0 = time.perf_counter()
     classes = None
@@ -199,40 +197,42 @@ def build_model(deps, args) -> None:
     g = model.generation
     print(f"model ({args.smooth}): {g.n_contexts} contexts, {g.n_entries} entries [{time.perf_counter() - t0:.0f}s]",
           flush=True)
-    pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(MODEL_LEVEL)))
+    _restrict_and_save(model, MODEL_LEVEL, args.out / "default-model.npz")
+
+
+def _restrict_and_save(model, level: str, path: Path, label: str = "restricted to") -> None:
+    """Prune a trained model to outcomes whose words are all in cefr:LEVEL + names (the pruning counts go into its
+    settings) and save it."""
+    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
+    from treegram.plugins.vocabgen.model import VocabgenModel
+    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
+
+    g = model.generation
+    pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(level)))
     model = VocabgenModel(pruned, model.system, [], dict(model.settings, pruned_contexts=rep.contexts,
                                                         pruned_entries=rep.entries))
-    print(f"restricted to cefr:{MODEL_LEVEL}: {pruned.n_contexts} contexts, {pruned.n_entries} entries", flush=True)
-    model.save(args.out / "default-model.npz")
+    print(f"{label} cefr:{level}: {pruned.n_contexts} contexts, {pruned.n_entries} entries", flush=True)
+    model.save(path)
 
 
 def build_fallback(deps, args) -> None:
     """The fallback model: SPINEDEP by MLE keeping once-seen pairs, restricted to cefr:A1 (FALLBACK_LEVEL) + names
     so the file stays near 3 MB (all levels: 8 MB)."""
-    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
     from treegram.plugins.vocabgen.model import VocabgenModel
-    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
 
     t0 = time.perf_counter()
     model = VocabgenModel.train(deps, min_count=1, settings={"source": "graded-enja (CC BY-SA 4.0), commit e8d2b94",
                                                              "default_version": 2, "fallback": True,
                                                              "restricted_to": f"cefr:{FALLBACK_LEVEL}"})
-    g = model.generation
-    pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(FALLBACK_LEVEL)))
-    model = VocabgenModel(pruned, model.system, [], dict(model.settings, pruned_contexts=rep.contexts,
-                                                        pruned_entries=rep.entries))
-    print(f"fallback (min_count 1, cefr:{FALLBACK_LEVEL}): {pruned.n_contexts} contexts, {pruned.n_entries} "
-          f"entries [{time.perf_counter() - t0:.0f}s]", flush=True)
-    model.save(args.out / FALLBACK_FILE)
+    print(f"fallback (min_count 1) trained [{time.perf_counter() - t0:.0f}s]", flush=True)
+    _restrict_and_save(model, FALLBACK_LEVEL, args.out / FALLBACK_FILE, "fallback (min_count 1),")
 
 
 def build_wordnet(deps, args) -> None:
     """The WordNet-smoothed SPINEDEP (eq. 1, EM switches; pairs seen once discarded, as the paper) restricted to
     cefr:A1 (FALLBACK_LEVEL) + names: the sheet generator for words the default model covers poorly."""
-    from treegram.generation.constraints import oov_outcomes, prune_to_vocabulary
     from treegram.plugins.vocabgen.model import VocabgenModel
     from treegram.plugins.vocabgen.smoothing import make_classes
-    from treegram.plugins.vocabgen.vocab import cefr_vocabulary
 
     t0 = time.perf_counter()
     model = VocabgenModel.train(deps, min_count=args.min_count, smooth="wordnet", classes=make_classes("wordnet"),
@@ -241,12 +241,7 @@ def build_wordnet(deps, args) -> None:
     g = model.generation
     print(f"wordnet model: {g.n_contexts} contexts, {g.n_entries} entries [{time.perf_counter() - t0:.0f}s]",
           flush=True)
-    pruned, rep = prune_to_vocabulary(g, oov_outcomes(g, cefr_vocabulary(FALLBACK_LEVEL)))
-    model = VocabgenModel(pruned, model.system, [], dict(model.settings, pruned_contexts=rep.contexts,
-                                                        pruned_entries=rep.entries))
-    print(f"restricted to cefr:{FALLBACK_LEVEL}: {pruned.n_contexts} contexts, {pruned.n_entries} entries",
-          flush=True)
-    model.save(args.out / WORDNET_FILE)
+    _restrict_and_save(model, FALLBACK_LEVEL, args.out / WORDNET_FILE)
 
 
 def build_corpus(safe, parsed, rows, args) -> None:
