@@ -341,7 +341,7 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
                        "--checkpoint", str(work / f"bayes-{seed}{tag}.ckpt"), *opts, "--out", str(out)])
         model = load_model(out)
         rows.append(evaluate(f"Bayesian OSTAG {args.bayes_options}", model, dev, None, size=size(model),
-                             train_s=train_s, seed=seed, group="bayes", role="grid"))
+                             train_s=train_s, seed=seed, group="bayes", role="option"))
         return rows
     out = work / f"bayes-{seed}.model"
     ckpt = work / f"bayes-{seed}.ckpt"
@@ -449,7 +449,7 @@ def write(section: str = SECTION) -> None:
         "with 3 other jobs, so speeds are rough.\n")
     for group in ("tig", "ostag", "bayes"):
         order = ["system", "final", "control", "control-final", "source", "start", "control-mpd", "grid-control",
-                 "grid"]
+                 "grid", "option"]
         grows = [r for d in loaded for r in d["rows"] if r["group"] == group]
         grows.sort(key=lambda r: (r["seed"], order.index(r["role"]) if r["role"] in order else len(order)))
         if not grows:
