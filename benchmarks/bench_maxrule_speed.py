@@ -78,6 +78,9 @@ def main() -> None:
     ap.add_argument("--baseline", default="main", help="git ref whose kernels are the 'before' (default main)")
     ap.add_argument("--no-mpd", action="store_true", help="skip the MPD reference timing")
     ap.add_argument("--write", action="store_true", help="rewrite the maxrule-speed section of RESULTS.md")
+    ap.add_argument("--section", default=SECTION,
+                    help="the RESULTS.md section --write rewrites; another name than maxrule-speed writes a plain "
+                         "comparison of the given models (use --baseline HEAD: both columns time the current code)")
     args = ap.parse_args()
 
     from treegram.formalism import load_model
@@ -122,7 +125,21 @@ def main() -> None:
     if args.write:
         cmd = ("nice -n 10 python benchmarks/bench_maxrule_speed.py "
                + " ".join(f"--model {m}" for m in args.model)
-               + f" --sentences {args.sentences} --baseline {args.baseline}" + (" --no-mpd" if args.no_mpd else ""))
+               + f" --sentences {args.sentences} --baseline {args.baseline}" + (" --no-mpd" if args.no_mpd else "")
+               + (f" --section {args.section}" if args.section != SECTION else "") + " --write")
+        if args.section != SECTION:
+            body = [f"## Max-rule parse speed per CPU second ({args.section})\n",
+                    f"Command: `{cmd}` (baseline {args.baseline} = {base_commit}) — {machine_line()}.\n",
+                    "The first N ptb-sample dev sentences (all lengths) decoded with each model's `maxrule`, the "
+                    "baseline's kernels and the current ones alternating in one process (with --baseline HEAD both "
+                    "are the current code: the two columns are two timings of it); sent/s per CPU second after a "
+                    "warm-up sentence; MPD on the same chart for reference. Models are named on the command line "
+                    "(see the section that scores them).\n",
+                    markdown_table(["model", "file", "parsing grammar", "sentences", "words", "maxrule sent/s (1)",
+                                    "maxrule sent/s (2)", "ratio", "same trees", "mpd sent/s"], rows)]
+            write_section(args.section, "\n".join(body))
+            print(f"wrote the {args.section} section of benchmarks/RESULTS.md")
+            return
         body = ["## Max-rule decoding speed before / after the live-entry kernels (issue 16)\n",
                 f"Command: `{cmd}` (baseline {args.baseline} = {base_commit}) — {machine_line()}.\n",
                 "The first N ptb-sample dev sentences (all lengths) decoded with `maxrule` by the baseline's "
