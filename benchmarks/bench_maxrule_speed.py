@@ -123,45 +123,42 @@ def main() -> None:
             print(row, flush=True)
             rows.append(row)
     if args.write:
+        plain = args.section != SECTION  # a plain comparison of models, not the before / after of the kernels
         cmd = ("nice -n 10 python benchmarks/bench_maxrule_speed.py "
                + " ".join(f"--model {m}" for m in args.model)
                + f" --sentences {args.sentences} --baseline {args.baseline}" + (" --no-mpd" if args.no_mpd else "")
-               + (f" --section {args.section}" if args.section != SECTION else "") + " --write")
-        if args.section != SECTION:
-            body = [f"## Max-rule parse speed per CPU second ({args.section})\n",
-                    f"Command: `{cmd}` (baseline {args.baseline} = {base_commit}) — {machine_line()}.\n",
-                    "The first N ptb-sample dev sentences (all lengths) decoded with each model's `maxrule`, the "
-                    "baseline's kernels and the current ones alternating in one process (with --baseline HEAD both "
-                    "are the current code: the two columns are two timings of it); sent/s per CPU second after a "
-                    "warm-up sentence; MPD on the same chart for reference. Models are named on the command line "
-                    "(see the section that scores them).\n",
-                    markdown_table(["model", "file", "parsing grammar", "sentences", "words", "maxrule sent/s (1)",
-                                    "maxrule sent/s (2)", "ratio", "same trees", "mpd sent/s"], rows)]
-            write_section(args.section, "\n".join(body))
-            print(f"wrote the {args.section} section of benchmarks/RESULTS.md")
-            return
-        body = ["## Max-rule decoding speed before / after the live-entry kernels (issue 16)\n",
+               + (f" --section {args.section}" if plain else "") + " --write")
+        title = (f"Max-rule parse speed per CPU second ({args.section})" if plain else
+                 "Max-rule decoding speed before / after the live-entry kernels (issue 16)")
+        timed = ["maxrule sent/s (1)", "maxrule sent/s (2)", "ratio"] if plain else \
+            ["maxrule sent/s before", "maxrule sent/s after", "speed-up"]
+        body = [f"## {title}\n",
                 f"Command: `{cmd}` (baseline {args.baseline} = {base_commit}) — {machine_line()}.\n",
-                "The first N ptb-sample dev sentences (all lengths) decoded with `maxrule` by the baseline's "
-                "outside pass and rule-posterior kernel and by the current ones, alternating in one process on "
-                "the same sentences (two halves each); sent/s per CPU second after a warm-up sentence; "
-                "'same trees' = identical bracketed outputs. MPD (the same chart, Viterbi) for reference. "
-                "Models of the 2026-11-26 run: tig = `treegram train tig --treebank ptb-sample/train --seed 1` with "
-                "the shipped defaults (tig0, --tsg-init 100, 10 sweeps; the model the `parsing-defaults-tig-full` "
-                "section scores), tsg = `treegram train tsg --treebank ptb-sample/train --seed 1` with its shipped "
-                "defaults (100 Gibbs sweeps, posterior average of 5 samples). Where the time went before (TIG, 4 "
-                "sentences of a 1-sweep model, per stage): the outside pass ~2.5x and the rule posteriors ~2x the "
-                "inside pass; in the chart of one 50-word sentence 94% of the 1.9M post entries have outside score "
-                "0 (89% of all are the never-pruned `~flat` insertion symbols), and the TIG closure has 15M pairs "
-                "(up to 12,753 children per symbol). The new kernels skip what cannot contribute (exactly: the same "
-                "terms in the same order). The inside pass, shared with MPD, is unchanged and is now about 40% of a "
-                "TIG max-rule parse (the outside pass another 40%). "
-                "The machine was shared with other jobs (nice 10), so absolute speeds are rough; the ratio is "
-                "measured within the run.\n",
-                markdown_table(["model", "file", "parsing grammar", "sentences", "words", "maxrule sent/s before",
-                                "maxrule sent/s after", "speed-up", "same trees", "mpd sent/s"], rows)]
-        write_section(SECTION, "\n".join(body))
-        print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
+                ("The first N ptb-sample dev sentences (all lengths) decoded with each model's `maxrule`, the "
+                 "baseline's kernels and the current ones alternating in one process (with --baseline HEAD both "
+                 "are the current code: the two columns are two timings of it); sent/s per CPU second after a "
+                 "warm-up sentence; MPD on the same chart for reference. Models are named on the command line "
+                 "(see the section that scores them).\n") if plain else
+                ("The first N ptb-sample dev sentences (all lengths) decoded with `maxrule` by the baseline's "
+                 "outside pass and rule-posterior kernel and by the current ones, alternating in one process on "
+                 "the same sentences (two halves each); sent/s per CPU second after a warm-up sentence; "
+                 "'same trees' = identical bracketed outputs. MPD (the same chart, Viterbi) for reference. "
+                 "Models of the 2026-11-26 run: tig = `treegram train tig --treebank ptb-sample/train --seed 1` with "
+                 "the shipped defaults (tig0, --tsg-init 100, 10 sweeps; the model the `parsing-defaults-tig-full` "
+                 "section scores), tsg = `treegram train tsg --treebank ptb-sample/train --seed 1` with its shipped "
+                 "defaults (100 Gibbs sweeps, posterior average of 5 samples). Where the time went before (TIG, 4 "
+                 "sentences of a 1-sweep model, per stage): the outside pass ~2.5x and the rule posteriors ~2x the "
+                 "inside pass; in the chart of one 50-word sentence 94% of the 1.9M post entries have outside score "
+                 "0 (89% of all are the never-pruned `~flat` insertion symbols), and the TIG closure has 15M pairs "
+                 "(up to 12,753 children per symbol). The new kernels skip what cannot contribute (exactly: the same "
+                 "terms in the same order). The inside pass, shared with MPD, is unchanged and is now about 40% of a "
+                 "TIG max-rule parse (the outside pass another 40%). "
+                 "The machine was shared with other jobs (nice 10), so absolute speeds are rough; the ratio is "
+                 "measured within the run.\n"),
+                markdown_table(["model", "file", "parsing grammar", "sentences", "words", *timed, "same trees",
+                                "mpd sent/s"], rows)]
+        write_section(args.section, "\n".join(body))
+        print(f"wrote the {args.section} section of benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@
     model    = formalism.extract_model(state, prepared, settings, run, trace)
 
 Posterior averaging (`treegram.bayes.averaging`): when ``formalism.averaging(settings)`` (by default the
-settings' own ``averaging()`` method) returns `AveragingOptions` with more than one sample, a `SampleCollector` takes ``state.snapshot()`` after the scheduled
-sweeps (kept in the checkpoint, so resume is exact) and the model is extracted with
-``extract_model(..., samples=<snapshots, newest first>, averaging_info=<sweeps used>)``.
+settings' own ``averaging()`` method) returns `AveragingOptions` with more than one sample, a `SampleCollector`
+takes ``state.snapshot()`` after the scheduled sweeps (kept in the checkpoint, so resume is exact) and the model
+is extracted with ``extract_model(..., samples=<snapshots, newest first>, averaging_info=<sweeps used>)``.
 
 Hyperparameter resampling happens inside the state's sweep (it is part of the model: which parameters have
 priors), checkpoint/resume and annealing inside the driver (`treegram.bayes.driver`).

@@ -32,6 +32,7 @@ import math
 
 from typing import Any
 
+import attrs
 import numba
 import numpy as np
 
@@ -95,6 +96,7 @@ class Occurrence:
         return lp
 
 
+@attrs.frozen(kw_only=True)
 class TypeView:
     """The elementary-tree types a grammar is extracted from: one sample's (`TypeTableState.current_types`) or the
     posterior average of several (`TypeTableState.averaged_types`).
@@ -103,15 +105,12 @@ class TypeView:
     count summed over the samples} (what `min_count` filters on, as in the TSG's averaged grammar), `total`
     [dp, label] mean totals n̄_c, `hyper` the (mean) hyperparameters, `samples` K."""
 
-    __slots__ = ("types", "count", "summed", "total", "hyper", "samples")
-
-    def __init__(self, *, types, count, summed, total, hyper, samples: int):
-        self.types = types
-        self.count = count
-        self.summed = summed
-        self.total = total
-        self.hyper = hyper
-        self.samples = samples
+    types: dict
+    count: dict
+    summed: dict
+    total: np.ndarray
+    hyper: Any
+    samples: int
 
 
 class InvalidDerivation(Exception):
@@ -201,16 +200,16 @@ class TypeTableState:
         return TypeView(types=dict(self.types), count=dict(self.counts.count), summed=dict(self.counts.count),
                         total=self.counts.total.astype(np.float64), hyper=copy.deepcopy(self.hyper), samples=1)
 
-    def averaged_types(self, samples: list[dict[str, Any]]) -> "TypeView":
-        """The types of several snapshots (newest first) with their mean counts n̄_e = (1/K) sum_k n_e(z_k), the
-        mean totals and the mean hyperparameters -- the input of the averaged grammar of `treegram.bayes.averaging`
-        (eq. 3 with the ratio of the mean counts).  Each snapshot's counts are rebuilt from its encoding; the
-        state is put back as it was afterwards.  A type's representative occurrence (P0 pieces, label) comes from
-        the newest snapshot holding it."""
+    def averaged_types(self, samples: list[dict[str, Any]] | None) -> "TypeView":
+        """The types of snapshots (newest first) with their mean counts n̄_e = (1/K) sum_k n_e(z_k), the mean
+        totals and the mean hyperparameters -- the input of the averaged grammar of `treegram.bayes.averaging`
+        (eq. 3 with the ratio of the mean counts); no snapshots (None or []): the current state's types.  Each
+        snapshot's counts are rebuilt from its encoding; the state is put back as it was afterwards.  A type's
+        representative occurrence (P0 pieces, label) comes from the newest snapshot holding it."""
         import copy
 
-        if len(samples) <= 1:
-            return self.for_each_sample(samples, self.current_types)[0] if samples else self.current_types()
+        if not samples:
+            return self.current_types()
         summed: dict[tuple, int] = {}
         types: dict[tuple, Any] = {}
         total = np.zeros(self.counts.total.shape, np.float64)

@@ -19,7 +19,8 @@ class BayesianOSTAG(Formalism):
     """The `--bayesian` branch of the ostag formalism, through the core contract and training loop: the treebank
     PCFG and prepared trees (`prepare`), the blocked state over (node, foot) items whose per-tree proposal is the
     OSTAG CFG transform (`make_state`, optionally started from TSG Gibbs cuts), and the parsing `OSTAGModel` of the
-    final sample or the posterior average of several (`extract_model`, `--average`).  Not registered on its own: `treegram train ostag --bayesian` runs it."""
+    final sample or the posterior average of several (`extract_model`, `--average`).  Not registered on its own:
+    `treegram train ostag --bayesian` runs it."""
 
     name = "ostag"
     state_kinds = ("items",)

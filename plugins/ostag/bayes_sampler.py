@@ -226,6 +226,7 @@ def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
                    note: Callable[[str], Any] | None = None, pcfg=None):
     """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
     from treegram.bayes.moves import BLOCKED
+    from treegram.training import attach_averaging
 
     from treegram.trees.tree import drop_oversized
 
@@ -239,8 +240,6 @@ def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
         init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed)
     state = BlockedOSTAG(data, settings, run.seed, init_sub=init_sub)
     driver = run.make_driver(BLOCKED, state, callback)
-    from treegram.training import attach_averaging
-
     collector = attach_averaging(driver, state, run.averaging(), run.iterations)
     if run.resume and note is not None:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
@@ -340,16 +339,15 @@ def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarr
 
 def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: BayesRunOptions, info: dict,
                   trace: list[dict], samples: list[dict] | None = None):
-    """The parsing `OSTAGModel` of the current sample (see the module docstring), or with `samples` (more than one
-    `TypeTableState.snapshot()`, newest first) of the posterior average: every elementary tree of any sample at
+    """The parsing `OSTAGModel` of the current sample (see the module docstring), or with `samples` (`TypeTableState.snapshot()`
+    dicts, newest first) of the posterior average: every elementary tree of any sample at
     n̄_e + ᾱ_c P0(e) (mean counts, mean hyperparameters) and the adjunction counts of each Goodman index averaged
     over the samples (`treegram.bayes.averaging`)."""
     from treegram.plugins.ostag.extract import START
     from treegram.plugins.ostag.grammar import OSTAG
     from treegram.plugins.ostag.model import OSTAGModel, OSTAGSettings
 
-    averaged = bool(samples) and len(samples) > 1
-    view = state.averaged_types(samples) if averaged else state.current_types()
+    view = state.averaged_types(samples)
     h = view.hyper
     init: dict[Tree, float] = {}
     aux: dict[Tree, float] = {}
@@ -368,11 +366,9 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
             init[t] = h.alpha[DP_INIT, L] * math.exp(lp)
             added += 1
     grammar = OSTAG(init.items(), aux.items(), start=START, model="ostag3")
-    if averaged:
-        per = state.for_each_sample(samples, lambda: _adjunction_counts(state, grammar))
-        adj, noadj = sum(a for a, _ in per) / len(per), sum(b for _, b in per) / len(per)
-    else:
-        adj, noadj = _adjunction_counts(state, grammar)
+    per = state.for_each_sample(samples, lambda: _adjunction_counts(state, grammar)) if samples \
+        else [_adjunction_counts(state, grammar)]
+    adj, noadj = sum(a for a, _ in per) / len(per), sum(b for _, b in per) / len(per)
     data_label = {s: i for i, s in enumerate(state.data.labels)}
     ctx_label = np.array([data_label[grammar.labels.symbol(int(grammar.nodes.label[n]))]
                           for n in grammar.ctx_names], np.int64).reshape(-1)

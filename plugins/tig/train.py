@@ -33,10 +33,10 @@ class RunOptions(ElementaryRunOptions):
 def extract_model(state, pcfg, settings: TIGSettings, run: RunOptions, trace: list[dict], info: dict,
                   samples: list[dict] | None = None, averaging_info: dict | None = None) -> TIGModel:
     """The parsing model of the final state, or (`samples`: `TypeTableState.snapshot()` dicts from
-    `treegram.bayes.averaging.SampleCollector`, newest first; more than one) of the posterior average: every
+    `treegram.bayes.averaging.SampleCollector`, newest first) of the posterior average: every
     elementary tree seen in any sample at its mean count, with the mean concentrations, stop, foot and insertion
     probabilities (`TypeTableState.averaged_types`)."""
-    view = state.averaged_types(samples) if samples and len(samples) > 1 else state.current_types()
+    view = state.averaged_types(samples)
     cfg, meta = Builder(state, run.min_count, view).build()
     labels, words = state.data.labels, state.data.words
     fragments: dict[str, list[dict[str, Any]]] = {}
