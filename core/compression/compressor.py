@@ -23,7 +23,7 @@ from treegram.io import load_bundle
 from treegram.compression.treeprep import wrap_root
 
 __all__ = ["Compression", "ParsedCompressor", "is_compressor", "parse_source", "embed_parser", "embedded_parser", "rate_search",
-           "MAX_PARSE_LENGTH"]
+           "MAX_PARSE_LENGTH", "load_parser", "parser_fingerprint"]
 
 MAX_PARSE_LENGTH = 100  # longer sentences get the flat fallback tree (parsing is cubic)
 
@@ -79,11 +79,43 @@ def parse_source(parser, tokens: list[str], *, what: str = "compression"):
         return wrap_root(flat_fallback(tokens)), "failed"
 
 
+def load_parser(spec):
+    """The parser a compressor is trained with: ``spacy`` for the pinned spaCy pipeline's dependency parses read as
+    dependency-projected trees (`treegram.depparse`), else the path of a treegram parsing model (pcfg, tsg, ...)."""
+    from treegram.depparse import FORMALISM, DependencyParser
+    from treegram.formalism import load_model
+
+    if str(spec) in ("spacy", FORMALISM):
+        return DependencyParser()
+    path = Path(spec)
+    if not path.is_file():
+        raise InputError(f"{path}: parser model not found",
+                         hint="train one first (`treegram train pcfg --treebank ... --out pcfg.model`) or use "
+                              "--parser spacy")
+    parser = load_model(path)
+    if not hasattr(parser, "parse"):
+        raise InputError(f"{path}: a {parser.formalism} model cannot parse sentences",
+                         hint="pass a parsing model (pcfg, tsg, tig, ostag) or spacy")
+    return parser
+
+
+def parser_fingerprint(spec) -> str:
+    """What identifies a parser's output in parse caches: the model file's hash, or the spaCy pipeline's version."""
+    from treegram.depparse import FORMALISM, pipeline_version
+    from treegram.compression.treeprep import model_fingerprint
+
+    if str(spec) in ("spacy", FORMALISM):
+        return pipeline_version()
+    return model_fingerprint(spec)
+
+
 def embed_parser(parser) -> tuple[dict | None, dict[str, np.ndarray]]:
     """A compression model's parser as (its model-file metadata, its arrays under `parser.`), to store inside the
-    compression model's file; (None, {}) without a parser."""
+    compression model's file; (None, {}) without a parser.  The spaCy dependency parser is stored as its spec."""
     if parser is None:
         return None, {}
+    if hasattr(parser, "spec"):
+        return parser.spec(), {}
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "parser.model"
         parser.save(p)
@@ -99,6 +131,10 @@ def embedded_parser(meta: dict, arrays: dict):
     pm = meta.get("parser")
     if pm is None:
         return None
+    from treegram.depparse import FORMALISM, DependencyParser
+
+    if isinstance(pm, dict) and pm.get("formalism") == FORMALISM:
+        return DependencyParser.from_spec(pm)
     if not isinstance(pm, dict) or pm.get("formalism") not in formalisms():
         raise ModelFileError(f"the embedded parser is a {pm.get('formalism') if isinstance(pm, dict) else pm!r} "
                              "model, which no installed plugin provides", hint="install the plugin that trained the parser")

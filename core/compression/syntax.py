@@ -28,7 +28,8 @@ from treegram.errors import InputError
 from treegram.trees import Tree
 from treegram.trees.heads import base_category, head_child_by_category
 
-__all__ = ["WittenBell", "SyntaxModel", "AnalysedTree", "analyse", "project", "SEP", "TOP", "STOP", "context_key"]
+__all__ = ["WittenBell", "SyntaxModel", "AnalysedTree", "analyse", "project", "SEP", "TOP", "STOP", "context_key",
+           "dependency_relation"]
 
 SEP = "\t"  # tokens never contain whitespace, so tab-joined keys are unambiguous
 TOP = "<TOP>"
@@ -37,6 +38,15 @@ STOP = "<STOP>"
 
 def context_key(*parts: str) -> str:
     return SEP.join(parts)
+
+
+def dependency_relation(label: str) -> str | None:
+    """The dependency relation a dependency-projected tree writes after a label (``NP-nsubj`` -> ``nsubj``), or
+    None (PTB function tags are upper case: ``NP-SBJ`` has none)."""
+    base, sep, rel = label.rpartition("-")
+    if not sep or not base or not rel or not rel[0].islower():
+        return None
+    return rel
 
 
 class WittenBell:
@@ -126,7 +136,12 @@ class AnalysedTree:
         return len(self.labels)
 
     def head_child(self, u: int, kids: list[int]) -> int:
-        """Index (into `kids`) of the Collins head among the given children of node u."""
+        """Index (into `kids`) of the head among the given children of node u: in a dependency-projected tree
+        (`treegram.trees.dependency`: every dependent's label carries its lower-case relation, ``NP-nsubj``) the one
+        child without a relation; otherwise the Collins head."""
+        bare = [i for i, c in enumerate(kids) if dependency_relation(self.labels[c]) is None]
+        if len(bare) == 1 and len(kids) > 1:
+            return bare[0]
         return head_child_by_category(base_category(self.labels[u]), [base_category(self.labels[c]) for c in kids])
 
     def short_heads(self, keep) -> tuple[list[bool], list[int], list[list[int]]]:

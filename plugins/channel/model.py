@@ -84,6 +84,24 @@ def subsets(k: int) -> list[tuple[int, ...]]:
     return out
 
 
+def constrained_subsets(droppable: list[bool]) -> list[tuple[int, ...]]:
+    """The surviving-children subsets when only the `droppable` children may go (the others always survive): every
+    subset of the droppable ones for up to `MAX_FULL` of them, else those dropping at most `MAX_DROPS_WIDE`."""
+    free = [i for i, d in enumerate(droppable) if d]
+    if len(free) <= MAX_FULL:
+        drops = [[free[j] for j in range(len(free)) if m >> j & 1] for m in range(1 << len(free))]
+    else:
+        drops = [list(c) for d in range(MAX_DROPS_WIDE + 1) for c in itertools.combinations(free, d)]
+    out = []
+    for d in drops:
+        ds = set(d)
+        kept = tuple(i for i in range(len(droppable)) if i not in ds)
+        if kept:
+            out.append(kept)
+    out.sort(key=lambda k: (-len(k), k))  # the full set first, as `subsets` has it last: ties go to keeping more
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Channel: expanding a short rule into a long one, six back-off levels
 # ---------------------------------------------------------------------------------------------------------------
@@ -249,8 +267,11 @@ class ChannelGrammar:
         return total + reward * int(keep.sum())
 
     # -- decoding ---------------------------------------------------------------------------------------------
-    def chart(self, t: AnalysedTree) -> "SentenceChart":
-        return SentenceChart(self, t)
+    def chart(self, t: AnalysedTree, policy=None) -> "SentenceChart":
+        """The chart of all compressions of t; `policy` (a `treegram.compression.policy.DeletionPolicy`, or
+        anything with its `drop_costs` / `subset_cost`) leaves out what its constraints forbid and charges its
+        drop costs."""
+        return SentenceChart(self, t, policy)
 
     def to_json(self) -> dict:
         return {"levels": self.levels, "source": self.source.to_json(), "added": self.added.to_json(),
@@ -272,7 +293,7 @@ class SentenceChart:
     """All compressions of one long tree as a core tree chart (see the module docstring): chart node 0 is the goal,
     every tree node u has a chart node n(u) and, below a parent, a dependent node d(u) just before it."""
 
-    def __init__(self, g: ChannelGrammar, t: AnalysedTree):
+    def __init__(self, g: ChannelGrammar, t: AnalysedTree, policy=None):
         self.t = t
         n_words = len(t.words)
         if n_words == 0:
@@ -289,6 +310,7 @@ class SentenceChart:
         self.nid, self.did = nid, did
         b = TreeChartBuilder(counter, n_words)
         word_app = []
+        drop_cost = policy.drop_costs(t) if policy is not None else None
         # drop costs: generating the subtree of child c of parent p as added material
         drop = {}
         for u in range(1, len(t)):
@@ -309,11 +331,19 @@ class SentenceChart:
                 for h in itertools.chain(range(lo, clo), range(chi, hi)):
                     for hc in range(clo, chi):
                         b.add(did[c], h, 0, g.source.word_logp(w[hc], tags[hc], lab[c], lab[u], w[h]), [(nid[c], hc)])
-            for kept in subsets(len(kids)):
+            for kept in (subsets(len(kids)) if policy is None else
+                         constrained_subsets([drop_cost[c] < math.inf for c in kids])):
                 kept_nodes = [kids[i] for i in kept]
-                head = kept_nodes[t.head_child(u, kept_nodes)]
-                local = g.channel.logp(Channel.describe_event(t, u, kept))
                 ks = set(kept)
+                if policy is not None:
+                    cost = sum(drop_cost[kids[i]] for i in range(len(kids)) if i not in ks)
+                    cost += policy.subset_cost(t, u, kept_nodes)
+                    if cost == math.inf:
+                        continue  # never: leave the application out of the chart
+                else:
+                    cost = 0.0
+                head = kept_nodes[t.head_child(u, kept_nodes)]
+                local = g.channel.logp(Channel.describe_event(t, u, kept)) - cost
                 local += sum(drop[kids[i]] for i in range(len(kids)) if i not in ks)
                 kcats = tuple(lab[c] for c in kept_nodes)
                 for h in range(*t.span[head]):
@@ -326,16 +356,36 @@ class SentenceChart:
         self._pos_of = {int(e): t.word_pos[u] for e, u in zip(word_app, [u for u in range(len(t))
                                                                            if t.word_pos[u] >= 0])}
 
-    def decode(self, reward: float = 0.0) -> tuple[np.ndarray, float]:
-        """The best compression for a per-word reward: (keep mask, score including the reward)."""
-        vit = self.chart.viterbi(reward * self._is_word)
-        apps = vit.derivation(0, 0)
+    def word_extra(self, per_word) -> np.ndarray:
+        """A per-application extra score array from one score per word position (added when the word is kept)."""
+        out = np.zeros(len(self.chart))
+        out[self.word_app] = np.asarray(per_word, dtype=np.float64)[[self._pos_of[int(e)] for e in self.word_app]]
+        return out
+
+    def _keep(self, apps) -> np.ndarray:
         keep = np.zeros(len(self.t.words), dtype=bool)
         for e in apps:
             j = self._pos_of.get(int(e))
             if j is not None:
                 keep[j] = True
-        return keep, vit.score(0, 0)
+        return keep
+
+    def decode(self, reward: float = 0.0, extra=None) -> tuple[np.ndarray, float]:
+        """The best compression for a per-word reward: (keep mask, score including the reward)."""
+        vit = self.chart.viterbi(reward * self._is_word + (0.0 if extra is None else extra))
+        return self._keep(vit.derivation(0, 0)), vit.score(0, 0)
+
+    def nbest(self, k: int, reward: float = 0.0, extra=None) -> list[tuple[np.ndarray, float]]:
+        """The k best derivations' compressions (keep mask, score), best first, duplicates merged (derivations
+        that differ only in a head position keep the same words)."""
+        out: list[tuple[np.ndarray, float]] = []
+        seen: set[bytes] = set()
+        for sc, apps in self.chart.kbest(0, 0, k, reward * self._is_word + (0.0 if extra is None else extra)):
+            keep = self._keep(apps)
+            if keep.tobytes() not in seen:
+                seen.add(keep.tobytes())
+                out.append((keep, sc))
+        return out
 
 
 def training_summary(pairs_used: int, skipped: int, g: ChannelGrammar) -> dict[str, Any]:
