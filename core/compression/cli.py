@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from treegram.cli import argtypes
-from treegram.compression.compressor import MAX_PARSE_LENGTH, RATE_TOLERANCE
+from treegram.compression.compressor import MAX_PARSE_LENGTH, RATE_TOLERANCE, rate_window
 from treegram.errors import InputError
 from treegram.plugin_manager import hookimpl
 
@@ -357,8 +357,12 @@ def evaluate_files(source: Path, golds: list[Path], systems: dict, *, lines: sli
         summary, its = score_system(sources, keeps, gold_keeps, scorer)
         summary["non_deletion_outputs"] = non_deletion
         if not isinstance(system, (str, Path)) and settings.rate is not None:
+            # the share of the sentences whose length allows the rate (some k/n within the tolerance) that met it
+            possible = [k for k in keeps if rate_window(len(k), settings.rate, settings.tolerance)]
+            summary["rate_possible"] = len(possible)
             summary["rate_met"] = round(100.0 * float(np.mean([abs(float(np.mean(k)) - settings.rate)
-                                                               <= settings.tolerance + 1e-9 for k in keeps if len(k)])), 2)
+                                                               <= settings.tolerance + 1e-9 for k in possible])), 2) \
+                if possible else None
         out["systems"][name] = summary
         items[name] = its
     names = list(systems)
@@ -418,7 +422,7 @@ def _run_eval(args: argparse.Namespace, ui) -> int:
             row.append(s.get("rate_met", "-"))
         rows.append(row)
     if args.rate is not None:
-        cols.append(f"rate within {args.rate_tolerance:g} %")
+        cols.append(f"rate within {args.rate_tolerance:g} (% of possible)")
     ui.table(f"compression scores, {res['sentences']} sentences, averaged over {len(args.gold)} annotator(s)",
              cols, rows)
     if len(args.gold) > 1:
