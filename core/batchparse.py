@@ -41,12 +41,19 @@ STATUSES = ("ok", "failed", "too_long", "empty")
 
 
 # -- one line: shared by the one-process and the cluster path ---------------------------------------------------
-def parse_line(parse: Callable, line: str, max_length: int) -> tuple[str, str, float]:
-    """``(status, bracketed tree or "", seconds spent parsing)`` for one input line, as `treegram parse` writes it."""
+def parse_line(parse: Callable, line: str, max_length: int, text: bool = False) -> tuple[str, str, float]:
+    """``(status, bracketed tree or "", seconds spent parsing)`` for one input line, as `treegram parse` writes it.
+    `text`: the line is a sentence as typed, tokenized the Penn Treebank way (`treegram.text.tokenize`), not
+    space-separated tokens."""
     from treegram.formalism import flat_fallback
     from treegram.trees.bracket import escape_word
 
-    tokens = [escape_word(w) for w in line.split()]  # Penn Treebank escapes: the tree reads back
+    if text:
+        from treegram.text import tokenize
+
+        tokens = tokenize(line)[0] if line.strip() else []  # already in the treebank's written forms
+    else:
+        tokens = [escape_word(w) for w in line.split()]  # Penn Treebank escapes: the tree reads back
     if not tokens:
         return "empty", "", 0.0
     if len(tokens) > max_length:
@@ -103,7 +110,7 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
     load_cpu = time.process_time() - c_load
     trees, counts, parse_seconds = [], Counter(), 0.0
     for line in job["lines"]:
-        status, bracket, seconds = parse_line(parse, line, job["max_length"])
+        status, bracket, seconds = parse_line(parse, line, job["max_length"], job.get("text", False))
         trees.append(bracket)
         counts[status] += 1
         parse_seconds += seconds
@@ -288,8 +295,10 @@ def check_model_file(model: dict[str, Any], index: int) -> dict[str, Any] | None
 def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = None, samples: int | None = None,
                   max_length: int = 100, batch_size: int = 200, workers: int | None = None,
                   scheduler: str | None = None, client=None, resume: bool = False, encoding: str | None = None,
-                  keep_batches: bool = False, progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+                  keep_batches: bool = False, progress: Callable[[dict], None] | None = None,
+                  text: bool = False) -> dict[str, Any]:
     """Parse the lines of `source` (a file, ``-`` = stdin) into `out` on a Dask cluster; returns the summary.
+    `text`: each line is a sentence as typed (see `parse_line`).
 
     `client`: an existing `distributed.Client` (tests, benchmarks); else `workers` local processes or the cluster at
     `scheduler`.  `progress(result)` is called once per finished (or resumed) batch."""
@@ -306,6 +315,8 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
     decoder_used = decoder or model_decoder(loaded) or ("mpd" if samples is not None else "model default (parse)")
     del loaded
     settings = {"decoder": decoder, "samples": samples, "max_length": max_length}
+    if text:  # only then, so the manifests of tokenized runs stay what they were (resumable across versions)
+        settings["text"] = True
     run = run_batches(source, out, task=parse_batch, job={"model": identity, **settings},
                       manifest={"model": identity, **settings}, output_key="trees", batch_size=batch_size,
                       workers=workers, scheduler=scheduler, client=client, resume=resume, encoding=encoding,

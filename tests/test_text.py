@@ -103,3 +103,17 @@ def test_treebank_sentences_survive_detokenize_then_tokenize(shared_data):
             total += 1
             same += tokenize(detokenize(words))[0] == words
     assert total > 50 and same / total > 0.97
+
+
+def test_parse_takes_typed_text(demo_model_files, tmp_path, capsys):
+    from treegram.cli.app import main
+    from treegram.trees import parse_brackets
+
+    inp = tmp_path / "typed.txt"
+    inp.write_text("The dog didn't sleep (really).\n\nA cat's toy.\n", encoding="utf-8")
+    assert main(["-q", "parse", "--model", str(demo_model_files["pcfg"]), "--input", str(inp), "--text"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[1] == ""
+    assert parse_brackets(lines[0])[0].leaves() == ["The", "dog", "did", "n't", "sleep", "-LRB-", "really", "-RRB-",
+                                                    "."]
+    assert parse_brackets(lines[2])[0].leaves() == ["A", "cat", "'s", "toy", "."]
