@@ -199,3 +199,23 @@ def test_reward_only_decoders_choose_among_both_sides():
     # concave scores: each reward picks one length; the bisection meets lengths on both sides of 0.55
     c = rate_search(RewardOnly(), 10, 0.55)
     assert abs(c.rate - 0.55) <= 0.05 + 1e-9 and c.note is None
+
+
+def test_a_terminal_shows_the_text_with_deleted_words_struck_through(files, capsys, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--reward", "-5",
+                 "The old man slowly walked to the station."]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[2;9m" in out  # struck through (dim)
+    plain = __import__("re").sub("\x1b\\[[0-9;]*m", "", out).strip()
+    assert plain == "The old man slowly walked to the station."  # the sentence as typed, every word shown
+
+
+def test_models_declare_the_contract(files):
+    from treegram.compression.compressor import Compressor, is_compressor
+    from treegram.formalism import load_model
+
+    ch, parser = load_model(files / "ch.model"), load_model(files / "parser.model")
+    assert isinstance(ch, Compressor) and is_compressor(ch)
+    assert not isinstance(parser, Compressor) and not is_compressor(parser)

@@ -1,6 +1,13 @@
-"""`treegram compress` and `treegram eval-compression`: core commands over any compressor model (see
-`treegram.compression.compressor`: a model with `source_tree` and `compress_tree`), registered through the same
-hook as the other core commands."""
+"""`treegram compress` and `treegram eval-compression`: core commands over any compressor model (the contract of
+`treegram.compression.compressor`), registered through the same hook as the other core commands.
+
+`compress` reads text as typed (`treegram.text`) or, with ``--tokenized``, one tokenized sentence per line; each
+line goes through `treegram.compression.run.compress_line`, in this process or, with ``--workers`` /
+``--scheduler``, in Dask batches (`treegram.compression.batch`); every sentence returned unchanged, and every rate
+not met, is reported with its reason on stderr (`_Notes`) and in ``--json``.  `eval-compression` scores files of
+compressions or compresses the sources with ``--model`` first.  Without ``--model`` both use the shipped default
+model (`treegram.compression.default`).
+"""
 
 from __future__ import annotations
 
