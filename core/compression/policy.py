@@ -185,11 +185,11 @@ def calibrate_reward(model, sentences: list[list[str]], target: float, *, progre
         tree, _status = model.source_tree(toks)
         trees.append((tree, toks))
     total = sum(len(t) for _tr, t in trees)
-    base = model.policy.reward
+    model.policy.reward = 0.0
     best = hi
     for _ in range(iterations):
         mid = (lo + hi) / 2
-        kept = sum(int(np.sum(model.compress_tree(tr, toks, reward=mid - base).keep)) for tr, toks in trees)
+        kept = sum(int(np.sum(model.compress_tree(tr, toks, reward=mid).keep)) for tr, toks in trees)
         if kept / total >= target:
             best, hi = mid, mid
         else:

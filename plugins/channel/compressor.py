@@ -7,8 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import (Compression, ParsedCompressor, embed_parser, embedded_parser,
-                                             rate_search)
+from treegram.compression.compressor import ParsedCompressor, TreeChartDecoder, embed_parser, embedded_parser
 from treegram.compression.policy import DeletionPolicy
 from treegram.compression.treeprep import parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
@@ -27,7 +26,7 @@ class ChannelModel(ParsedCompressor):
     what = "channel"
     formalism = "channel"
 
-    CHART_CACHE = 512  # charts kept for re-decoding the same tree with other rewards (rate searches)
+    CHART_CACHE = 512  # sentence decoders (charts) kept for re-decoding the same tree at other rewards / rates
 
     def __init__(self, grammar: ChannelGrammar, parser=None, info: dict[str, Any] | None = None,
                  policy: DeletionPolicy | None = None):
@@ -41,36 +40,31 @@ class ChannelModel(ParsedCompressor):
     def levels(self) -> int:
         return self.grammar.levels
 
-    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0
-                      ) -> Compression:
-        """The best compression of the (parsed) sentence under the model and its deletion policy; `reward` is
-        added to the policy's default per-word reward, `rate` searches it per sentence."""
+    def decoder(self, tree, tokens: list[str]) -> TreeChartDecoder:
+        """The compressor contract (`treegram.compression.compressor`): the sentence's channel chart (cached for
+        re-decoding the same tree) under the model's deletion policy (`treegram.compression.policy`), Viterbi at any
+        reward (added to the policy's default) and exact lengths for rate control."""
         tree = wrap_root(tree)
         t = analyse(tree)
         if len(t.words) != len(tokens):
             raise InputError(f"the tree has {len(t.words)} words but the sentence {len(tokens)}")
-        key = tree.to_bracket()
-        got = self._charts.pop(key, None)
-        if got is None:
+        key = (tree.to_bracket(), tuple(tokens))
+        dec = self._charts.pop(key, None)
+        if dec is None:
             pol = self.policy
             chart = self.grammar.chart(t, pol if pol.active else None)
-            got = (chart, chart.word_extra(pol.word_scores(t)) if pol.significance else None)
-        self._charts[key] = got
+
+            def output(apps, chart=chart):
+                keep = chart.keep_of(apps)
+                return project(tree, keep), keep
+
+            # the policy's word significance rides on the kept words' applications
+            dec = TreeChartDecoder(chart.chart, chart.word_mask, tokens, output, [(0, 0)],
+                                   chart.word_extra(pol.word_scores(t)), pol)
+        self._charts[key] = dec
         while len(self._charts) > self.CHART_CACHE:
             self._charts.popitem(last=False)
-        chart, extra = got
-
-        pol = self.policy
-        toks = list(tokens)
-
-        def decode(rw: float):
-            if pol.lm:
-                return pol.rerank(toks, chart.nbest(pol.nbest, pol.reward + rw, extra))
-            return chart.decode(pol.reward + rw, extra)
-
-        keep, score = decode(reward) if rate is None else rate_search(decode, rate)
-        keep = pol.finish(toks, keep)
-        return Compression(list(tokens), keep, project(tree, keep), score)
+        return dec
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:

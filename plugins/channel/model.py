@@ -362,7 +362,13 @@ class SentenceChart:
         out[self.word_app] = np.asarray(per_word, dtype=np.float64)[[self._pos_of[int(e)] for e in self.word_app]]
         return out
 
-    def _keep(self, apps) -> np.ndarray:
+    @property
+    def word_mask(self) -> np.ndarray:
+        """1.0 for the applications that keep a word, 0.0 elsewhere (the reward's multiplier per application)."""
+        return self._is_word
+
+    def keep_of(self, apps) -> np.ndarray:
+        """The keep mask of a derivation (its applications)."""
         keep = np.zeros(len(self.t.words), dtype=bool)
         for e in apps:
             j = self._pos_of.get(int(e))
@@ -373,19 +379,7 @@ class SentenceChart:
     def decode(self, reward: float = 0.0, extra=None) -> tuple[np.ndarray, float]:
         """The best compression for a per-word reward: (keep mask, score including the reward)."""
         vit = self.chart.viterbi(reward * self._is_word + (0.0 if extra is None else extra))
-        return self._keep(vit.derivation(0, 0)), vit.score(0, 0)
-
-    def nbest(self, k: int, reward: float = 0.0, extra=None) -> list[tuple[np.ndarray, float]]:
-        """The k best derivations' compressions (keep mask, score), best first, duplicates merged (derivations
-        that differ only in a head position keep the same words)."""
-        out: list[tuple[np.ndarray, float]] = []
-        seen: set[bytes] = set()
-        for sc, apps in self.chart.kbest(0, 0, k, reward * self._is_word + (0.0 if extra is None else extra)):
-            keep = self._keep(apps)
-            if keep.tobytes() not in seen:
-                seen.add(keep.tobytes())
-                out.append((keep, sc))
-        return out
+        return self.keep_of(vit.derivation(0, 0)), vit.score(0, 0)
 
 
 def training_summary(pairs_used: int, skipped: int, g: ChannelGrammar) -> dict[str, Any]:

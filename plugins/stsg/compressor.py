@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import Compression, ParsedCompressor, embed_parser, embedded_parser
+from treegram.compression.compressor import ParsedCompressor, embed_parser, embedded_parser
 from treegram.compression.policy import DeletionPolicy
 from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
@@ -34,10 +34,10 @@ class STSGModel(ParsedCompressor):
         self.policy = policy if policy is not None else DeletionPolicy()
 
     # -- compression --------------------------------------------------------------------------------------------
-    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
-        """The best compression under the grammar and the model's deletion policy (`reward` is added to the
-        policy's default per-word reward)."""
-        return self.grammar.compress(wrap_root(tree), tokens, rate=rate, reward=reward, policy=self.policy)
+    def decoder(self, tree, tokens: list[str]):
+        """The compressor contract (`treegram.compression.compressor`): the sentence's tree chart under the model's
+        deletion policy (`treegram.compression.policy`)."""
+        return self.grammar.decoder(wrap_root(tree), tokens, self.policy)
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from treegram.charts.treechart import TreeChart
-from treegram.compression.compressor import Compression, rate_search
+from treegram.compression.compressor import RATE_TOLERANCE, Compression, TreeChartDecoder, rate_search
 from treegram.errors import InputError
 from treegram.trees import Tree
 
@@ -218,29 +218,17 @@ class FiniteSTSG:
         """Best derivation of a (ROOT-wrapped) source tree: (target tree, keep mask over the words, score)."""
         return self.chart(source).decode(reward)
 
-    def compress(self, source: Tree, tokens: list[str], *, reward: float = 0.0, rate: float | None = None,
-                 iterations: int = 14, policy=None) -> Compression:
+    def decoder(self, source: Tree, tokens: list[str], policy=None) -> TreeChartDecoder:
+        """The sentence's decoding problem for the core's compressor contract (`treegram.compression.compressor`):
+        Viterbi at any reward, and exact lengths from the stratified chart (rate control), under a deletion
+        `policy` (`treegram.compression.policy.DeletionPolicy`) if given."""
         active = policy is not None and policy.active
-        chart = self.chart(source, policy if active else None)
-        base = policy.reward if policy is not None else 0.0
+        return self.chart(source, policy if active else None).decoder(tokens, policy)
 
-        def decode(rw: float):
-            if active and policy.lm:
-                cands = chart.nbest(policy.nbest, base + rw)
-                keep, score = policy.rerank(tokens, [(k, sc) for _t, k, sc in cands])
-                for t, k, sc in cands:  # the tree of the chosen candidate
-                    if np.array_equal(policy.finish(tokens, k), keep):
-                        return t, keep, score
-                return cands[0][0], keep, score
-            return chart.decode(base + rw)
-
-        if rate is None:
-            tree, keep, score = decode(reward)
-        else:
-            tree, keep, score = rate_search(decode, rate, iterations=iterations, keep=lambda out: out[1])
-        if active and policy.clean:
-            keep = policy.finish(tokens, keep)
-        return Compression(tokens, keep, tree, score)
+    def compress(self, source: Tree, tokens: list[str], *, reward: float = 0.0, rate: float | None = None,
+                 tolerance: float = RATE_TOLERANCE, policy=None) -> Compression:
+        dec = self.decoder(source, tokens, policy)
+        return dec.decode(reward) if rate is None else rate_search(dec, len(tokens), rate, tolerance=tolerance)
 
 
 class SentenceChart:
@@ -318,6 +306,14 @@ class SentenceChart:
         self.n_target_words = np.asarray(n_target_words, dtype=np.float64)
         self.policy_extra = np.asarray(extra, dtype=np.float64) if policy is not None else 0.0
 
+    def decoder(self, tokens: list[str], policy=None) -> TreeChartDecoder:
+        """This chart as the core's `SentenceDecoder` (the same root choice as `decode`; `policy`: its default
+        reward, reranking and tidying)."""
+        ct = self.cats.get(self.source.label)
+        roots = [(0, ct)] if ct is not None and ct < self.chart.n_cats else None
+        extra = self.policy_extra if isinstance(self.policy_extra, np.ndarray) else None
+        return TreeChartDecoder(self.chart, self.n_target_words, tokens, self.output, roots, extra, policy)
+
     def decode(self, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
         """The best compression for a per-word reward: (target tree, keep mask, score)."""
         vit = self.chart.viterbi(reward * self.n_target_words + self.policy_extra)
@@ -334,18 +330,6 @@ class SentenceChart:
         if label in self.cats and self.cats[label] in root_cats:
             return self.cats[label]
         return max(root_cats, key=lambda c: vit.score(0, c))
-
-    def nbest(self, k: int, reward: float = 0.0) -> list[tuple[Tree | None, np.ndarray, float]]:
-        """The k best derivations' compressions (target tree, keep mask, score), best first; derivations that keep
-        the same words are merged (an STSG has many derivations of one compression)."""
-        vit_cat = self._root_cat(self.chart.viterbi(reward * self.n_target_words + self.policy_extra))
-        out, seen = [], set()
-        for sc, deriv in self.chart.kbest(0, vit_cat, k, reward * self.n_target_words + self.policy_extra):
-            tree, keep = self.output(deriv)
-            if keep.tobytes() not in seen:
-                seen.add(keep.tobytes())
-                out.append((tree, keep, sc))
-        return out
 
     def kept_positions(self, e: int) -> list[int]:
         """Source word positions application e keeps: its target words are a subsequence of its source words."""
