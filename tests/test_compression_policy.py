@@ -238,18 +238,24 @@ def test_dependency_parser_and_ngram_lm():
     assert lm.logprob("an open door".split()) > lm.logprob("a open door".split())
 
 
-def test_train_channel_with_spacy_policy_and_calibrated_length(tmp_path, capsys):
+@pytest.mark.parametrize("formalism,extra", [("channel", ["--levels", "4"]), ("stsg", ["--method", "em"])])
+def test_train_with_spacy_policy_and_calibrated_length(tmp_path, capsys, formalism, extra):
     write_demo_pairs(tmp_path)
-    out = tmp_path / "ch.model"
-    assert main(["-q", "train", "channel", "--pairs", str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"),
-                 "--parser", "spacy", "--levels", "4", "--constraints", "--tidy", "--significance", "1",
-                 "--lm", "0.3", "--target-rate", "0.8", "--out", str(out)]) == 0
+    out = tmp_path / "m.model"
+    assert main(["-q", "train", formalism, "--pairs", str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"),
+                 "--parser", "spacy", *extra, "--constraints", "--tidy", "--significance", "1",
+                 "--target-rate", "0.8", "--out", str(out)]) == 0
     m = load_model(out)
-    assert m.parser.formalism == "spacy-dependency" and m.policy.constraints is not None and m.policy.lm == 0.3
+    assert m.parser.formalism == "spacy-dependency" and m.policy.constraints is not None and m.policy.clean
     sents = [line.split() for line in (tmp_path / "src.txt").read_text().splitlines()[:300]]
-    kept = sum(int(m.compress(s).keep.sum()) for s in sents)
-    assert abs(kept / sum(map(len, sents)) - 0.8) < 0.05  # the calibrated default length
+    rate = sum(m.compress(s).kept for s in sents) / sum(map(len, sents))
+    reached = m.info["calibration_rate_reached"]
+    if formalism == "channel":
+        assert abs(rate - 0.8) < 0.05 and reached == pytest.approx(rate, abs=1e-3)  # the calibrated default length
+    else:  # random deletions (the demo pairs) give an STSG few deletion rules that keep heads and arguments
+        assert reached is None or reached >= 0.8
     capsys.readouterr()
-    assert main(["-q", "compress", "--model", str(out), "--input", "The old cat slept on the mat .", "--json"]) == 0
+    assert main(["-q", "compress", "--model", str(out), "--tokenized", "--input", "The old cat slept on the mat .",
+                 "--json"]) == 0
     res = json.loads(capsys.readouterr().out)["sentences"][0]
     assert res["status"] == "ok" and "cat" in res["compression"] and "slept" in res["compression"]

@@ -293,6 +293,8 @@ class TreeChartDecoder:
         if item is None:
             raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
         pol = self.policy
+        if pol is not None and pol.length_prior and pol.target is not None:
+            return self._decode_by_length(reward, pol)
         if pol is not None and pol.lm:
             cands = []
             for sc, apps in self.chart.kbest(item[0], item[1], pol.nbest, scores):
@@ -304,6 +306,26 @@ class TreeChartDecoder:
                     return self._finish(tree, k, sc, reward)
         tree, keep = self.output(vit.derivation(*item))
         return self._finish(tree, keep, vit.score(*item), reward)
+
+    def _decode_by_length(self, reward: float, pol) -> Compression:
+        """The policy's soft per-sentence length: the best compression of each length, scored with the reward, the
+        length prior and (with `lm`) the language model; the best of them."""
+        n = len(self.tokens)
+        cands = []
+        for k in range(1, n + 1):
+            c = self.decode_length(k)
+            if c is not None:
+                c.score += reward * c.kept - pol.length_penalty(n, c.kept)
+                c.reward = reward
+                cands.append(c)
+        if not cands:
+            return self.decode(reward)
+        if pol.lm:
+            from treegram.ngramlm import english_lm
+
+            lm = english_lm()
+            return max(cands, key=lambda c: c.score + pol.lm * lm.logprob(c.compressed))
+        return max(cands, key=lambda c: c.score)
 
     def decode_length(self, k: int) -> Compression | None:
         n = len(self.tokens)

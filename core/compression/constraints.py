@@ -9,8 +9,9 @@ that a decoder adds when a surviving node drops children:
 - `drop_costs(t)[c]`: the cost of dropping node c while its parent survives.  Protected: the head child (no
   constituent survives without its head), dependents whose relation is an argument (`ARGUMENT_RELATIONS`: subjects,
   objects, clausal complements, the object of a preposition, auxiliaries, negation, determiners, markers, ...),
-  negation words (and the phrase one heads), wh-words (and every phrase holding one, up to its clause), and the
-  predicate of a copula (the first dependent after a form of *be*).  A punctuation mark is never dropped on its
+  negation words and wh-words (and every phrase holding one, up to its clause: "n't yet", "how long"), and the
+  predicate of a copula (the first dependent after a form of *be*).  Conjuncts are arguments too: deleting "and I
+  don't kick down doors" loses as much as deleting the first clause would.  A punctuation mark is never dropped on its
   own (`keep_punctuation`): it goes with the constituent it belongs to, or in `clean_punctuation` when a deletion
   left it dangling.
 - `subset_cost(t, u, kept)`: the cost of a choice of surviving children of u that breaks an agreement between
@@ -38,7 +39,8 @@ __all__ = ["ARGUMENT_RELATIONS", "NEGATION", "WH_WORDS", "BE_FORMS", "Constraint
 ARGUMENT_RELATIONS = frozenset({
     "nsubj", "nsubjpass", "csubj", "csubjpass", "expl",  # subjects
     "dobj", "iobj", "dative", "attr", "acomp", "oprd", "xcomp", "ccomp", "pcomp", "pobj",  # complements
-    "aux", "auxpass", "neg", "prt", "case", "det", "predet", "mark", "poss", "agent_",
+    "aux", "auxpass", "neg", "prt", "case", "det", "predet", "mark", "poss",
+    "conj",  # a conjunct carries as much as the first one: annotators keep both ("I don't use guns and I don't ...")
 })
 NEGATION = frozenset({"not", "n't", "never", "no", "nothing", "nobody", "none", "neither", "nor", "nowhere",
                       "cannot", "without"})
@@ -86,13 +88,8 @@ class Constraints:
             if t.word_pos[u] < 0:
                 continue
             w = t.words[t.word_pos[u]].lower()
-            if w in self.negation:  # the word and the phrase it heads ("almost never")
-                v = u
-                out[v] = self.cost
-                while t.parent[v] > 0 and t.head[t.parent[v]] == t.head[u]:
-                    v = t.parent[v]
-                    out[v] = self.cost
-            elif w in self.wh_words:  # every phrase holding it up to its clause ("how long", "what time")
+            if w in self.negation or w in self.wh_words:
+                # the word and every phrase holding it up to its clause: "n't" inside "n't yet", "how long"
                 v = u
                 out[v] = self.cost
                 while t.parent[v] > 0 and not t.tags[t.head[t.parent[v]]].startswith(("VB", "MD")):
