@@ -312,7 +312,8 @@ class TreeChartDecoder:
         length prior and (with `lm`) the language model; the best of them."""
         n = len(self.tokens)
         cands = []
-        for k in range(1, n + 1):
+        # lengths far below the target are never worth their prior cost; skipping them keeps this cheap
+        for k in range(max(1, math.floor((pol.target - 0.4) * n)), n + 1):
             c = self.decode_length(k)
             if c is not None:
                 c.score += reward * c.kept - pol.length_penalty(n, c.kept)
@@ -377,12 +378,13 @@ def parse_source(parser, tokens: list[str], *, what: str = "compression"):
 
 def load_parser(spec):
     """The parser a compressor is trained with: ``spacy`` for the pinned spaCy pipeline's dependency parses read as
-    dependency-projected trees (`treegram.depparse`), else the path of a treegram parsing model (pcfg, tsg, ...)."""
-    from treegram.depparse import FORMALISM, DependencyParser
+    dependency-projected trees (`treegram.depparse`; ``spacy-binary``: binarized head-outward), else the path of a
+    treegram parsing model (pcfg, tsg, ...)."""
+    from treegram.depparse import FORMALISM, SPECS, DependencyParser
     from treegram.formalism import load_model
 
-    if str(spec) in ("spacy", FORMALISM):
-        return DependencyParser()
+    if str(spec) in SPECS or str(spec) == FORMALISM:
+        return DependencyParser(binarize=SPECS.get(str(spec), False))
     path = Path(spec)
     if not path.is_file():
         raise InputError(f"{path}: parser model not found",
@@ -398,10 +400,10 @@ def load_parser(spec):
 def parser_fingerprint(spec) -> str:
     """What identifies a parser's output in parse caches: the model file's hash, or the spaCy pipeline's version."""
     from treegram.compression.treeprep import model_fingerprint
-    from treegram.depparse import FORMALISM, pipeline_version
+    from treegram.depparse import FORMALISM, SPECS, pipeline_version
 
-    if str(spec) in ("spacy", FORMALISM):
-        return pipeline_version()
+    if str(spec) in SPECS or str(spec) == FORMALISM:
+        return f"{pipeline_version()} {spec}"
     return model_fingerprint(spec)
 
 

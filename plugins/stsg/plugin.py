@@ -23,7 +23,8 @@ class STSGOptions(PolicyOptions):
                               "sentence per line")
     parser: str = option(required=True, type=str,
                          help="a treegram parsing model (pcfg, tsg, ...) for the source sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees")
+                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
+                              "one dependent per node)")
     method: str = option("gibbs", choices=("gibbs", "em", "vb", "svm", "mcdonald"),
                          help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; svm: large-margin "
                               "STSG (Cohn & Lapata 2007); mcdonald: McDonald (2006) word-deletion labelling")
