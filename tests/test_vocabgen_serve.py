@@ -56,7 +56,7 @@ def test_serve_binds_loopback_only():
 
 
 def test_words_picked_from_a_pasted_text():
-    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB))
+    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB), allow_unchecked=True)
     gen, vocab = bench.generator(VOCAB)
     text = "The dogs saw a cat. The dog likes the park; the park is big. Zebras were not there."
     # content words the vocabulary and the model know, by frequency (dogs + dog), then first occurrence
@@ -96,7 +96,7 @@ def _png_info(data: bytes) -> tuple[int, int, int]:
 
 @pytest.fixture(scope="module")
 def server():
-    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB))
+    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB), allow_unchecked=True)
     srv = make_server(bench, "127.0.0.1", 0)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()

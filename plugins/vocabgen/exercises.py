@@ -231,13 +231,37 @@ def target_index(tokens: tuple[str, ...], word: str) -> int | None:
     return None
 
 
-def _blanked(tokens: tuple[str, ...], index: int) -> str:
+def _spans(text: str, tokens: tuple[str, ...]) -> list[tuple[int, int]] | None:
+    """Where each token sits in the sentence's display text (case-insensitive, in order), or None when the tokens
+    are not the text's non-space characters."""
+    low = text.lower()
+    out, pos = [], 0
+    for t in tokens:
+        start = low.find(t.lower(), pos)
+        if start < 0 or low[pos:start].strip():
+            return None
+        pos = start + len(t)
+        out.append((start, pos))
+    return out if not low[pos:].strip() else None
+
+
+def _blanked(tokens: tuple[str, ...], index: int, text: str | None = None) -> str:
     """The sentence with the token at `index` blanked, and every other occurrence of the same form too (a second
-    "dog" left visible would give the answer away)."""
+    "dog" left visible would give the answer away).  The display text keeps its own spacing ("six-thirty", not
+    "six - thirty"); without one (or when the tokens do not tile it) the tokens are joined."""
     from treegram.plugins.vocabgen.spinedep import surface
 
     form = tokens[index].lower()
-    return surface([BLANK if t.lower() == form else t for t in tokens])
+    spans = _spans(text, tokens) if text else None
+    if spans is None:
+        return surface([BLANK if t.lower() == form else t for t in tokens])
+    out, last = [], 0
+    for t, (a, b) in zip(tokens, spans):
+        if t.lower() == form:
+            out.append(text[last:a] + BLANK)
+            last = b
+    out.append(text[last:])
+    return "".join(out)
 
 
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -608,7 +632,7 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
     tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(tokens) else None
     if pos and tag and not tag.startswith(POS_TAGS.get(pos, ("",))):
         return None
-    prompt = _blanked(tokens, idx)
+    prompt = _blanked(tokens, idx, s.text)
     # the hint is the lemma of the form in this sentence (saw/VBD -> see); an inflected match names its word
     hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if hints else None
     if hint:

@@ -49,8 +49,10 @@ def check_host(host: str) -> str:
 class Workbench:
     """The state behind the page: the model, one generator per vocabulary, the recent sheets."""
 
-    def __init__(self, model, vocab_specs: list[str], ui=None):
+    def __init__(self, model, vocab_specs: list[str], ui=None, *, allow_unchecked: bool = False):
         self.model = model
+        #: generated sentences below the plausibility threshold may fill a short word (marked in the key)
+        self.allow_unchecked = allow_unchecked
         self.vocab_specs = vocab_specs
         self.ui = ui
         self._gens: dict[str, tuple] = {}
@@ -120,7 +122,7 @@ class Workbench:
         if len(words) > MAX_WORDS:
             raise InputError(f"{len(words)} words: at most {MAX_WORDS} per sheet", hint="make two sheets")
         rng = np.random.default_rng(seed)
-        groups, problems = select_sentences(gen, words, per_word, rng)
+        groups, problems = select_sentences(gen, words, per_word, rng, allow_unchecked=self.allow_unchecked)
         if not groups:
             raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
         sheet = make_sheet(groups, kind, rng, vocab, hints=hints, notes=problems)
@@ -336,7 +338,7 @@ def run_server(args, ui) -> int:
 
         parse_vocab_spec(args.vocab)  # a bad spec fails here, before the server starts
     model = load_vocabgen(Path(args.model) if args.model else None, ui)
-    bench = Workbench(model, vocab_choices(args.vocab), ui)
+    bench = Workbench(model, vocab_choices(args.vocab), ui, allow_unchecked=args.allow_unchecked)
     try:
         server = make_server(bench, args.host, args.port)
     except OSError as exc:
