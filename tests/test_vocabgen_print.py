@@ -123,3 +123,29 @@ def test_practice_word_levels(word, lv):
 
     got = practice_word_problems([word], cefr_vocabulary("A1"))
     assert (got == []) if lv is None else (f"CEFR-J says {lv}" in got[0])
+
+
+def test_cloze_alternatives_are_accepted_in_the_key_and_moodle():
+    item = ex.Item("cloze", word="family", prompt="How about your _____?", answer="family",
+                   sentence="How about your family?", number=1, alternatives=("friend",))
+    sheet = ex.Sheet("t", "cefr:A1", ("family",), (item,))
+    assert "{=family =friend}?" in fm.render(sheet, "gift").decode()
+    assert "{1:SHORTANSWER:=family~=friend}" in fm.render(sheet, "moodle-xml").decode()
+    assert "family (also accepted: friend)" in fm.render(sheet, "md").decode()
+    assert json.loads(fm.render(sheet, "json"))["items"][0]["accepted"] == ["family", "friend"]
+
+
+def test_cloze_blank_that_admits_another_box_word_is_swapped_for_a_spare():
+    from treegram.plugins.vocabgen.spinedep import surface as surf
+
+    def S(text, word):
+        return Sentence(tuple(text.split()), surf(text.split()), word)
+
+    groups = {"water": [S("this water is hers .", "water"), S("he drinks a glass of water every morning .", "water")],
+              "book": [S("she wrote a book about animals .", "book")]}
+    if ex.analyse(("a", "b")) is None:
+        pytest.skip("needs the spaCy tagger")
+    sheet = ex.make_sheet(groups, "cloze", np.random.default_rng(0), cefr_vocabulary("A1"), per_word=1)
+    texts = {i.sentence for i in sheet.items}
+    assert "He drinks a glass of water every morning." in texts and "This water is hers." not in texts
+    assert all(not i.alternatives for i in sheet.items)

@@ -232,6 +232,20 @@ def check_practice_words(words: list[str], vocab, allow_above: bool, ui) -> None
         ui.note(f"[yellow]note:[/] {p}; kept (--allow-above)")
 
 
+def spare_factor(kind, hints, focus) -> int:
+    """Sentences drawn per wanted item: spares replace a sentence that makes no good item — a choice blank that
+    admits more than one option or is open ("This _____ will be hers."), a cloze blank that admits another word
+    of the word box, a word used as another part of speech than the one practised ("the likes of you")."""
+    kinds = set(kind.values()) if isinstance(kind, dict) else {kind}
+    if "choice" in kinds:
+        return 4
+    if focus:
+        return 2
+    if "cloze" in kinds and not (any(hints.values()) if isinstance(hints, dict) else hints):
+        return 3
+    return 1
+
+
 def _run_exercises(args: argparse.Namespace, ui) -> int:
     from treegram.plugins.vocabgen.exercises import make_sheet, normalise_kind
     from treegram.plugins.vocabgen.formats import FORMATS, render, write_output
@@ -286,12 +300,13 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         check_practice_words(list(dict.fromkeys(words)), vocab, args.allow_above, ui)  # before the model loads
         gen, vocab = _generator(args, ui, vocab)
     rng = np.random.default_rng(argtypes.seed_entropy(args.seed))
-    # with a part of speech to practise, some sentences use the word otherwise ("the likes of you"): draw spares
-    spare = 2 if focus else 1
+    spare = spare_factor(kind, hints, focus)
+    from treegram.plugins.vocabgen.selection import MAX_PER_WORD
+
     with ui.task("choosing sentences", total=len(words)) as advance:
-        groups, problems = select_sentences(gen, words, args.per_word * spare, rng, progress=advance,
-                                            allow_unchecked=args.allow_unchecked)
-    if focus:
+        groups, problems = select_sentences(gen, words, min(args.per_word * spare, max(MAX_PER_WORD, args.per_word)),
+                                            rng, progress=advance, allow_unchecked=args.allow_unchecked)
+    if spare > 1:  # the spares were extra: a word is short only when make_sheet says so
         problems = [p for p in problems if "different sentence(s)" not in p]
     for p in notes + problems:
         ui.note(f"[yellow]note:[/] {p}")

@@ -76,7 +76,7 @@ def _key_line(i: Item) -> str:
         return f"{i.sentence} - no reference translation (free translation)"
     if i.kind == "reorder":
         return i.sentence
-    return f"{i.answer}  ({i.sentence})"
+    return f"{i.key()}  ({i.sentence})"
 
 
 # -- text formats -------------------------------------------------------------------------------------------------
@@ -193,8 +193,8 @@ def to_gift(sheet: Sheet) -> str:
         name = f"::{g(f'{i.number:02d} {i.kind} {i.word} {i.uid}')}::"
         if i.kind in ("cloze", "choice"):  # GIFT has one answer slot: a repeated blank stays "_____"
             before, after = _split_blank(i.prompt)
-            if i.kind == "cloze":
-                ans = "{=" + g(i.answer) + "}"
+            if i.kind == "cloze":  # the word-box forms the blank also admits are right answers too
+                ans = "{" + " ".join("=" + g(a) for a in (i.answer, *i.alternatives)) + "}"
             else:
                 ans = "{" + " ".join(("=" if c == i.answer else "~") + g(c) for c in i.choices) + "}"
             out.append(name + _gift_join(g(before.rstrip()), ans, g(after.lstrip())))
@@ -238,7 +238,7 @@ def to_moodle_xml(sheet: Sheet) -> str:
     e = html.escape
     for i in sorted(sheet.items, key=lambda x: x.number):
         if i.kind == "cloze":  # one embedded answer per blank (a form that occurs twice is blanked twice)
-            slot = f"{{1:SHORTANSWER:={_cloze_escape(i.answer)}}}"
+            slot = "{1:SHORTANSWER:" + "~".join(f"={_cloze_escape(a)}" for a in (i.answer, *i.alternatives)) + "}"
             add("cloze", i, "<p>" + slot.join(e(part) for part in i.prompt.split(BLANK)) + "</p>")
         elif i.kind == "choice":
             q = add("multichoice", i, f"<p>{e(INSTRUCTIONS['choice'])}</p><p>{e(i.prompt)}</p>")

@@ -110,11 +110,14 @@ def sense_reason(tokens, index: int, word: str, level: str | None, parsed=None) 
     if level is None or level.upper() not in LEVELS:
         return None
     classes = profile_classes(word)
-    if len(classes) < 2 and not any(lv > LEVELS.index(level.upper()) + 1 for lv in classes.values()):
-        return None  # one part of speech, at the level: nothing to confuse
     parsed = parsed if parsed is not None else _parse(tokens)
     if parsed is None or len(parsed[0]) != len(tokens):
         return None
+    if parsed[0][index] in ("NNP", "NNPS") and index > 0 and tokens[index][:1].isupper():
+        from treegram.plugins.vocabgen.vocab import common_words
+
+        if word.lower() in common_words():
+            return f"{word} used as a name"  # "Miss Red taught me Japanese."
     c = tag_class(parsed[0][index], index, parsed)
     lim = LEVELS.index(level.upper()) + 1
     if c in classes and classes[c] > lim:

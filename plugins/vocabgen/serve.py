@@ -122,10 +122,16 @@ class Workbench:
         if len(words) > MAX_WORDS:
             raise InputError(f"{len(words)} words: at most {MAX_WORDS} per sheet", hint="make two sheets")
         rng = np.random.default_rng(seed)
-        groups, problems = select_sentences(gen, words, per_word, rng, allow_unchecked=self.allow_unchecked)
+        from treegram.plugins.vocabgen.cli import spare_factor
+
+        spare = spare_factor(kind, hints, None)
+        groups, problems = select_sentences(gen, words, min(per_word * spare, max(MAX_PER_WORD, per_word)), rng,
+                                            allow_unchecked=self.allow_unchecked)
+        if spare > 1:
+            problems = [p for p in problems if "different sentence(s)" not in p]
         if not groups:
             raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
-        sheet = make_sheet(groups, kind, rng, vocab, hints=hints, notes=problems)
+        sheet = make_sheet(groups, kind, rng, vocab, hints=hints, notes=problems, per_word=per_word)
         settings = {"vocab": spec, "kind": kind, "count": per_word, "seed": seed, "hints": hints,
                     "words": ", ".join(words), "text": text}
         with self.lock:
