@@ -15,9 +15,13 @@ Both need the same judgement, "could this word fit here?", answered conservative
   words say nothing about the slot.  A blank with no informative context ("This ___ will be hers.") is *open*:
   nearly anything fits, so it is no multiple-choice item.
 * **selectional risk** (`risky`): an option is a risk when it shares a WordNet lexicographer class with the
-  answer's first senses (noun.food with noun.food: *milk* for *water*), when it is seen as a dependent or head of
-  a context word in the default SPINEDEP model's dependency pairs (pairs seen at least twice in 144k parsed graded
-  sentences), or when it co-occurs with a context word in a corpus sentence.
+  answer's first senses (noun.food with noun.food: *milk* for *water*; people, animals and groups count as one
+  class, and so do physical things), when it is seen as a dependent or head of a context word in the default
+  SPINEDEP model's dependency pairs (pairs seen at least twice in 144k parsed graded sentences), when a context
+  word is seen in such pairs with words of the option's class or the option with words of the context's
+  (`partner_classes`: "choose" takes people and things), when an adjective option is a WordNet synonym or shares
+  a corpus sentence with a noun of the context's class, or when it co-occurs with a context word in a corpus
+  sentence.
 * **plausibility margin** (`margin_ok`): the sentence with the answer must beat the sentence with the option by
   `MARGIN` under the plausibility scorer (`default.default_ranker()`: whichever scorer ships, through its public
   `score`).
@@ -80,23 +84,24 @@ def forms_of(lemma: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def dep_pairs() -> frozenset[tuple[str, str]]:
-    """(dependent lemma, head lemma) of every context of the default SPINEDEP model (pairs seen at least twice in
-    the parsed graded corpus), both directions looked up by `risky`; empty without the model."""
+def _form_pairs() -> frozenset[tuple[str, str]]:
+    """(dependent form, head form) of every context of the default SPINEDEP model (pairs seen at least twice in
+    the parsed graded corpus); empty without the model."""
     try:
         from treegram.plugins.vocabgen.default import load_default_model
 
         model = load_default_model()
     except Exception:  # noqa: BLE001 - no model: no pair evidence
         return frozenset()
-    out = set()
-    for (node, parent, _g) in model.generation.contexts:
-        if parent[1] in ("ROOT", "-") or not node[1].isalpha() or not parent[1].isalpha():
-            continue
-        for a in lemmas(node[1]):
-            for b in lemmas(parent[1]):
-                out.add((a, b))
-    return frozenset(out)
+    return frozenset((node[1], parent[1]) for (node, parent, _g) in model.generation.contexts
+                     if parent[1] not in ("ROOT", "-"))
+
+
+def paired(a: str, b: str) -> bool:
+    """Some form of lemma a is seen as a dependent of some form of lemma b, or the other way round."""
+    pairs = _form_pairs()
+    fa, fb = forms_of(a) | {a}, forms_of(b) | {b}
+    return any((x, y) in pairs or (y, x) in pairs for x in fa for y in fb)
 
 
 @lru_cache(maxsize=1)
@@ -225,7 +230,7 @@ def _article_counts() -> tuple[Counter, Counter, Counter, Counter]:
                 a[nxt] += 1
             elif w == "an":
                 an[nxt] += 1
-            elif w in _MASS_DET:
+            elif w in ("much", "little", "less"):  # not some / more: "some book or other"
                 mass[nxt] += 1
             if w in _INDEF:
                 count[nxt] += 1
@@ -266,7 +271,9 @@ def countable(noun: str) -> bool:
 @lru_cache(maxsize=8192)
 def mass(noun: str) -> bool:
     _a, _an, m, _c = _article_counts()
-    return m[noun] > 0
+    c = _corpus()
+    n = len(c.by_token().get(noun, ())) if c is not None else 0
+    return m[noun] >= max(1, 0.02 * n)
 
 
 # -- WordNet lexicographer classes ------------------------------------------------------------------------------
@@ -535,9 +542,8 @@ def _word_risk(option_lemma: str, tag: str, answer_lemma: str, context: frozense
     if tag.startswith("JJ") and (option_lemma in adjective_relatives(answer_lemma)
                                  or answer_lemma in adjective_relatives(option_lemma)):
         return "a WordNet synonym or similar adjective"
-    pairs = dep_pairs()
     for c in context | dependents:
-        if (option_lemma, c) in pairs or (c, option_lemma) in pairs:
+        if paired(option_lemma, c):
             return f"seen with {c!r} in a dependency"
     for c in context if sentences else ():
         if cooccurs(option_lemma, c):

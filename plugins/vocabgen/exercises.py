@@ -444,7 +444,7 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
                 continue
         elif form != NO_WORD and tokens[index].lower() in PREPOSITIONS and index > 0 and parsed is not None:
             h = parsed[1][index]
-            if h >= 0 and (form, lemma_of(tokens[h].lower(), None, parsed[0][h])) in choice.dep_pairs():
+            if h >= 0 and choice.paired(form, lemma_of(tokens[h].lower(), None, parsed[0][h])):
                 continue  # "sat in / on / at": a preposition seen with this head may fit
         other = tokens[:index] + tokens[index + 1:] if form == NO_WORD else choice.filled(tokens, index, form)
         if not choice.beats(tokens, other):
@@ -707,8 +707,8 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
         return Item(kind, prompt=prompt, answer=answer, hint=hint, tokens=tokens, **common)
     if vocab is None:
         raise InputError("multiple choice needs the vocabulary", hint="pass vocab= to make_item")
-    if sum(t.lower() == form.lower() for t in tokens) > 1 or tag in ("JJR", "JJS", "RBR", "RBS"):
-        return None  # "darker and darker", "bigger than": any word of its kind fits
+    if sum(t.lower() == form.lower() for t in tokens) > 1 or tag in ("JJR", "JJS", "RBR", "RBS", "RB", "WRB"):
+        return None  # "darker and darker", "bigger than", "too dark to play outside / tonight": any word fits
     from treegram.plugins.vocabgen.vocab import common_words
 
     if tag in ("NNP", "NNPS") and form.lower() in common_words():  # a capital at the start is no name
@@ -842,7 +842,7 @@ def _same_form_class(form: str, tag: str) -> bool:
     except ImportError:  # pragma: no cover
         return True
     for lem in _lemmas(f).get(upos, ()):
-        if f in (getInflection(lem, tag=tag) or ()):
+        if f in (getInflection(lem, tag=tag) or ())[:1]:  # the first spelling: "family" is no plural form
             return True
     return False
 
