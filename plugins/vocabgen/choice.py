@@ -36,7 +36,11 @@ from collections import Counter
 from functools import lru_cache
 
 #: log-odds the answer's sentence must beat each option's sentence by under the plausibility scorer
-MARGIN = 1.0
+MARGIN = 0.5
+#: a class of nouns seen in at least this share of a word's corpus sentences counts as seen with it
+SENTENCE_SHARE = 0.05
+#: ... and for what a context word says about a noun option ("afraid" is often beside acts: "afraid of fights")
+CONTEXT_SHARE = 0.15
 #: heads and dependents that say nothing about what fills a slot
 LIGHT = frozenset("""be have do get take make give put keep want like love need see find use let become seem say
 think know try help start begin show bring leave go come look feel hope wish thing one way lot kind something
@@ -140,14 +144,15 @@ def primary_class(word: str, tag: str) -> str | None:
 
 
 @lru_cache(maxsize=1)
-def sentence_classes() -> dict[str, frozenset[str]]:
-    """word form -> the WordNet classes of the nouns it shares a corpus sentence with: the broad, sentence-level
-    evidence adjectives need (their dependency pairs are sparse: "cute" is seen in no pair with a book)."""
+def _sentence_class_counts() -> tuple[dict[str, Counter], Counter]:
+    """(word form -> Counter of the WordNet classes of the nouns it shares corpus sentences with, in how many
+    sentences; word form -> its number of sentences)."""
     c = _corpus()
+    counts: dict[str, Counter] = {}
+    n = Counter()
     if c is None:
-        return {}
+        return counts, n
     cls: dict[str, str | None] = {}
-    out: dict[str, set[str]] = {}
     for toks in c.tokens:
         low = {t.lower() for t in toks if t.isalpha()}
         here = set()
@@ -156,10 +161,24 @@ def sentence_classes() -> dict[str, frozenset[str]]:
                 cls[t] = primary_class(t, "NN") if len(t) > 2 else None
             if cls[t]:
                 here.add(cls[t])
-        if here:
-            for t in low:
-                out.setdefault(t, set()).update(here - {cls[t]})
-    return {k: frozenset(v) for k, v in out.items()}
+        for t in low:
+            n[t] += 1
+            if here:
+                counts.setdefault(t, Counter()).update(here - {cls[t]})
+    return counts, n
+
+
+def sentence_classes(lemma: str, share: float = SENTENCE_SHARE) -> frozenset[str]:
+    """The WordNet classes of the nouns that share at least `share` of a lemma's corpus sentences (and two of
+    them): the broad, sentence-level evidence adjectives need (their dependency pairs are sparse: "cute" is in no
+    pair with a book), and what a context word says about nouns ("afraid" of people, things, acts)."""
+    counts, n = _sentence_class_counts()
+    total = Counter()
+    m = 0
+    for f in forms_of(lemma) | {lemma}:
+        total.update(counts.get(f, ()))
+        m += n[f]
+    return frozenset(k for k, v in total.items() if v >= max(2, share * m))
 
 
 @lru_cache(maxsize=4096)
@@ -371,7 +390,14 @@ def context_classes(tokens, index: int, parsed) -> frozenset[str]:
             c = primary_class(t, tags[k])
             if c:
                 out.add(c)
+        elif tags[k] == "PRP" and t.lower() in _PERSONAL and (heads[k] == index or (
+                heads[index] >= 0 and heads[k] == heads[index] and tags[index].startswith("JJ"))):
+            out.add("noun.person")  # "greet him", "he retired", "she is happy": a person is the context
     return frozenset(out)
+
+
+_PERSONAL = frozenset("""i me you he him she her we us they them myself yourself himself herself ourselves
+themselves""".split())
 
 
 def slot_context(tokens, index: int, parsed) -> frozenset[str]:
@@ -385,20 +411,21 @@ def slot_context(tokens, index: int, parsed) -> frozenset[str]:
     own = lemmas(tokens[index])
 
     def add(i: int) -> None:
-        if 0 <= i < n and i != index and _is_content(tokens[i], tags[i]) and not (lemmas(tokens[i]) & own):
-            out.update(lemmas(tokens[i]) - LIGHT)
+        if 0 <= i < n and i != index and _is_content(tokens[i], tags[i]) and not (lemmas(tokens[i]) & own) \
+                and not (tags[i].startswith("JJ") and general_adjective(tokens[i].lower())):
+            out.update(lemmas(tokens[i]) - LIGHT)  # "my favorite ___": a general adjective says nothing
 
     answer_tag = tags[index]
     if answer_tag.startswith(("VB", "JJ")):
         # a verb or an adjective is constrained by its nouns: arguments, the noun it describes, the subject of a
         # copula; an adverb or a time word ("can ___ very fast", "___ out tonight") leaves it open
-        args = ("nsubj", "nsubjpass", "dobj", "attr", "dative", "pobj", "amod", "acomp")
-
         def add(i: int, _add=add) -> None:  # noqa: F811 - nouns only
             if 0 <= i < n and tags[i].startswith("NN") and tags[i] not in ("NNP", "NNPS") \
                     and deps[i] not in ("npadvmod", "tmod"):
                 _add(i)
     h = heads[index]
+    if answer_tag.startswith("VB"):
+        h = -1  # a verb is constrained by its own arguments, not by the clause it hangs from
     if h >= 0:
         add(h)
         if tags[h] in ("IN", "TO") and heads[h] >= 0:  # "a glass of ___": the preposition's head
@@ -418,6 +445,38 @@ def slot_context(tokens, index: int, parsed) -> frozenset[str]:
                     if heads[j] == k:
                         add(j)
     return frozenset(out)
+
+
+#: an adjective option needs this many corpus sentences: what it describes must be known, not guessed
+MIN_ADJ_SENTENCES = 8
+
+
+def _sentences_of(lemma: str) -> int:
+    _counts, n = _sentence_class_counts()
+    return sum(n[f] for f in forms_of(lemma) | {lemma})
+
+
+class _AdjForms(dict):
+    """lemma -> whether it is an adjective of the CEFR profile (context words of that class use the finer share)."""
+
+    def __missing__(self, lemma: str) -> bool:
+        from treegram.plugins.vocabgen.quality import profile_classes
+
+        got = "adjective" in profile_classes(lemma) and "noun" not in profile_classes(lemma)
+        self[lemma] = got
+        return got
+
+
+_ADJ_FORMS = _AdjForms()
+
+#: an adjective seen beside nouns of more than this many WordNet classes (2% of its corpus sentences) fits most
+#: nouns: "special", "interesting", "favorite" are no distractors and no context
+GENERAL_CLASSES = 6
+
+
+@lru_cache(maxsize=8192)
+def general_adjective(lemma: str) -> bool:
+    return len(sentence_classes(lemma, 0.02)) > GENERAL_CLASSES
 
 
 @lru_cache(maxsize=1)
@@ -505,6 +564,16 @@ def _super(classes) -> set[str]:
     return {_SUPER.get(c, c) for c in classes}
 
 
+def same_class(option_lemma: str, tag: str, answer_lemma: str) -> str | None:
+    """The WordNet class (super class for nouns) the option shares with the answer, if any: the first three
+    senses of each ("model" is a person in its third sense)."""
+    ans = _super(lexnames(answer_lemma, tag))
+    opt = _super(lexnames(option_lemma, tag, 3))
+    if ans and opt and ans & opt:
+        return f"same WordNet class ({'/'.join(sorted(ans & opt))})"
+    return None
+
+
 def risky(option_lemma: str, tag: str, answer_lemma: str, context: frozenset[str],
           dependents: frozenset[str] = frozenset(), context_classes: frozenset[str] = frozenset(),
           classes: bool = True) -> str | None:
@@ -513,20 +582,29 @@ def risky(option_lemma: str, tag: str, answer_lemma: str, context: frozenset[str
     the answer's class is no fit on its own ("a bucket of _____": water, not book)."""
     if not classes:
         return _word_risk(option_lemma, tag, answer_lemma, context, dependents, sentences=False)
-    ans = _super(lexnames(answer_lemma, tag))
-    opt = _super(lexnames(option_lemma, tag, 2))
-    if ans and opt and ans & opt:
-        return f"same WordNet class ({'/'.join(sorted(ans & opt))})"
+    same = same_class(option_lemma, tag, answer_lemma)
+    if same:
+        return same
+    opt = _super(lexnames(option_lemma, tag, 3))
+    if tag.startswith("NN"):  # the context word shares corpus sentences with nouns of the option's class
+        for c in context:  # an adjective's company is specific ("foreign" things): the finer share
+            share = SENTENCE_SHARE if _ADJ_FORMS.get(c) else CONTEXT_SHARE
+            near = _super(sentence_classes(c, share)) & opt
+            if near:
+                return f"{c!r} shares sentences with nouns of class {sorted(near)[0]}"
     ctx_super = _super(context_classes)
+    if tag.startswith("JJ") and general_adjective(option_lemma):
+        return "a general adjective (fits most nouns)"
+    if tag.startswith("JJ") and _sentences_of(option_lemma) < MIN_ADJ_SENTENCES:
+        return "too rare in the corpus to know what it describes"  # "a super sailor": no evidence is no safety
     if tag.startswith("JJ"):
         if option_lemma in adjective_relatives(answer_lemma) or answer_lemma in adjective_relatives(option_lemma):
             return "a WordNet synonym or similar adjective"
-        sc = sentence_classes()
-        near = _super(x for f in forms_of(option_lemma) | {option_lemma} for x in sc.get(f, ())) & ctx_super
+        near = _super(sentence_classes(option_lemma)) & ctx_super
         if near:
             return f"seen in a sentence with a word of class {sorted(near)[0]}"
     pc = partner_classes()
-    mine = _super(lexnames(option_lemma, tag, 2))
+    mine = opt
     for c in context:  # the context word is seen with words of the option's class ("choose" + a thing)
         both = _super(pc.get(c, frozenset())) & mine
         if both:

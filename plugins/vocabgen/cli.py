@@ -238,7 +238,7 @@ def spare_factor(kind, hints, focus) -> int:
     of the word box, a word used as another part of speech than the one practised ("the likes of you")."""
     kinds = set(kind.values()) if isinstance(kind, dict) else {kind}
     if "choice" in kinds:
-        return 4
+        return 8
     if focus:
         return 2
     if "cloze" in kinds and not (any(hints.values()) if isinstance(hints, dict) else hints):

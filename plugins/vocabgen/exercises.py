@@ -372,7 +372,7 @@ def _same_level(vocab, upos: str, cumulative: bool = False) -> frozenset[str] | 
 
 def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1,
                 exclude: Iterable[str] = (), *, tokens: tuple[str, ...] | None = None, index: int | None = None,
-                parsed=None, used: set[str] | None = None) -> list[str]:
+                parsed=None, used: set[str] | None = None, closed: bool = False) -> list[str]:
     """Up to k wrong options for `answer`: the closed class of a preposition or determiner, else words of the
     same part of speech and inflection from the vocabulary (the sheet's own level first, drawn at random over all
     of it, never a word in `used`: the sheet's earlier distractors).
@@ -387,6 +387,10 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
     a = answer.lower()
     banned = {a} | {e.lower() for e in exclude} | set(used or ())
     context = dependents = frozenset()
+    # a preposition heading an adjunct of a verb ("talked over coffee") admits others: an item only when the
+    # sheet practises prepositions on purpose (`closed`, --from-corrections), where the options are the errors
+    closed_ok = closed or not (parsed is not None and index is not None and parsed[1][index] >= 0
+                               and parsed[0][parsed[1][index]].startswith("VB") and parsed[2][index] == "prep")
     open_class = False
     if a in PREPOSITIONS and (tag in (None, "IN", "TO", "RP")):
         pool = [p for p in PREPOSITIONS if p in vocab]
@@ -395,6 +399,8 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
     elif a in DETERMINERS and (tag in (None, "DT", "PRP$", "PDT", "WDT")):
         pool = [d for d in DETERMINERS if d in vocab and d not in ARTICLES]
     else:
+        if tag and tag[:1] not in "NVJRM":
+            return []  # pronouns, wh-words, numbers ...: no open class to draw from ("us / ticket / fever")
         upos = _UPOS.get((tag or "")[:1]) or next(iter(_lemmas(a)), None)
         if upos is None:
             return []
@@ -424,8 +430,9 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
     answer_lemma = lemma_of(a, None, tag)
     if open_class:
         context = choice.slot_context(tokens, index, parsed)
-        if not context:
-            return []  # an open slot: nearly anything fits
+        if not context or (parsed is not None and parsed[2][index] == "compound") \
+                or all(choice._ADJ_FORMS[c] for c in context):
+            return []  # an open slot ("the _____ office", "foreign _____" take most nouns)
         dependents = choice.slot_dependents(tokens, index, parsed) if (tag or "").startswith("VB") else frozenset()
         classes = choice.context_classes(tokens, index, parsed)
     out: list[str] = []
@@ -436,16 +443,20 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
         lem, form = opt if open_class else (opt, opt)
         if form in banned:
             continue
+        if open_class:  # the cheap checks first; only what passes them counts towards MAX_TRIED
+            if not choice.agrees(tokens, index, tag or "", lem, form, a, parsed) \
+                    or choice.same_class(lem, tag or "", answer_lemma):
+                continue
         tried += 1
         if open_class:
-            if not choice.agrees(tokens, index, tag or "", lem, form, a, parsed):
-                continue
             if choice.risky(lem, tag or "", answer_lemma, context, dependents, classes):
                 continue
         elif form != NO_WORD and tokens[index].lower() in PREPOSITIONS and index > 0 and parsed is not None:
             h = parsed[1][index]
             if h >= 0 and choice.paired(form, lemma_of(tokens[h].lower(), None, parsed[0][h])):
                 continue  # "sat in / on / at": a preposition seen with this head may fit
+            if not closed_ok:
+                return []  # "talked over / after a cup of coffee": an adjunct admits many prepositions
         other = tokens[:index] + tokens[index + 1:] if form == NO_WORD else choice.filled(tokens, index, form)
         if not choice.beats(tokens, other):
             continue
@@ -716,8 +727,19 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
             else "NN"
     if answer[:1].isupper() and answer != "I" and form.lower() in common_words():
         answer = form.lower()  # options in lower case: a capital would give the first word away
+    if tag == "MD":
+        return None  # "Would / could / will you ...": modals admit each other
+    from treegram.plugins.vocabgen.quality import profile_classes, tag_class
+
+    listed = profile_classes(word)
+    if listed and tag_class(tag, idx, parsed) not in listed:
+        return None  # "a red rose" tagged as the verb rise: options of the wrong part of speech
+    if tag and tag.startswith("JJ"):
+        # "The weather will be _____ (fair / interesting)", "a _____ sailor (poor / dear)": most adjectives fit
+        # most slots, and what an adjective describes is too sparse in the corpus to tell them apart
+        return None
     wrong = distractors(form, tag, vocab, rng, exclude=s.tokens, tokens=tokens, index=idx, parsed=parsed,
-                        used=used)
+                        used=used, closed=bool(focus))
     if len(wrong) < 2:
         return None
     if used is not None:
