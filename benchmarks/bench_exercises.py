@@ -35,15 +35,19 @@ DEV_WORDS = frozenset("""school book family water umbrella dark expensive go eat
 government""".split())
 
 
-def kit_words(n: int, seed: int) -> dict[str, list[str]]:
+#: (words, seed) of the development kits whose items were read while tuning: their words are no kit's either
+DEV_KITS = ((30, 7), (80, 11), (100, 23))
+
+
+def kit_words(n: int, seed: int, exclude: frozenset[str] = DEV_WORDS) -> dict[str, list[str]]:
     """n random single-word CEFR-J headwords, half A1 and half A2 (each practised at its own level), seeded, none
-    of DEV_WORDS."""
+    of `exclude`."""
     from treegram.plugins.vocabgen.vocab import headwords
 
     rng = np.random.default_rng(seed)
     out = {}
     for level, k in (("A1", n - n // 2), ("A2", n // 2)):
-        pool = [w for w in headwords(level, cumulative=False) if len(w) >= 2 and w not in DEV_WORDS]
+        pool = [w for w in headwords(level, cumulative=False) if len(w) >= 2 and w not in exclude]
         out[level] = sorted(pool[int(i)] for i in rng.choice(len(pool), size=k, replace=False))
     return out
 
@@ -76,7 +80,11 @@ def make_kits(args) -> None:
     from treegram.plugins.vocabgen.vocab import parse_vocab_spec
 
     out = Path(args.kit_out)
-    words = kit_words(args.kit_words, args.kit_seed)
+    dev = set(DEV_WORDS)
+    if (args.kit_words, args.kit_seed) not in DEV_KITS:
+        for n, seed in DEV_KITS:
+            dev.update(w for ws in kit_words(n, seed).values() for w in ws)
+    words = kit_words(args.kit_words, args.kit_seed, frozenset(dev))
     model = load_vocabgen(args.model, UI(quiet=True))
     rng = np.random.default_rng(args.kit_seed)
     choice_rows, sent_rows, stats = [], [], {"choice": [0, 0], "cloze": [0, 0], "seconds": 0.0}
@@ -139,7 +147,8 @@ def make_kits(args) -> None:
         f"--kit-sheet {args.kit_sheet} --kit-per-word {args.kit_per_word} --kit-out {out}`", "",
         machine_line() + f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", "",
         f"{n_words} random CEFR-J headwords (seed {args.kit_seed}; {len(words['A1'])} A1 on cefr:A1 sheets, "
-        f"{len(words['A2'])} A2 on cefr:A2 sheets; none of the words the checks were developed on), sheets of "
+        f"{len(words['A2'])} A2 on cefr:A2 sheets; none of the words the checks were developed on, nor of the development "
+        f"kits {', '.join(f'{n} words seed {s}' for n, s in DEV_KITS)}), sheets of "
         f"{args.kit_sheet} words x {args.kit_per_word} item(s), the CLI's route (spare sentences, fragment / sense "
         "checks, one-right-answer checks):", "",
         markdown_table(["kind", "items asked", "items printed", "share"],
