@@ -149,3 +149,16 @@ def test_cloze_blank_that_admits_another_box_word_is_swapped_for_a_spare():
     texts = {i.sentence for i in sheet.items}
     assert "He drinks a glass of water every morning." in texts and "This water is hers." not in texts
     assert all(not i.alternatives for i in sheet.items)
+
+
+def test_serve_page_reports_words_above_the_level():
+    from treegram.errors import InputError
+    from treegram.plugins.vocabgen.serve import Workbench, vocab_choices
+
+    class NoModel:  # the check comes before any generation
+        generation = system = None
+
+    bench = Workbench(NoModel(), vocab_choices(None))
+    bench._gens["cefr:A1"] = (None, cefr_vocabulary("A1"))
+    with pytest.raises(InputError, match="government: CEFR-J says A2, above cefr:A1"):
+        bench.build({"vocab": "cefr:A1", "words": "school, government", "kind": "cloze", "count": "1"})

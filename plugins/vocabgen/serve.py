@@ -121,6 +121,12 @@ class Workbench:
             raise InputError(f"not a word: {', '.join(bad[:5])}", hint="words are letters (and ' or -) only")
         if len(words) > MAX_WORDS:
             raise InputError(f"{len(words)} words: at most {MAX_WORDS} per sheet", hint="make two sheets")
+        if spec.startswith("cefr:") and not text:  # typed words above the level: say so before any work
+            from treegram.plugins.vocabgen.vocab import practice_word_problems
+
+            above = practice_word_problems(words, vocab)
+            if above:
+                raise InputError("; ".join(above), hint="leave them out or choose a higher level")
         rng = np.random.default_rng(seed)
         from treegram.plugins.vocabgen.cli import spare_factor
 
