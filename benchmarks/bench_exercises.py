@@ -87,7 +87,8 @@ def make_kits(args) -> None:
     words = kit_words(args.kit_words, args.kit_seed, frozenset(dev))
     model = load_vocabgen(args.model, UI(quiet=True))
     rng = np.random.default_rng(args.kit_seed)
-    choice_rows, sent_rows, stats = [], [], {"choice": [0, 0], "cloze": [0, 0], "seconds": 0.0}
+    choice_rows, sent_rows, stats = [], [], {"choice": [0, 0], "cloze": [0, 0], "seconds": 0.0,
+                                                "alternatives": 0}
     t0 = time.perf_counter()
     for level, ws in words.items():
         vocab = parse_vocab_spec(f"cefr:{level}")
@@ -111,6 +112,7 @@ def make_kits(args) -> None:
                         choice_rows.append((i.prompt, i.choices, i.answer, i.sentence, level, i.word, i.source))
                     else:
                         sent_rows.append((i.sentence, level, i.word, i.source))
+                        stats["alternatives"] += bool(i.alternatives)
     stats["seconds"] = time.perf_counter() - t0
     kr = np.random.default_rng(args.kit_seed + 1)
     name = args.kit_name
@@ -157,7 +159,19 @@ def make_kits(args) -> None:
         f"Kits: {out / (name + '-choice')}/blind.txt ({len(choice_rows)} choice items; key "
         f"{out / (name + '-choice.key.tsv')}), {out / (name + '-sentences')}/blind.txt ({len(srows)} sheet "
         f"sentences, {sum(r[3] == 'generated' for r in srows)} generated; key {out / (name + '-sentences.key.tsv')}). "
-        f"Built in {stats['seconds']:.0f} s.",
+        f"Cloze items whose blank also admits another word of the box (accepted in the key): "
+        f"{stats['alternatives']} of {stats['cloze'][1]}. "
+        f"Built in {stats['seconds']:.0f} s.", "",
+        "Notes. The kits are what the CLI prints for words never used in development: the choice kit holds every "
+        "multiple-choice item the sheets printed (judge brief: shared/judging README, *choice items*: the fitting "
+        "letters; `score_choice.py` gives the share with exactly one fitting option, goal >= 98%), the sentence "
+        "kit every sentence the cloze sheets printed (plausible? classroom-fit? goal >= 98% / 85%; "
+        "`score_sentences.py` by source: corpus / generated). Keys stay outside the judges' folders. Judged "
+        "figures go below when the judges have run (a helper cannot judge its own items blind). Choice coverage "
+        "is low by design: a sentence whose blank has no informative context (\"This _____ will be hers.\"), an "
+        "adjective, adverb or modal blank, or a blank for which fewer than two options pass every check gives no "
+        "item (plugins/vocabgen/README.md `One right answer`); cloze coverage is the sentence supply at each "
+        "word's level (the corpus excerpt is A1-only: many A2 words have no sentence that passes at A2).",
     ])
     print(body)
     if not args.no_write:

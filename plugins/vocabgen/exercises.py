@@ -812,9 +812,10 @@ def _box(items: list[Item]) -> list[str]:
 def box_alternatives(item: Item, box: Iterable[str]) -> list[str]:
     """The other word-box forms that could fill the cloze item's blank: of the answer's part of speech and
     inflection (and listed with that part of speech in the CEFR profile), agreeing with the words around the
-    blank, and then a fit when the blank is open (no informative context), when the option shares a WordNet
-    class with the answer, or when a dependency pair puts it beside the context (choice.py).  The plausibility
-    scorer is no judge here: a trigram model scores "of the book" like "of the water"."""
+    blank, and then a fit when it shares a WordNet class with the answer, when a dependency pair puts it beside
+    the context (choice.py), or, in an open blank (no informative context), when the plausibility scorer does not
+    put its sentence `OPEN_MARGIN` below the answer's.  Elsewhere the scorer is no judge of fit: a trigram model
+    scores "of the book" like "of the water"."""
     from treegram.plugins.vocabgen import choice
     from treegram.plugins.vocabgen.quality import profile_classes, tag_class
 
@@ -841,14 +842,19 @@ def box_alternatives(item: Item, box: Iterable[str]) -> list[str]:
         if context is None:
             context = choice.slot_context(tokens, idx, parsed)
             classes = choice.context_classes(tokens, idx, parsed)
-        fits = (not context
-                or set(choice.lexnames(lem, tag, 2)) & set(choice.lexnames(answer_lemma, tag))
-                or choice.risky(lem, tag, answer_lemma, context,
-                                choice.slot_dependents(tokens, idx, parsed) if tag.startswith("VB") else frozenset(),
-                                classes, classes=False))
+        fits = (set(choice.lexnames(lem, tag, 2)) & set(choice.lexnames(answer_lemma, tag))
+                or (context and choice.risky(lem, tag, answer_lemma, context,
+                                             choice.slot_dependents(tokens, idx, parsed) if tag.startswith("VB")
+                                             else frozenset(), classes, classes=False))
+                or (not context and not choice.beats(tokens, choice.filled(tokens, idx, w), OPEN_MARGIN)))
         if fits:
             out.append(w)
     return out
+
+
+#: in an open blank, a box word whose sentence the scorer puts this far (log-odds) below the answer's does not
+#: fit ("I am in the _____ of taking a walk": habit, not food)
+OPEN_MARGIN = 1.0
 
 
 def _same_form_class(form: str, tag: str) -> bool:
