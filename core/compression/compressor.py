@@ -187,12 +187,17 @@ def _choose(cands: dict[int, Compression], n: int, rate: float, tolerance: float
     return min(cands.values(), key=lambda c: (abs(c.kept - rate * n), -c.model_score, c.kept))
 
 
-def _miss_note(n: int, rate: float, tolerance: float, best: Compression, searched: str) -> str:
-    if not rate_window(n, rate, tolerance):
-        return (f"no rate of a {n}-word sentence is within {tolerance:g} of {rate:g}; nearest kept "
-                f"{best.kept}/{n} = {best.rate:.2f}")
-    return f"the model has no compression within {tolerance:g} of rate {rate:g} ({searched}); nearest kept " \
-           f"{best.kept}/{n} = {best.rate:.2f}"
+def _miss_note(n: int, rate: float, tolerance: float, best: Compression, exact: bool) -> str:
+    window = rate_window(n, rate, tolerance)
+    nearest = f"nearest kept {best.kept}/{n} = {best.rate:.2f}"
+    if not window:
+        return f"no rate of a {n}-word sentence is within {tolerance:g} of {rate:g}; {nearest}"
+    keeping = f"{window[0]}" + (f"-{window[-1]}" if len(window) > 1 else "")
+    if exact:
+        return f"the model has no compression keeping {keeping} of the {n} words (rate {rate:g} +- {tolerance:g}); " \
+               f"{nearest}"
+    return f"no reward the search tried gave a compression keeping {keeping} of the {n} words (rate {rate:g} +- " \
+           f"{tolerance:g}); {nearest}"
 
 
 def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: float = RATE_TOLERANCE,
@@ -214,7 +219,6 @@ def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: flo
 
     by_length = getattr(decoder, "decode_length", None)
     if callable(by_length):
-        searched = "every length"
         window = rate_window(n, rate, tolerance)
         for k in window:
             add(by_length(k))
@@ -231,7 +235,6 @@ def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: flo
         if not cands:
             add(decoder.decode(0.0))
     else:
-        searched = f"{iterations} rewards tried"
         for _ in range(iterations):
             mid = (lo + hi) / 2
             out = decoder.decode(mid)
@@ -242,7 +245,7 @@ def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: flo
                 lo = mid
     best = _choose(cands, n, rate, tolerance)
     if abs(best.rate - rate) > tolerance + 1e-9:
-        best.note = _miss_note(n, rate, tolerance, best, searched)
+        best.note = _miss_note(n, rate, tolerance, best, callable(by_length))
     return best
 
 
