@@ -10,10 +10,10 @@ that a decoder adds when a surviving node drops children:
   constituent survives without its head), dependents whose relation is an argument (`ARGUMENT_RELATIONS`: subjects,
   objects, clausal complements, the object of a preposition, auxiliaries, negation, determiners, markers, ...),
   negation words and wh-words (and every phrase holding one, up to its clause: "n't yet", "how long"), and the
-  predicate of a copula (the first dependent after a form of *be*).  Conjuncts are arguments too: deleting "and I
-  don't kick down doors" loses as much as deleting the first clause would.  A punctuation mark is never dropped on its
-  own (`keep_punctuation`): it goes with the constituent it belongs to, or in `clean_punctuation` when a deletion
-  left it dangling.
+  predicate of a copula (the first dependent after a form of *be*), and the parts of a name ("[St.] Louis").
+  Conjuncts are arguments too: deleting "and I don't kick down doors" loses as much as deleting the first clause
+  would.  A punctuation mark is never dropped on its own (`keep_punctuation`): it goes with the constituent it
+  belongs to, or in `clean_punctuation` when a deletion left it dangling.
 - `subset_cost(t, u, kept)`: the cost of a choice of surviving children of u that breaks an agreement between
   siblings: a coordinating conjunction survives exactly when a conjunct after it does (no "A B" and no "A and").
 
@@ -21,7 +21,8 @@ Relations come from dependency-projected trees (`treegram.trees.depproject`, ``N
 relations only the head, negation and wh-word constraints apply.
 
 `clean_punctuation(tokens, keep)` then repairs what word deletion leaves: punctuation at the start, runs of
-punctuation (", ," and ", ."), a bracket or quote whose partner or content was deleted.
+punctuation (", ," and ", ."), a bracket or quote whose partner or content was deleted; `agree_articles` undoes a
+deletion that left "a" before a vowel ("a [big] apple"); `tidy` does both.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ ARGUMENT_RELATIONS = frozenset({
 })
 NEGATION = frozenset({"not", "n't", "never", "no", "nothing", "nobody", "none", "neither", "nor", "nowhere",
                       "cannot", "without"})
-WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "whether"})
+WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "whether",
+                      "however", "whatever", "whoever", "whenever", "wherever", "whichever"})
 BE_FORMS = frozenset({"be", "am", "is", "are", "was", "were", "been", "being", "'s", "'re", "'m"})
 PUNCTUATION = frozenset({",", ".", ":", ";", "!", "?", "-", "--", "...", "``", "''", '"', "'", "`", "(", ")",
                          "-LRB-", "-RRB-", "[", "]", "-LSB-", "-RSB-", "{", "}", "-LCB-", "-RCB-"})
@@ -76,9 +78,13 @@ class Constraints:
             if not kids:
                 continue
             out[kids[t.head_child(u, kids)]] = self.cost
+            head_tag = t.tags[t.head[u]]
             for c in kids:
-                if dependency_relation(t.labels[c]) in self.arguments:
+                rel = dependency_relation(t.labels[c])
+                if rel in self.arguments:
                     out[c] = self.cost
+                elif rel == "compound" and head_tag.startswith("NNP") and t.tags[t.head[c]].startswith("NNP"):
+                    out[c] = self.cost  # part of a name: "[St.] Louis", "[McDonnell] Douglas"
                 elif self.keep_punctuation and t.word_pos[c] >= 0 and t.words[t.word_pos[c]] in PUNCTUATION:
                     out[c] = self.cost  # punctuation goes with what it separates: `clean_punctuation`
             hw = t.words[t.head[u]].lower()
@@ -128,7 +134,8 @@ def clean_punctuation(tokens: list[str], keep) -> np.ndarray:
     """The keep mask with dangling punctuation removed (never adds a word):
 
     - punctuation before the first kept word (but a kept opening bracket or quote whose partner survives);
-    - the two commas around deleted material (an appositive or parenthetical between commas);
+    - the two commas around deleted material (an appositive or parenthetical between commas; one stays before a
+      capitalised word or a number);
     - in a run of kept punctuation marks the ones before the last (", , ," -> ","; ", ." -> "."), brackets and
       quotes excepted;
     - a bracket or quote pair with nothing kept between them, and one whose partner was deleted;
@@ -162,11 +169,15 @@ def clean_punctuation(tokens: list[str], keep) -> np.ndarray:
             break
         if keep[i] and tokens[i] not in paired:
             keep[i] = False
-    # a comma pair around deleted material ("The man , [a teacher] , was") goes with it
+    # a comma pair around deleted material ("The man , [a teacher] , was") goes with it -- unless a name or a
+    # number follows, as in a sign-off or a list of places ("Lisa Price , [for CNN] , Chicago"): then one stays
     kept_idx = [i for i in range(n) if keep[i]]
     for a, b in zip(kept_idx, kept_idx[1:]):
         if b > a + 1 and tokens[a] == "," and tokens[b] == "," and not keep[a + 1:b].any():
-            keep[a] = keep[b] = False
+            nxt = next((tokens[j] for j in range(b + 1, n) if keep[j]), "")
+            keep[a] = False
+            if not (nxt[:1].isupper() or nxt[:1].isdigit()):
+                keep[b] = False
     # runs of kept punctuation: keep the last (a final . ? ! wins over a comma before it)
     kept_idx = [i for i in range(n) if keep[i]]
     for a, b in zip(kept_idx, kept_idx[1:]):

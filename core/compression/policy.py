@@ -9,6 +9,8 @@ compressor decodes the same way and stores the same settings in its model file.
   copula predicates, coordination, punctuation); `None` = none.
 - `valency` (`treegram.compression.valency.Valency`): soft costs for deleting a dependent its head selects.
 - `significance`: the weight of the per-word significance score (`treegram.compression.significance`).
+- `clause`: a cost for deleting a constituent headed by a verb (a relative, adverbial or participial clause): a
+  clause states something, and annotators drop whole propositions far less often than modifiers.
 - `reward`: the per-kept-word reward used when the user asks for none (a model's calibrated default length).
 - `clean`: repair what deletion leaves after decoding: a/an agreement and dangling punctuation (`tidy`).
 - `lm`, `nbest`: rerank the decoder's `nbest` best compressions by adding `lm` times their log probability under the
@@ -48,12 +50,13 @@ class DeletionPolicy:
     nbest: int = 20
     target: float | None = None
     length_prior: float = 0.0
+    clause: float = 0.0
 
     @property
     def active(self) -> bool:
         """Whether the policy changes anything over plain model decoding."""
         return bool(self.constraints is not None or self.valency is not None or self.significance or self.clean
-                    or self.lm or self.length_prior)
+                    or self.lm or self.length_prior or self.clause)
 
     # -- what decoders ask for -------------------------------------------------------------------------------
     def drop_costs(self, t: AnalysedTree) -> np.ndarray:
@@ -62,6 +65,10 @@ class DeletionPolicy:
             out += self.constraints.drop_costs(t)
         if self.valency is not None:
             out += self.valency.drop_costs(t)
+        if self.clause:
+            for c in range(1, len(t)):
+                if t.word_pos[c] < 0 and t.tags[t.head[c]].startswith(("VB", "MD")) and t.head[c] != t.head[t.parent[c]]:
+                    out[c] += self.clause
         return out
 
     def subset_cost(self, t: AnalysedTree, u: int, kept: list[int]) -> float:
@@ -104,7 +111,7 @@ class DeletionPolicy:
     def to_json(self) -> dict[str, Any]:
         return {"constraints": self.constraints is not None, "significance": self.significance,
                 "reward": self.reward, "clean": self.clean, "lm": self.lm, "nbest": self.nbest,
-                "target": self.target, "length_prior": self.length_prior,
+                "target": self.target, "length_prior": self.length_prior, "clause": self.clause,
                 "valency": self.valency.to_json() if self.valency is not None else None}
 
     @classmethod
@@ -115,12 +122,13 @@ class DeletionPolicy:
                    Valency.from_json(d["valency"]) if d.get("valency") else None,
                    float(d.get("significance", 0.0)), float(d.get("reward", 0.0)), bool(d.get("clean", False)),
                    float(d.get("lm", 0.0)), int(d.get("nbest", 20)),
-                   None if d.get("target") is None else float(d["target"]), float(d.get("length_prior", 0.0)))
+                   None if d.get("target") is None else float(d["target"]), float(d.get("length_prior", 0.0)),
+                   float(d.get("clause", 0.0)))
 
     def describe(self) -> dict[str, Any]:
         return {"constraints": self.constraints is not None, "significance": self.significance,
                 "default_reward": self.reward, "clean_punctuation": self.clean, "lm_weight": self.lm,
-                "target_rate": self.target, "length_prior": self.length_prior,
+                "target_rate": self.target, "length_prior": self.length_prior, "clause_cost": self.clause,
                 "valency_heads": len(self.valency.pairs) if self.valency is not None else 0,
                 "valency_weight": self.valency.weight if self.valency is not None else 0.0}
 
@@ -158,6 +166,8 @@ class PolicyOptions:
     lm: float = _option(0.0, type=float, group="decoding",
                         help="weight of the English 3-gram language model in reranking the n best compressions")
     nbest: int = _option(20, type=int, group="decoding", help="compressions reranked with --lm (default 20)")
+    clause: float = _option(0.0, type=float, group="decoding",
+                            help="cost of deleting a clause (a constituent headed by a verb); 0 = none")
     length_prior: float = _option(0.0, type=float, group="decoding",
                                   help="strength of a soft per-sentence length around --target-rate (compress most "
                                        "sentences a little rather than a few a lot); 0 = off")
@@ -181,7 +191,7 @@ class PolicyOptions:
             raise InputError("--length-prior needs --target-rate (the per-sentence length it pulls towards)")
         return DeletionPolicy(Constraints() if self.constraints else None, valency if self.valency else None,
                               self.significance, 0.0, self.tidy, self.lm, self.nbest, self.target_rate,
-                              self.length_prior)
+                              self.length_prior, self.clause)
 
 
 def read_sentences(paths) -> list[list[str]]:
