@@ -54,6 +54,10 @@ _OPEN = {"(": ")", "-LRB-": "-RRB-", "[": "]", "-LSB-": "-RSB-", "{": "}", "-LCB
 _CLOSE = {v: k for k, v in _OPEN.items()}
 _FINAL = frozenset({".", "?", "!"})
 _TRAILING = frozenset({",", ":", ";", "-", "--"})
+# a deleted clause they open was a sentence-level modifier: the comma before it closed the clause before ("As he put
+# it , [when ...] , it does")
+_SUBORDINATORS = frozenset({"when", "if", "because", "although", "though", "while", "since", "after", "before",
+                            "unless", "until", "as", "once", "whereas"})
 _PREDICATE = frozenset({"acomp", "attr", "prep", "advmod", "npadvmod", "oprd", "ccomp", "xcomp"})
 
 INF = math.inf
@@ -105,12 +109,13 @@ class Constraints:
         return out
 
     def _protect_predicate(self, t: AnalysedTree, u: int, out: np.ndarray) -> None:
-        """The first dependent after a copula that can be its predicate ("He 's [down to earth]")."""
+        """The predicate of a copula: its first complement after the verb ("He 's [down to earth]", "they 're still
+        [in Europe]"), an adverb only when nothing else follows it ("it is [here]")."""
         h = t.head[u]
-        for c in t.children[u]:
-            if t.span[c][0] > h and dependency_relation(t.labels[c]) in _PREDICATE:
-                out[c] = self.cost
-                return
+        after = [c for c in t.children[u] if t.span[c][0] > h and dependency_relation(t.labels[c]) in _PREDICATE]
+        strong = [c for c in after if dependency_relation(t.labels[c]) != "advmod"]
+        if strong or after:
+            out[(strong or after)[0]] = self.cost
 
     def subset_cost(self, t: AnalysedTree, u: int, kept: list[int]) -> float:
         """The cost of node u keeping exactly the children `kept` (node numbers, in order)."""
@@ -135,7 +140,7 @@ def clean_punctuation(tokens: list[str], keep) -> np.ndarray:
 
     - punctuation before the first kept word (but a kept opening bracket or quote whose partner survives);
     - the two commas around deleted material (an appositive or parenthetical between commas; one stays before a
-      capitalised word or a number);
+      capitalised word or a number, or when the deleted material was a clause opened by a subordinator);
     - in a run of kept punctuation marks the ones before the last (", , ," -> ","; ", ." -> "."), brackets and
       quotes excepted;
     - a bracket or quote pair with nothing kept between them, and one whose partner was deleted;
@@ -176,7 +181,7 @@ def clean_punctuation(tokens: list[str], keep) -> np.ndarray:
         if b > a + 1 and tokens[a] == "," and tokens[b] == "," and not keep[a + 1:b].any():
             nxt = next((tokens[j] for j in range(b + 1, n) if keep[j]), "")
             keep[a] = False
-            if not (nxt[:1].isupper() or nxt[:1].isdigit()):
+            if not (nxt[:1].isupper() or nxt[:1].isdigit() or tokens[a + 1].lower() in _SUBORDINATORS):
                 keep[b] = False
     # runs of kept punctuation: keep the last (a final . ? ! wins over a comma before it)
     kept_idx = [i for i in range(n) if keep[i]]
