@@ -62,7 +62,7 @@ def is_clause(sent) -> bool:
 
 
 DATA_FILES = ("default-model.npz", "default-corpus.npz", "default-lm.npz", "default-pcfg.npz",
-              "plausibility-ranker.json")
+              "default-lstm.npz", "plausibility-ranker.json")
 
 
 def data_dir() -> Path:
@@ -138,6 +138,19 @@ def default_scorer():
         return None, None
     meta, arrays = load_bundle(path)
     return NgramScorer.from_bundle(meta, arrays), float(meta["threshold"])
+
+
+@lru_cache(maxsize=1)
+def default_lstm():
+    """The embedded LSTM language model of the scorer (nnlm.LSTMScorer), or None when the data file is absent."""
+    from treegram.io import load_bundle
+    from treegram.plugins.vocabgen.nnlm import from_bundle
+
+    path = data_dir() / "default-lstm.npz"
+    if not path.is_file():
+        return None
+    meta, arrays = load_bundle(path)
+    return from_bundle(meta, arrays)
 
 
 @lru_cache(maxsize=1)
