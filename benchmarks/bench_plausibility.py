@@ -156,10 +156,12 @@ def main() -> None:
     allitems = [it for v in sets.values() for it in v]
     toks = tokenize([t for t, *_ in allitems])
     res = resources()
+    names_all = FEATURES if res.lstm is not None else tuple(k for k in FEATURES if not k.startswith("nn_"))
+    options = [(lab, names) for lab, names in OPTIONS if set(names) <= set(names_all)]
     t1 = time.perf_counter()
-    F = feature_matrix(res, toks, FEATURES)
+    F = feature_matrix(res, toks, names_all)
     t_feat = time.perf_counter() - t1
-    col = {k: j for j, k in enumerate(FEATURES)}
+    col = {k: j for j, k in enumerate(names_all)}
     pos = 0
     parts = {}
     for n, v in sets.items():
@@ -171,43 +173,43 @@ def main() -> None:
         keep = ~np.char.startswith(src.astype(str), "corpus")
         return X[keep], y[keep]
 
-    Xd = np.vstack([gen_only(n)[0] for n in DEV_SETS])
-    yd = np.concatenate([gen_only(n)[1] for n in DEV_SETS])
-    held = [(n, *gen_only(n), "generated") for n in HELD_SETS] + [(n, parts[n][0], parts[n][1], "all")
-                                                                  for n in HELD_SETS]
+    judged = DEV_SETS + HELD_SETS
+    Xd = np.vstack([gen_only(n)[0] for n in judged])
+    yd = np.concatenate([gen_only(n)[1] for n in judged])
+    grp = np.concatenate([[k] * len(gen_only(n)[1]) for k, n in enumerate(judged)])
+    held = []
     for k in kits:
         held += [(k, *gen_only(k), "generated + known-bad"), (k, parts[k][0], parts[k][1], "all")]
     held = [h for h in held if len(set(h[2].tolist())) == 2]
     rows = []
     fitted = {}
-    for label, names in OPTIONS:
+    for label, names in options:
         idx = [col[k] for k in names]
         X = Xd[:, idx]
         aucs = [roc_auc_score(yd, oof_scores(X, yd, r)) for r in range(args.repeats)]
+        row = [label, ", ".join(f"`{k}`" for k in names), f"{np.mean(aucs):.3f} ± {np.std(aucs):.3f}"]
+        for k, n in enumerate(judged):  # leave one judged set out: fit on the other three
+            te = grp == k
+            m = model().fit(X[~te], yd[~te])
+            row.append(f"{roc_auc_score(yd[te], m.decision_function(X[te])):.3f}")
         m = model().fit(X, yd)
         fitted[names] = m
-        row = [label, ", ".join(f"`{k}`" for k in names), f"{np.mean(aucs):.3f} ± {np.std(aucs):.3f}"]
         for n, Xh, yh, _what in held:
             row.append(f"{roc_auc_score(yh, m.decision_function(Xh[:, idx])):.3f}")
         rows.append(row)
         print(row, flush=True)
-    # the old shipped ranker, as it is on main (fitted on sheets-set: its dev figure would be in-sample)
-    old = json.loads((data_dir() / "plausibility-ranker.json").read_text(encoding="utf-8"))
-    if tuple(old["features"]) == KN and "cv_auc" in json.dumps(old):
-        oldr = PlausibilityRanker(res, old)
-        row = ["old shipped ranker (as on main, fitted on sheets-set)", ", ".join(f"`{k}`" for k in KN), "-"]
-        for n, Xh, yh, _what in held:
-            sc = oldr.intercept + ((Xh[:, [col[k] for k in KN]] - oldr.mean) / oldr.scale) @ oldr.coef
-            row.append(f"{roc_auc_score(yh, sc):.3f}")
-        rows.insert(0, row)
-    heads = ["option", "features", f"AUC dev, out-of-fold ({len(yd)} generated, {100 * yd.mean():.0f}% plausible)"]
-    heads += [f"AUC held out: {n} {what} ({len(yh)}, {100 * yh.mean():.0f}% plausible)" for n, _, yh, what in held]
-    body = [f"Judged sets (benchmarks/judged/): development = the generated sentences of {', '.join(DEV_SETS)}; "
-            f"held out = {', '.join(HELD_SETS + tuple(kits))} (never fitted on). Labels of the benchmarks/judged sets: "
-            "one annotator inside the team"
-            + "".join(f"; kit {k}: majority of {j} judges outside the team" for k, (_, j) in kits.items())
-            + f". Development AUC: stratified 5-fold x {args.repeats}; held-out AUC: the logistic regression fitted "
-            "on all development items.", "", markdown_table(heads, rows), ""]
+    heads = ["option", "features", f"AUC, 5-fold CV over all {len(yd)} judged generated ({100 * yd.mean():.0f}% "
+             "plausible)"]
+    heads += [f"AUC on {n} ({int((grp == k).sum())} generated, {100 * yd[grp == k].mean():.0f}% plausible), fitted "
+              "on the other sets" for k, n in enumerate(judged)]
+    heads += [f"AUC held out: kit {n} {what} ({len(yh)}, {100 * yh.mean():.0f}% plausible)" for n, _, yh, what in held]
+    body = [f"Judged sets (benchmarks/judged/, one annotator inside the team): the generated sentences of "
+            f"{', '.join(judged)} (sheets-set: raw draws and old-SLOR choices, the full range; the others: items "
+            "that passed earlier rankers, a narrow range selected on the trigram features)"
+            + "".join(f"; kit {k}: majority of {j} judges outside the team, never fitted on" for k, (_, j) in kits.items())
+            + f". Cross-validation: stratified 5-fold x {args.repeats} over all judged sets pooled, and each set held "
+            "out in turn (fitted on the other three). Corpus sentences are never fitted on.", "",
+            markdown_table(heads, rows), ""]
     if args.write_ranker:
         idx = [col[k] for k in SHIPPED]
         X = Xd[:, idx]
@@ -219,7 +221,7 @@ def main() -> None:
                     for n, Xh, yh, what in held}
         spec = PlausibilityRanker.spec_from_sklearn(
             SHIPPED, final, thr,
-            trained_on=f"benchmarks/judged {', '.join(DEV_SETS)} ({len(yd)} generated sentences, one annotator)",
+            trained_on=f"benchmarks/judged {', '.join(judged)} ({len(yd)} generated sentences, one annotator)",
             calibration={"target_plausible_among_passing": args.target,
                          "dev_oof_plausible_among_passing": round(float(yd[passing].mean()), 3),
                          "dev_oof_pass_rate": round(float(passing.mean()), 3),
@@ -230,10 +232,10 @@ def main() -> None:
         path = data_dir() / "plausibility-ranker.json"
         path.write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
         body.append(f"Shipped (`data/plausibility-ranker.json`): {' + '.join(f'`{k}`' for k in SHIPPED)}, fitted on "
-                    f"all {len(yd)} development items; threshold {thr:.3f} (log-odds), the lowest at which the "
-                    f"development items passing in out-of-fold scores are >= {100 * args.target:.0f}% plausible: "
+                    f"all {len(yd)} judged generated items; threshold {thr:.3f} (log-odds), the lowest at which the "
+                    f"judged items passing in out-of-fold scores are >= {100 * args.target:.0f}% plausible: "
                     f"{100 * yd[passing].mean():.1f}% plausible, {100 * passing.mean():.1f}% pass. Held-out AUC: "
-                    + ", ".join(f"{k} {v:.3f}" for k, v in held_auc.items()) + ".")
+                    + (", ".join(f"{k} {v:.3f}" for k, v in held_auc.items()) or "no rated kit yet") + ".")
         for n, Xh, yh, what in held:
             s = final.decision_function(Xh[:, idx])
             keep = s >= thr

@@ -168,6 +168,65 @@ def inclusion(model, corpus, ranker, words, samples, seed=0, gen_cap=10000, fall
     return rows, np.asarray(all_slor), cost, capped
 
 
+def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0):
+    """Issue 25's inclusion tables (paper Figure 5 layout): for every single-word CEFR-J headword of each level
+    (vocabulary cefr:LEVEL + the word's forms), the distinct *sheet-quality* sentences in `samples` outputs of:
+    corpus search in the old excerpt (graded-enja, A1), in the merged excerpt (graded-enja + Tatoeba, A2), the
+    merged excerpt's items at or above the corpus floor, and the shipped route (half the draws from the corpus
+    items a sheet may show, half outputs of the sheet sampler `draw_passing`: new generated sentences at or above
+    the scorer's threshold).  Returns {level: (table rows, words, per-word shipped counts)}."""
+    from treegram.plugins.vocabgen.corpus import CorpusIndex
+
+    model = load_model(default_model_path())
+    corpus = default_corpus()
+    old = CorpusIndex.load(old_corpus_path) if old_corpus_path else None
+    out = {}
+    for level in levels:
+        vocab = cefr_vocabulary(level)
+        gen = ConstrainedGenerator(model.generation, model.system, vocab)
+        src = default_source(gen)
+        scores = src.scorer.score_batch(corpus.tokens) if src.corpus_floor is not None else None
+        words = headwords(level, cumulative=False)[::stride]
+        rng = np.random.default_rng(seed)
+        cols = {"old": [], "merged": [], "merged_floor": [], "shipped": [], "generated": []}
+        t0 = time.perf_counter()
+        half = samples // 2
+        for k, w in enumerate(words):
+            forms = word_forms(w, level)
+            allowed = vocab.with_words(forms - vocab.words)
+            for name, c in (("old", old), ("merged", corpus)):
+                cand = c.candidates(vocab, set(forms)) if c is not None else []
+                cols[name].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
+            cand = corpus.candidates(vocab, set(forms))
+            if scores is not None:
+                cand = [i for i in cand if scores[i] >= src.corpus_floor]
+            cols["merged_floor"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
+            c_half = {("c", i) for i in rng.choice(cand, size=half).tolist()} if cand else set()
+            try:
+                d = draw_passing(src, w, samples - half, rng, forms=forms, allowed=allowed, unique=False,
+                                 max_draws=gen_cap)
+                shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies} | {("g", s.text) for s in d.passed}
+                n_gen = len({s.text for s in d.passed})
+            except NoSentenceError:
+                shown, n_gen = set(), 0
+            cols["shipped"].append(len(c_half | shown))
+            cols["generated"].append(n_gen)
+            if (k + 1) % 100 == 0:
+                log(f"  {level}: {k + 1}/{len(words)} words [{time.perf_counter() - t0:.0f}s]")
+        rows = []
+        labels = {"old": "corpus alone, old excerpt (graded-enja, cefr:A1 sentences)",
+                  "merged": "corpus alone, merged excerpt (graded-enja + Tatoeba, cefr:A2 sentences)",
+                  "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor (what sheets show)",
+                  "shipped": f"**shipped route**: 500 draws of those corpus items + 500 outputs of the sheet sampler "
+                             f"(new generated at scorer >= {src.threshold:.2f}, cap {gen_cap} draws)"}
+        for key, lab in labels.items():
+            v = np.asarray(cols[key])
+            rows.append([lab, int((v < 10).sum()), int((v > 100).sum()), f"{np.median(v):.0f}"])
+        g = np.asarray(cols["generated"])
+        out[level] = (rows, words, cols, time.perf_counter() - t0, g)
+    return out
+
+
 def sheet_mix(words, per_word, seed=0):
     """What sheets take from where: select_sentences(word, per_word) for each word with the default source."""
     model = load_model(default_model_path())
@@ -370,7 +429,7 @@ def previous_parts() -> dict[str, str]:
     return out
 
 
-PARTS = ("inclusion", "mix", "judged", "speed")
+PARTS = ("inclusion", "levels", "mix", "judged", "speed")
 
 
 def main() -> None:
@@ -403,6 +462,9 @@ def main() -> None:
     ap.add_argument("--judged", type=Path, default=None, help="judgments (N<TAB>p|i<TAB>f|u per line)")
     ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--levels", default="A1,A2", help="levels of the `levels` part (issue 25 inclusion tables)")
+    ap.add_argument("--old-corpus", default="", help="the old corpus excerpt (e.g. `git show 295e913:plugins/vocabgen/"
+                    "data/default-corpus.npz > old.npz`) for the `levels` part's corpus-alone row")
     ap.add_argument("--mix-stride", type=int, default=10, help="sheet mix over every K-th A1 headword")
     ap.add_argument("--mix-per-word", type=int, default=10)
     args = ap.parse_args()
@@ -500,6 +562,19 @@ def main() -> None:
         body.extend(inc)
     elif "Word inclusion" in old:
         body.append(old["Word inclusion"].rstrip() + "\n")
+    if "levels" in parts:
+        res = inclusion_levels(args.levels.split(","), args.samples, args.gen_cap, args.old_corpus, args.stride)
+        for level, (rows, words, cols, secs, g) in res.items():
+            body += [f"**Inclusion {level}** (issue 25; {len(words)} single-word CEFR-J {level} headwords, vocabulary "
+                     f"cefr:{level} + the word's forms, {args.samples} samples per word, {secs:.0f} s; goal: < 50 words "
+                     "with < 10 sheet-quality sentences, > 600 with > 100 — scaled for other list lengths)", "",
+                     markdown_table(["route", "words with < 10", "words with > 100", "median per word"], rows), "",
+                     f"Distinct new generated sentences passing the scorer per word (shipped route): median "
+                     f"{np.median(g):.0f}, mean {g.mean():.1f}, none for {int((g == 0).sum())} words.", ""]
+    else:
+        for k, v in old.items():
+            if k.startswith("Inclusion A"):
+                body.append(v.rstrip() + "\n")
     if "mix" in parts:
         t = time.perf_counter()
         mix_words = all_words[::args.mix_stride]

@@ -218,9 +218,10 @@ def main(argv=None) -> int:
     ap.add_argument("--min-count", type=int, default=2)
     ap.add_argument("--out", type=Path, default=DATA_DIR)
     ap.add_argument("--lm-min-count", type=int, default=3)
-    ap.add_argument("--lstm-vocab", type=int, default=6000)
-    ap.add_argument("--lstm-dim", type=int, default=128)
-    ap.add_argument("--lstm-epochs", type=int, default=3)
+    ap.add_argument("--lstm-vocab", type=int, default=3000)
+    ap.add_argument("--lstm-dim", type=int, default=96)
+    ap.add_argument("--lstm-epochs", type=int, default=1)
+    ap.add_argument("--lstm-sentences", type=int, default=0, help="train the LSTM on at most this many sentences")
     ap.add_argument("--no-tatoeba", action="store_true",
                     help="corpus items and scorers from graded-enja alone (the data before the Tatoeba merge)")
     ap.add_argument("--exclude", nargs="*", type=Path, default=[JUDGED_DIR],
@@ -434,6 +435,8 @@ def build_lstm(sents, args) -> None:
     from treegram.io import save_bundle
     from treegram.plugins.vocabgen.nnlm import train
 
+    if args.lstm_sentences and len(sents) > args.lstm_sentences:  # an even subset (every k-th sentence)
+        sents = sents[::-(-len(sents) // args.lstm_sentences)]
     meta, arrays = train(sents, vocab_size=args.lstm_vocab, dim=args.lstm_dim, epochs=args.lstm_epochs, seed=1)
     save_bundle(args.out / LSTM_FILE, meta, arrays)
     print(f"lstm: {meta['info']}", flush=True)

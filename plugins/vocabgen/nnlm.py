@@ -107,7 +107,7 @@ class LSTMScorer:
 
 # -- training (build time only; needs torch) -----------------------------------------------------------------------
 def train(sentences: Sequence[Sequence[str]], *, vocab_size: int = 6000, dim: int = 128, epochs: int = 3,
-          batch_size: int = 64, lr: float = 3e-3, seed: int = 1, log=print) -> tuple[dict, dict[str, np.ndarray]]:
+          batch_size: int = 512, lr: float = 1e-2, seed: int = 1, log=print) -> tuple[dict, dict[str, np.ndarray]]:
     """Train the LSTM on tokenized sentences (Adam, sentences batched by length, dropout 0.2 on the embeddings and
     outputs) and return (meta, arrays) for `LSTMScorer`.  Deterministic for a seed on one thread count."""
     try:
@@ -169,7 +169,7 @@ def train(sentences: Sequence[Sequence[str]], *, vocab_size: int = 6000, dim: in
             step += 1
             tot += float(loss.detach()) * y.numel()
             ntok += y.numel()
-            if step % 200 == 0:
+            if step % 50 == 0:
                 log(f"  lstm epoch {ep + 1} step {step}/{steps}: train ppl {np.exp(tot / ntok):.1f} "
                     f"[{time.perf_counter() - t0:.0f}s]")
     sd = {k: v.detach().numpy() for k, v in lm.state_dict().items()}

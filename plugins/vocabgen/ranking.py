@@ -18,6 +18,7 @@ Arrays (all numpy, saved inside the default data bundle, never pickle): sorted i
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -389,3 +390,41 @@ class PlausibilityRanker:
                 "mean": [float(x) for x in sc.mean_], "scale": [float(x) for x in sc.scale_],
                 "coef": [float(x) for x in lr.coef_[0]], "intercept": float(lr.intercept_[0]),
                 "threshold": float(threshold), **extra}
+
+
+# -- the public scorer: what sheets, distractor checks and generators call -----------------------------------------
+_TOKEN = re.compile(r"(?i)(?:can(?=not\b)|ca(?=n't\b)|wo(?=n't\b)|sha(?=n't\b)|\w+(?=n't\b)|n't\b|'(?:s|re|m|ll|ve|d)\b"
+                    r"|(?:mr|mrs|ms|dr|st)\.|\d+(?:[.,:]\d+)*|\w+|[^\w\s])")
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens as the training parses have them (spaCy's English rules for what sheets contain): clitics split
+    ("don't" -> do n't, "Tom's" -> Tom 's, "cannot" -> can not), punctuation and hyphens apart, "Mr." whole."""
+    return _TOKEN.findall(text.replace("\u2019", "'"))
+
+
+def _tokens(sentence) -> list[str]:
+    return tokenize(sentence) if isinstance(sentence, str) else list(sentence)
+
+
+def plausibility(sentence) -> float:
+    """The embedded scorer's log-odds that a sentence (text or tokens) is plausible — grammatical and sensible as
+    judged blind (benchmarks/RESULTS.md `plausibility`).  Higher is better; compare with `sheet_threshold()`."""
+    return float(plausibility_batch([sentence])[0])
+
+
+def plausibility_batch(sentences) -> np.ndarray:
+    """`plausibility` of many sentences at once (much faster than one by one: the LSTM runs them as a batch)."""
+    from treegram.plugins.vocabgen.default import default_ranker
+
+    ranker = default_ranker()
+    if ranker is None:
+        raise RuntimeError("the embedded plausibility scorer is missing: reinstall treegram")
+    return ranker.score_batch([_tokens(s) for s in sentences])
+
+
+def sheet_threshold() -> float:
+    """The score a generated sentence needs to reach a sheet (the embedded ranker's calibrated threshold)."""
+    from treegram.plugins.vocabgen.default import default_ranker
+
+    return default_ranker().threshold
