@@ -42,7 +42,7 @@ JUDGING = ROOT.parent.parent / "judging"
 DEV_SETS = ("sheets-set", "ranker-set", "route-set")
 HELD_SETS = ("wordnet-set",)
 KN = ("slor", "min_local", "length")
-PS = ("ps_slor", "ps_min", "ps_oov", "length")
+PS = ("ps_slor", "ps_min", "length")
 WF = ("wf_min", "wf_mean", "length")
 NN = ("nn_slor", "nn_min", "nn_mean", "length")
 OPTIONS = [
@@ -58,7 +58,7 @@ OPTIONS = [
     ("Kneser-Ney + LSTM + pocketsphinx + wordfreq", KN + NN[:-1] + PS[:-1] + WF[:-1]),
     ("all", KN + NN[:-1] + PS[:-1] + WF[:-1] + ("pcfg_slor",)),
 ]
-SHIPPED = KN + NN[:-1] + PS[:-1]
+SHIPPED = KN + PS[:-1]
 
 
 def load_set(name):
@@ -123,13 +123,16 @@ def pick_threshold(scores, y, target, min_pass=20):
     return float(s[max(ok)]) if ok else float(s[min_pass - 1])
 
 
-def resources():
+def resources(lstm_path=None):
     from treegram.formalism import load_model
-    from treegram.plugins.vocabgen.default import data_dir, default_lstm, default_scorer
+    from treegram.io import load_bundle
+    from treegram.plugins.vocabgen.default import data_dir, default_scorer
+    from treegram.plugins.vocabgen.nnlm import from_bundle
     from treegram.plugins.vocabgen.ranking import GeneralLM, Resources
 
     lm, _ = default_scorer()
-    return Resources(lm, load_model(data_dir() / "default-pcfg.npz"), GeneralLM(), default_lstm())
+    lstm = from_bundle(*load_bundle(lstm_path)) if lstm_path else None
+    return Resources(lm, load_model(data_dir() / "default-pcfg.npz"), GeneralLM(), lstm)
 
 
 def main() -> None:
@@ -143,6 +146,8 @@ def main() -> None:
     ap.add_argument("--target", type=float, default=0.9,
                     help="the shipped threshold: development items passing it are this plausible (out-of-fold)")
     ap.add_argument("--kit", nargs="*", default=[], help="rated blind kits (../judging/NAME) as held-out sets")
+    ap.add_argument("--lstm", type=Path, default=None, help="an LSTM scorer file (build_default --only lstm --out DIR) "
+                    "for the LSTM rows (not shipped: it adds nothing over the shipped features)")
     ap.add_argument("--write-ranker", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
@@ -155,7 +160,7 @@ def main() -> None:
         sets[k] = items
     allitems = [it for v in sets.values() for it in v]
     toks = tokenize([t for t, *_ in allitems])
-    res = resources()
+    res = resources(args.lstm)
     names_all = FEATURES if res.lstm is not None else tuple(k for k in FEATURES if not k.startswith("nn_"))
     options = [(lab, names) for lab, names in OPTIONS if set(names) <= set(names_all)]
     t1 = time.perf_counter()

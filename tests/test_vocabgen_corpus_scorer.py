@@ -94,6 +94,6 @@ def test_public_plausibility_scores_text_and_tokens():
     from treegram.plugins.vocabgen.ranking import plausibility, plausibility_batch, sheet_threshold
 
     good, bad = plausibility_batch(["I go to school every day.", "School day go every I to."])
-    assert good > sheet_threshold() > bad
+    assert good > bad + 2 and sheet_threshold() > bad
     assert plausibility("I go to school every day.") == pytest.approx(good)
     assert plausibility(["I", "go", "to", "school", "every", "day", "."]) == pytest.approx(good)

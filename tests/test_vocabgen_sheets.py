@@ -50,8 +50,12 @@ def test_main_sheet_items_are_checked_and_mixed(source):
             assert not allowed.missing(s.tokens), s.text
             assert any(t.lower() in word_forms(w, "A1") for t in s.tokens)
             assert is_safe(s.tokens) and s.provenance and s.word == w
-            if s.source == "corpus":  # exact corpus text with its reference translation and file:line
-                assert s.translation and "graded-enja" in s.provenance and ".tsv:" in s.provenance
+            if s.source == "corpus":  # exact corpus text; graded-enja's with its translation and file:line,
+                # Tatoeba's with its id and contributor (CC BY 2.0 FR)
+                if "graded-enja" in s.provenance:
+                    assert s.translation and ".tsv:" in s.provenance
+                else:
+                    assert s.provenance.startswith("tatoeba.org #") and "CC BY 2.0 FR" in s.provenance
                 i = source.corpus.find_copy(s.tokens)
                 assert source.corpus.texts[i] == s.text
             else:  # new: not a copy of any training sentence, and plausible enough
@@ -158,7 +162,7 @@ def test_dependency_parses_become_phrase_structure():
 def test_draw_passing_stops_when_enough_pass_and_is_seeded(source):
     from treegram.plugins.vocabgen.selection import draw_passing
 
-    src = attrs.evolve(source, fallbacks=())
+    src = attrs.evolve(source, fallbacks=(), threshold=0.5)  # the mechanics, at a threshold many drafts pass
     d = draw_passing(src, "make", 5, np.random.default_rng(4))
     assert len(d.passed) == 5 and not d.capped and 0 < d.draws <= src.draw_cap(5)
     assert len({s.text for s in d.passed}) == 5  # unique by default
@@ -196,7 +200,7 @@ def test_poorly_covered_words_draw_from_the_fallback(source):
     d = draw_passing(fussy, "make", 3, np.random.default_rng(1))
     assert d.fallback_used and lazy._gen is not None
     assert d.passed and all("fallback model" in s.provenance for s in d.passed)
-    easy = attrs.evolve(source, fallbacks=(lazy,), min_distinct=1, probe=200)
+    easy = attrs.evolve(source, fallbacks=(lazy,), min_distinct=1, probe=200, threshold=0.5)
     assert not poorly_covered(easy, "make")
     d = draw_passing(easy, "make", 3, np.random.default_rng(1))
     assert not d.fallback_used and all("fallback" not in s.provenance for s in d.passed)
