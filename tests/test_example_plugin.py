@@ -58,7 +58,8 @@ def test_example_plugin_trains_parses_resumes_and_is_listed(env, tmp_path):
     assert r.returncode == 0, r.stderr
     listing = json.loads(r.stdout)
     row = next(p for p in listing["plugins"] if p["name"] == "lapcfg")
-    assert row["source"].startswith("treegram-example-plugin ") and row["provides"] == ["formalism:lapcfg"]
+    assert row["source"].startswith("treegram-example-plugin ")
+    assert sorted(row["provides"]) == ["formalism:keepodds", "formalism:lapcfg"]
     assert "error" not in row
 
     # --splits/--alpha come from the plugin's settings class, --iterations/--anneal-*/--resume from the core
@@ -96,3 +97,32 @@ def test_example_plugin_trains_parses_resumes_and_is_listed(env, tmp_path):
     summed = [parse_brackets(line)[0] for line in r.stdout.splitlines()]
     assert [t.leaves() for t in summed] == [t.leaves() for t in parsed]
     assert score_corpus(gold, summed[:-1], ParsevalParams()).f1 > 80
+
+
+def test_example_compressor_gets_compress_rate_eval_and_batches_for_free(env, tmp_path):
+    """`keepodds` implements only the compressor contract (source_tree + decoder): raw-text compression, --rate,
+    eval-compression --model and Dask batches come from treegram."""
+    from conftest import write_demo_pairs
+
+    write_demo_pairs(tmp_path)
+    model = tmp_path / "ko.model"
+    r = treegram(env, "-q", "train", "keepodds", "--pairs", str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"),
+                 "--out", str(model))
+    assert r.returncode == 0, r.stderr
+    r = treegram(env, "-q", "compress", "--model", str(model), "The old man walked to the station. The cat slept.",
+                 "--json", "--rate", "0.5")
+    assert r.returncode == 0, r.stderr
+    recs = json.loads(r.stdout)["sentences"]
+    assert [x["sentence"] for x in recs] == [1, 2] and all(x["text"] for x in recs)
+    assert all(x["rate_met"] or x["note"] for x in recs)
+    assert recs[0]["rate_met"]  # 9 tokens: 4 or 5 kept is within 0.05 of 0.5, and the search finds it
+    r = treegram(env, "-q", "eval-compression", "--source", str(tmp_path / "src.txt"), "--gold",
+                 str(tmp_path / "tgt.txt"), "--model", str(model), "--no-rel", "--trials", "50", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["systems"]["ko"]["token_f1"] > 50
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    base = ["-q", "compress", "--model", str(model), "--input", str(tmp_path / "src.txt"), "--rate", "0.6"]
+    assert treegram(env, *base, "--out", str(one)).returncode == 0
+    r = treegram(env, *base, "--out", str(two), "--workers", "2", "--batch-size", "7")
+    assert r.returncode == 0, r.stderr
+    assert two.read_bytes() == one.read_bytes() and one.read_bytes().count(b"\n") == 48

@@ -7,8 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import (Compression, ParsedCompressor, embed_parser, embedded_parser,
-                                             rate_search)
+from treegram.compression.compressor import ParsedCompressor, TreeChartDecoder, embed_parser, embedded_parser
 from treegram.compression.treeprep import parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
 from treegram.formalism import save_model
@@ -26,7 +25,7 @@ class ChannelModel(ParsedCompressor):
     what = "channel"
     formalism = "channel"
 
-    CHART_CACHE = 512  # charts kept for re-decoding the same tree with other rewards (rate searches)
+    CHART_CACHE = 512  # sentence decoders (charts) kept for re-decoding the same tree at other rewards / rates
 
     def __init__(self, grammar: ChannelGrammar, parser=None, info: dict[str, Any] | None = None):
         self.grammar = grammar
@@ -38,21 +37,27 @@ class ChannelModel(ParsedCompressor):
     def levels(self) -> int:
         return self.grammar.levels
 
-    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0
-                      ) -> Compression:
+    def decoder(self, tree, tokens: list[str]) -> TreeChartDecoder:
+        """The compressor contract (`treegram.compression.compressor`): the sentence's channel chart (cached for
+        re-decoding the same tree), Viterbi at any reward and exact lengths for rate control."""
         tree = wrap_root(tree)
         t = analyse(tree)
         if len(t.words) != len(tokens):
             raise InputError(f"the tree has {len(t.words)} words but the sentence {len(tokens)}")
-        key = tree.to_bracket()
-        chart = self._charts.pop(key, None)
-        if chart is None:
+        key = (tree.to_bracket(), tuple(tokens))
+        dec = self._charts.pop(key, None)
+        if dec is None:
             chart = self.grammar.chart(t)
-        self._charts[key] = chart
+
+            def output(apps, chart=chart):
+                keep = chart.keep_of(apps)
+                return project(tree, keep), keep
+
+            dec = TreeChartDecoder(chart.chart, chart.word_mask, tokens, output, [(0, 0)])
+        self._charts[key] = dec
         while len(self._charts) > self.CHART_CACHE:
             self._charts.popitem(last=False)
-        keep, score = chart.decode(reward) if rate is None else rate_search(chart.decode, rate)
-        return Compression(list(tokens), keep, project(tree, keep), score)
+        return dec
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:

@@ -565,16 +565,24 @@ class SentenceChart:
         self._pos_of = {int(e): t.word_pos[u] for e, u in zip(word_app, [u for u in range(len(t))
                                                                            if t.word_pos[u] >= 0])}
 
-    def decode(self, reward: float = 0.0) -> tuple[np.ndarray, float]:
-        """The best compression for a per-word reward: (keep mask, score including the reward)."""
-        vit = self.chart.viterbi(reward * self._is_word)
-        apps = vit.derivation(0, 0)
+    @property
+    def word_mask(self) -> np.ndarray:
+        """1.0 for the applications that keep a word, 0.0 elsewhere (the reward's multiplier per application)."""
+        return self._is_word
+
+    def keep_of(self, apps) -> np.ndarray:
+        """The keep mask of a derivation (its applications)."""
         keep = np.zeros(len(self.t.words), dtype=bool)
         for e in apps:
             j = self._pos_of.get(int(e))
             if j is not None:
                 keep[j] = True
-        return keep, vit.score(0, 0)
+        return keep
+
+    def decode(self, reward: float = 0.0) -> tuple[np.ndarray, float]:
+        """The best compression for a per-word reward: (keep mask, score including the reward)."""
+        vit = self.chart.viterbi(reward * self._is_word)
+        return self.keep_of(vit.derivation(0, 0)), vit.score(0, 0)
 
 
 def project(tree: Tree, keep) -> Tree:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import Compression, ParsedCompressor, embed_parser, embedded_parser
+from treegram.compression.compressor import ParsedCompressor, embed_parser, embedded_parser
 from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
 from treegram.errors import InputError
 from treegram.formalism import save_model
@@ -31,8 +31,9 @@ class STSGModel(ParsedCompressor):
         self.info = dict(info or {})
 
     # -- compression --------------------------------------------------------------------------------------------
-    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
-        return self.grammar.compress(wrap_root(tree), tokens, rate=rate, reward=reward)
+    def decoder(self, tree, tokens: list[str]):
+        """The compressor contract (`treegram.compression.compressor`): the sentence's tree chart."""
+        return self.grammar.decoder(wrap_root(tree), tokens)
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:

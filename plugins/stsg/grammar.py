@@ -18,7 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from treegram.charts.treechart import TreeChart
-from treegram.compression.compressor import Compression, rate_search
+from treegram.compression.compressor import RATE_TOLERANCE, Compression, TreeChartDecoder, rate_search
 from treegram.errors import InputError
 from treegram.trees import Tree
 
@@ -217,14 +217,15 @@ class FiniteSTSG:
         """Best derivation of a (ROOT-wrapped) source tree: (target tree, keep mask over the words, score)."""
         return self.chart(source).decode(reward)
 
+    def decoder(self, source: Tree, tokens: list[str]) -> TreeChartDecoder:
+        """The sentence's decoding problem for the core's compressor contract (`treegram.compression.compressor`):
+        Viterbi at any reward, and exact lengths from the stratified chart (rate control)."""
+        return self.chart(source).decoder(tokens)
+
     def compress(self, source: Tree, tokens: list[str], *, reward: float = 0.0, rate: float | None = None,
-                 iterations: int = 14) -> Compression:
-        chart = self.chart(source)
-        if rate is None:
-            tree, keep, score = chart.decode(reward)
-            return Compression(tokens, keep, tree, score)
-        best = rate_search(chart.decode, rate, iterations=iterations, keep=lambda out: out[1])
-        return Compression(tokens, best[1], best[0], best[2])
+                 tolerance: float = RATE_TOLERANCE) -> Compression:
+        dec = self.decoder(source, tokens)
+        return dec.decode(reward) if rate is None else rate_search(dec, len(tokens), rate, tolerance=tolerance)
 
 
 class SentenceChart:
@@ -287,6 +288,12 @@ class SentenceChart:
         self.chart = TreeChart.from_arrays(head_node, head_cat, range(len(self.apps)), scores, tail_ptr, tail_node,
                                            tail_cat, n_nodes=len(nodes), n_cats=len(cats))
         self.n_target_words = np.asarray(n_target_words, dtype=np.float64)
+
+    def decoder(self, tokens: list[str]) -> TreeChartDecoder:
+        """This chart as the core's `SentenceDecoder` (the same root choice as `decode`)."""
+        ct = self.cats.get(self.source.label)
+        roots = [(0, ct)] if ct is not None and ct < self.chart.n_cats else None
+        return TreeChartDecoder(self.chart, self.n_target_words, tokens, self.output, roots)
 
     def decode(self, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
         """The best compression for a per-word reward: (target tree, keep mask, score)."""
