@@ -220,3 +220,19 @@ def test_below_threshold_items_are_bounded_per_word(source):
     groups, problems = select_sentences(strict, ["make"], 8, np.random.default_rng(0))
     assert len(groups["make"]) == strict.max_below == 2  # drawing found more below the threshold; 2 are shown
     assert any("only 2 different sentence(s)" in p for p in problems)
+
+
+def test_corpus_floor_skips_low_scoring_corpus_items(source):
+    from treegram.plugins.vocabgen.selection import CorpusPool
+    from treegram.plugins.vocabgen.vocab import word_forms as wf
+
+    forms = wf("school", "A1")
+    allowed = source.vocab.with_words(forms - source.vocab.words)
+    pool = CorpusPool(source, "school", forms, allowed, np.random.default_rng(0))
+    first = [s for _, s in zip(range(20), pool)]
+    assert len(first) == 20 and all(s.score is not None for s in first)
+    assert [s.text for s in pool][:20] == [s.text for s in first]  # iterating again replays the same items
+    floor = float(np.median([s.score for s in first]))
+    strict = CorpusPool(attrs.evolve(source, corpus_floor=floor), "school", forms, allowed, np.random.default_rng(0))
+    kept = [s for _, s in zip(range(20), strict)]
+    assert kept and all(s.score >= floor for s in kept) and strict.skipped > 0
