@@ -168,6 +168,47 @@ def inclusion(model, corpus, ranker, words, samples, seed=0, gen_cap=10000, fall
     return rows, np.asarray(all_slor), cost, capped
 
 
+def sheet_checks(corpora):
+    """check(tokens, word, level) -> whether the sheet's own checks beyond words keep the sentence (quality.py:
+    fragments, the word in a sense above the level), when this checkout has them; the corpora's sentences are
+    parsed once, in batches (the sheet parses one at a time)."""
+    try:
+        from treegram.plugins.vocabgen.exercises import _display_tokens, _nlp, target_index
+        from treegram.plugins.vocabgen.quality import fragment_reason, sense_reason
+    except ImportError:
+        return lambda tokens, word, level: True
+    nlp = _nlp()
+    if nlp is None:
+        return lambda tokens, word, level: True
+    from spacy.tokens import Doc
+
+    parsed: dict[tuple, tuple] = {}
+
+    def parse_many(batch):
+        docs = (Doc(nlp.vocab, words=_display_tokens(t)) for t in batch)
+        for t, doc in zip(batch, nlp.pipe(docs, batch_size=512)):
+            parsed[t] = (tuple(x.tag_ for x in doc), tuple(-1 if x.head.i == x.i else x.head.i for x in doc),
+                         tuple(x.dep_ for x in doc))
+
+    t0 = time.perf_counter()
+    parse_many(list(dict.fromkeys(tuple(t) for c in corpora for t in c.tokens)))
+    log(f"  sheet checks: {len(parsed)} corpus sentences parsed [{time.perf_counter() - t0:.0f}s]")
+    memo: dict[tuple, bool] = {}
+
+    def check(tokens, word, level) -> bool:
+        t = tuple(tokens)
+        key = (t, word, level)
+        if key not in memo:
+            if t not in parsed:
+                parse_many([t])
+            p = parsed[t]
+            idx = target_index(t, word)
+            memo[key] = fragment_reason(t, p) is None and (idx is None or sense_reason(t, idx, word, level, p) is None)
+        return memo[key]
+
+    return check
+
+
 def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0):
     """Issue 25's inclusion tables (paper Figure 5 layout): for every single-word CEFR-J headword of each level
     (vocabulary cefr:LEVEL + the word's forms), the distinct *sheet-quality* sentences in `samples` outputs of:
@@ -180,6 +221,7 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
     model = load_model(default_model_path())
     corpus = default_corpus()
     old = CorpusIndex.load(old_corpus_path) if old_corpus_path else None
+    check = sheet_checks([corpus] + ([old] if old is not None else []))
     out = {}
     for level in levels:
         vocab = cefr_vocabulary(level)
@@ -196,8 +238,9 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
             allowed = vocab.with_words(forms - vocab.words)
             for name, c in (("old", old), ("merged", corpus)):
                 cand = c.candidates(vocab, set(forms)) if c is not None else []
+                cand = [i for i in cand if check(c.tokens[i], w, level)]
                 cols[name].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
-            cand = corpus.candidates(vocab, set(forms))
+            cand = [i for i in corpus.candidates(vocab, set(forms)) if check(corpus.tokens[i], w, level)]
             if scores is not None:
                 cand = [i for i in cand if scores[i] >= src.corpus_floor]
             cols["merged_floor"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
@@ -205,8 +248,11 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
             try:
                 d = draw_passing(src, w, samples - half, rng, forms=forms, allowed=allowed, unique=False,
                                  max_draws=gen_cap)
-                shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies} | {("g", s.text) for s in d.passed}
-                n_gen = len({s.text for s in d.passed})
+                shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
+                         if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
+                passed = {s.text for s in d.passed if check(s.tokens, w, level)}
+                shown |= {("g", t) for t in passed}
+                n_gen = len(passed)
             except NoSentenceError:
                 shown, n_gen = set(), 0
             cols["shipped"].append(len(c_half | shown))
