@@ -185,7 +185,7 @@ def test_out_of_reach_rates_come_back_nearest_with_a_note():
     gaps = LengthDecoder({k: (0.0 if k in (4, 16, 20) else None) for k in range(1, 21)}, 20)
     c = rate_search(gaps, 20, 0.5)
     assert c.kept == 4 or c.kept == 16
-    assert "no compression within 0.05" in c.note
+    assert "no compression keeping 9-11 of the 20 words" in c.note
 
 
 def test_reward_only_decoders_choose_among_both_sides():

@@ -142,6 +142,9 @@ def test_bare_generator_gets_the_embedded_corpus(source):
 def test_below_threshold_items_are_a_marked_last_resort(source):
     strict = attrs.evolve(source, corpus=None, threshold=1e9)
     groups, problems = select_sentences(strict, ["water"], 2, np.random.default_rng(0))
+    assert "water" not in groups  # never printed unless asked
+    assert any("left out (--allow-unchecked" in p for p in problems)
+    groups, problems = select_sentences(strict, ["water"], 2, np.random.default_rng(0), allow_unchecked=True)
     items = groups["water"]
     assert items and all("below the plausibility threshold" in s.provenance for s in items)
     assert all(source.scorer.slor(s.tokens) >= source.floor for s in items)
@@ -217,7 +220,7 @@ def test_embedded_fallback_model_is_small_when_present():
 
 def test_below_threshold_items_are_bounded_per_word(source):
     strict = attrs.evolve(source, corpus=None, threshold=1e9, fallbacks=())
-    groups, problems = select_sentences(strict, ["make"], 8, np.random.default_rng(0))
+    groups, problems = select_sentences(strict, ["make"], 8, np.random.default_rng(0), allow_unchecked=True)
     assert len(groups["make"]) == strict.max_below == 2  # drawing found more below the threshold; 2 are shown
     assert any("only 2 different sentence(s)" in p for p in problems)
 
@@ -236,3 +239,25 @@ def test_corpus_floor_skips_low_scoring_corpus_items(source):
     strict = CorpusPool(attrs.evolve(source, corpus_floor=floor), "school", forms, allowed, np.random.default_rng(0))
     kept = [s for _, s in zip(range(20), strict)]
     assert kept and all(s.score >= floor for s in kept) and strict.skipped > 0
+
+
+def test_fragments_and_senses_above_the_level_are_not_sheet_sentences():
+    from treegram.plugins.vocabgen.quality import fragment_reason, sheet_reason
+
+    frag = tuple("Because the train did not wait for me .".split())
+    assert "subordinate" in fragment_reason(frag)
+    assert fragment_reason(tuple("Swimming in the river .".split())) == "no finite main clause"
+    for ok in ("Open the door .", "Where is she ?", "When I was young , I lived here .", "What a nice day !"):
+        assert fragment_reason(tuple(ok.split())) is None, ok
+    verb = tuple("The smoke made our eyes water .".split())  # tagged NN, but with a subject of its own
+    assert "B2" in sheet_reason(verb, "water", "A1")
+    assert sheet_reason(verb, "water", "B2") is None
+    assert sheet_reason(tuple("There is little water in the glass .".split()), "water", "A1") is None
+
+
+def test_sheets_skip_fragments_and_verb_senses(source):
+    from treegram.plugins.vocabgen.quality import sheet_reason
+
+    groups, _ = select_sentences(source, ["water", "because"], 10, np.random.default_rng(3))
+    for w, sents in groups.items():
+        assert all(sheet_reason(s.tokens, w, "A1") is None for s in sents)

@@ -449,7 +449,8 @@ def _run_eval(args: argparse.Namespace, ui) -> int:
 def register_commands(register):
     from treegram.cli.commands import Command
 
-    register(Command("compress", "compress tokenized sentences with a compression model (deleted words struck "
-                                 "through)", _configure_compress, _run_compress))
+    register(Command("compress", "compress text (or tokenized sentences) with a compression model: deleted words "
+                                 "struck through on a terminal, the compressed text elsewhere", _configure_compress,
+                     _run_compress))
     register(Command("eval-compression", "compression rate, token F1 and relational F1 against gold compressions",
                      _configure_eval, _run_eval))

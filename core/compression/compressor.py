@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from treegram.trees import Tree
 
 __all__ = ["Compression", "Compressor", "MAX_PARSE_LENGTH", "ParsedCompressor", "RATE_TOLERANCE", "SentenceDecoder",
-           "TreeChartDecoder", "compress_tree", "embed_parser", "embedded_parser", "is_compressor", "parse_source",
-           "rate_search", "rate_window"]
+           "TreeChartDecoder", "compress_tree", "embed_parser", "embedded_parser", "is_compressor", "load_parser",
+           "parse_source", "parser_fingerprint", "rate_search", "rate_window"]
 
 MAX_PARSE_LENGTH = 100  # longer sentences get the flat fallback tree (parsing is cubic)
 #: `--rate` is met when the output's rate is within this of the target (issue 24: +-0.05)
@@ -187,12 +187,17 @@ def _choose(cands: dict[int, Compression], n: int, rate: float, tolerance: float
     return min(cands.values(), key=lambda c: (abs(c.kept - rate * n), -c.model_score, c.kept))
 
 
-def _miss_note(n: int, rate: float, tolerance: float, best: Compression, searched: str) -> str:
-    if not rate_window(n, rate, tolerance):
-        return (f"no rate of a {n}-word sentence is within {tolerance:g} of {rate:g}; nearest kept "
-                f"{best.kept}/{n} = {best.rate:.2f}")
-    return f"the model has no compression within {tolerance:g} of rate {rate:g} ({searched}); nearest kept " \
-           f"{best.kept}/{n} = {best.rate:.2f}"
+def _miss_note(n: int, rate: float, tolerance: float, best: Compression, exact: bool) -> str:
+    window = rate_window(n, rate, tolerance)
+    nearest = f"nearest kept {best.kept}/{n} = {best.rate:.2f}"
+    if not window:
+        return f"no rate of a {n}-word sentence is within {tolerance:g} of {rate:g}; {nearest}"
+    keeping = f"{window[0]}" + (f"-{window[-1]}" if len(window) > 1 else "")
+    if exact:
+        return f"the model has no compression keeping {keeping} of the {n} words (rate {rate:g} +- {tolerance:g}); " \
+               f"{nearest}"
+    return f"no reward the search tried gave a compression keeping {keeping} of the {n} words (rate {rate:g} +- " \
+           f"{tolerance:g}); {nearest}"
 
 
 def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: float = RATE_TOLERANCE,
@@ -214,7 +219,6 @@ def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: flo
 
     by_length = getattr(decoder, "decode_length", None)
     if callable(by_length):
-        searched = "every length"
         window = rate_window(n, rate, tolerance)
         for k in window:
             add(by_length(k))
@@ -231,7 +235,6 @@ def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: flo
         if not cands:
             add(decoder.decode(0.0))
     else:
-        searched = f"{iterations} rewards tried"
         for _ in range(iterations):
             mid = (lo + hi) / 2
             out = decoder.decode(mid)
@@ -242,7 +245,7 @@ def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: flo
                 lo = mid
     best = _choose(cands, n, rate, tolerance)
     if abs(best.rate - rate) > tolerance + 1e-9:
-        best.note = _miss_note(n, rate, tolerance, best, searched)
+        best.note = _miss_note(n, rate, tolerance, best, callable(by_length))
     return best
 
 
@@ -250,17 +253,23 @@ class TreeChartDecoder:
     """A `SentenceDecoder` over a core tree chart (`treegram.charts.treechart.TreeChart`): `words[e]` = words that
     rule application e keeps (the reward's multiplier; the stratified chart's state increment), `output(apps)` ->
     (target tree or None, keep mask) of a derivation (applications top-down), `roots` = the (node, category) items
-    a derivation may end in, tried in order (None: the best category at node 0).
+    a derivation may end in, tried in order (None: the best category at node 0).  `extra`: a score per application
+    added to the chart's own (e.g. a deletion policy's word scores); `policy`
+    (`treegram.compression.policy.DeletionPolicy`): its default reward (added to every reward asked for), n-best
+    reranking with its language model, and its tidying of every output.
 
-    ``decode(reward)`` is the Viterbi derivation with ``reward * words`` added; ``decode_length(k)`` reads the
-    stratified Viterbi chart (one pass, cached, states = kept words 0..n) for the best derivation keeping exactly
-    k words."""
+    ``decode(reward)`` is the Viterbi derivation with ``reward * words`` added (with the policy's `lm`: the best of
+    the `nbest` best derivations once reranked); ``decode_length(k)`` reads the stratified Viterbi chart (one pass,
+    cached, states = kept words 0..n) for the best derivation keeping exactly k words."""
 
     def __init__(self, chart: "TreeChart", words, tokens: Sequence[str],
-                 output: Callable[[list[int]], tuple], roots: Sequence[tuple[int, int]] | None = None):
+                 output: Callable[[list[int]], tuple], roots: Sequence[tuple[int, int]] | None = None,
+                 extra=None, policy=None):
         self.chart, self.tokens = chart, list(tokens)
         self.words = np.asarray(words, dtype=np.float64)
         self.output, self.roots = output, list(roots) if roots else None
+        self.extra = np.zeros(len(chart)) if extra is None else np.asarray(extra, dtype=np.float64)
+        self.policy = policy
         self._by_length = None
 
     def _root(self, has, score) -> tuple[int, int] | None:
@@ -270,20 +279,41 @@ class TreeChartDecoder:
         cats = [c for c in range(self.chart.n_cats) if has(0, c)]
         return (0, max(cats, key=lambda c: score(0, c))) if cats else None
 
+    def _finish(self, tree, keep, score: float, reward: float) -> Compression:
+        if self.policy is not None:
+            done = self.policy.finish(self.tokens, keep)
+            if not np.array_equal(done, keep):
+                tree = None if tree is None else _restrict(tree, keep, done)
+                keep = done
+        return Compression(self.tokens, keep, tree, score, reward)
+
     def decode(self, reward: float = 0.0) -> Compression:
-        vit = self.chart.viterbi(reward * self.words)
+        if self.policy is not None:
+            reward += self.policy.reward  # the model's calibrated default length
+        scores = reward * self.words + self.extra
+        vit = self.chart.viterbi(scores)
         item = self._root(vit.has, vit.score)
         if item is None:
             raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
+        pol = self.policy
+        if pol is not None and pol.lm:
+            cands = []
+            for sc, apps in self.chart.kbest(item[0], item[1], pol.nbest, scores):
+                tree, keep = self.output(apps)
+                cands.append((keep, sc, tree))
+            keep, total = pol.rerank(self.tokens, [(k, sc) for k, sc, _t in cands])
+            for k, sc, tree in cands:
+                if np.array_equal(pol.finish(self.tokens, k), keep):
+                    return self._finish(tree, k, sc, reward)
         tree, keep = self.output(vit.derivation(*item))
-        return Compression(self.tokens, keep, tree, vit.score(*item), reward)
+        return self._finish(tree, keep, vit.score(*item), reward)
 
     def decode_length(self, k: int) -> Compression | None:
         n = len(self.tokens)
         if not 0 <= k <= n:
             return None
         if self._by_length is None:
-            sv = self.chart.stratified_viterbi(np.rint(self.words).astype(np.int64)[:, None], [n])
+            sv = self.chart.stratified_viterbi(np.rint(self.words).astype(np.int64)[:, None], [n], self.extra)
             roots = {}
             for c in range(self.chart.n_cats):
                 row = sv.root_scores(0, c)
@@ -299,7 +329,19 @@ class TreeChartDecoder:
             order = [max(finite, key=lambda r: roots[r][k])]
         item = order[0]
         tree, keep = self.output(sv.derivation(item[0], item[1], (k,)))
-        return Compression(self.tokens, keep, tree, float(roots[item][k]), 0.0)
+        return self._finish(tree, keep, float(roots[item][k]), 0.0)
+
+
+def _restrict(tree, old_keep, new_keep):
+    """The output tree (whose words are the `old_keep` ones) without the words tidying dropped (`new_keep`);
+    constituents left empty go too.  Tidying only ever restores words when it fixes an article, so a tree that
+    would need a word back is returned as it is."""
+    from treegram.compression.syntax import project
+
+    old_keep, new_keep = np.asarray(old_keep, bool), np.asarray(new_keep, bool)
+    if (new_keep & ~old_keep).any() or len(tree.leaves()) != int(old_keep.sum()):
+        return tree
+    return project(tree, new_keep[old_keep])
 
 
 def parse_source(parser, tokens: list[str], *, what: str = "compression"):
@@ -314,11 +356,43 @@ def parse_source(parser, tokens: list[str], *, what: str = "compression"):
         return wrap_root(flat_fallback(tokens)), "failed"
 
 
+def load_parser(spec):
+    """The parser a compressor is trained with: ``spacy`` for the pinned spaCy pipeline's dependency parses read as
+    dependency-projected trees (`treegram.depparse`), else the path of a treegram parsing model (pcfg, tsg, ...)."""
+    from treegram.depparse import FORMALISM, DependencyParser
+    from treegram.formalism import load_model
+
+    if str(spec) in ("spacy", FORMALISM):
+        return DependencyParser()
+    path = Path(spec)
+    if not path.is_file():
+        raise InputError(f"{path}: parser model not found",
+                         hint="train one first (`treegram train pcfg --treebank ... --out pcfg.model`) or use "
+                              "--parser spacy")
+    parser = load_model(path)
+    if not hasattr(parser, "parse"):
+        raise InputError(f"{path}: a {parser.formalism} model cannot parse sentences",
+                         hint="pass a parsing model (pcfg, tsg, tig, ostag) or spacy")
+    return parser
+
+
+def parser_fingerprint(spec) -> str:
+    """What identifies a parser's output in parse caches: the model file's hash, or the spaCy pipeline's version."""
+    from treegram.compression.treeprep import model_fingerprint
+    from treegram.depparse import FORMALISM, pipeline_version
+
+    if str(spec) in ("spacy", FORMALISM):
+        return pipeline_version()
+    return model_fingerprint(spec)
+
+
 def embed_parser(parser) -> tuple[dict | None, dict[str, np.ndarray]]:
     """A compression model's parser as (its model-file metadata, its arrays under `parser.`), to store inside the
-    compression model's file; (None, {}) without a parser."""
+    compression model's file; (None, {}) without a parser.  The spaCy dependency parser is stored as its spec."""
     if parser is None:
         return None, {}
+    if hasattr(parser, "spec"):
+        return parser.spec(), {}
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "parser.model"
         parser.save(p)
@@ -334,6 +408,10 @@ def embedded_parser(meta: dict, arrays: dict):
     pm = meta.get("parser")
     if pm is None:
         return None
+    from treegram.depparse import FORMALISM, DependencyParser
+
+    if isinstance(pm, dict) and pm.get("formalism") == FORMALISM:
+        return DependencyParser.from_spec(pm)
     if not isinstance(pm, dict) or pm.get("formalism") not in formalisms():
         raise ModelFileError(f"the embedded parser is a {pm.get('formalism') if isinstance(pm, dict) else pm!r} "
                              "model, which no installed plugin provides", hint="install the plugin that trained the parser")

@@ -94,6 +94,7 @@ def default_fallback_model():
     return load_model(path) if path.is_file() else None
 
 
+@lru_cache(maxsize=1)
 def load_default_model():
     """The embedded default model (SPINEDEP trained on graded-enja; see build_default.py and data/NOTICE.md)."""
     from treegram.formalism import load_model
