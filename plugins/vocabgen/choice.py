@@ -23,8 +23,8 @@ Both need the same judgement, "could this word fit here?", answered conservative
   a corpus sentence with a noun of the context's class, or when it co-occurs with a context word in a corpus
   sentence.
 * **plausibility margin** (`margin_ok`): the sentence with the answer must beat the sentence with the option by
-  `MARGIN` under the plausibility scorer (`default.default_ranker()`: whichever scorer ships, through its public
-  `score`).
+  `MARGIN` under the plausibility scorer (`ranking.plausibility_batch`, the scorer's public function: whichever
+  ranker ships).
 
 Every lookup is a cached table: lemmas from the precomputed inflection table, WordNet lexnames by seeking the data
 files' byte offsets, the corpus by its token index.
@@ -636,10 +636,12 @@ def _word_risk(option_lemma: str, tag: str, answer_lemma: str, context: frozense
 
 @lru_cache(maxsize=1)
 def _scorer():
+    """ranking.plausibility_batch, the scorer's public function (whichever ranker ships), or None without one."""
     try:
         from treegram.plugins.vocabgen.default import default_ranker
+        from treegram.plugins.vocabgen.ranking import plausibility_batch
 
-        return default_ranker()
+        return plausibility_batch if default_ranker() is not None else None
     except Exception:  # noqa: BLE001 - no scorer: no margin check
         return None
 
@@ -655,4 +657,5 @@ def beats(answer_tokens, option_tokens, by: float = MARGIN) -> bool:
     sc = _scorer()
     if sc is None:
         return True
-    return sc.score(tuple(answer_tokens)) - sc.score(tuple(option_tokens)) >= by
+    a, b = sc([tuple(answer_tokens), tuple(option_tokens)])
+    return float(a) - float(b) >= by
