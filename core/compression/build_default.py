@@ -33,7 +33,8 @@ __all__ = ["main", "TRAIN_OPTIONS"]
 GUM_GENRES = ("academic", "bio", "court", "interview", "news", "voyage")
 # the `treegram train channel` options of the shipped model (chosen on broadcast-news training sentences by blind
 # judging and token F1: benchmarks/RESULTS.md `compression-default`)
-TRAIN_OPTIONS = ["--levels", "4", "--constraints", "--tidy", "--significance", "5", "--target-rate", "0.75"]
+TRAIN_OPTIONS = ["--levels", "4", "--constraints", "--tidy", "--significance", "5", "--content-floor", "2",
+                 "--valency", "2", "--length-prior", "2", "--target-rate", "0.75"]
 
 
 def _tokens(text: str) -> list[str]:

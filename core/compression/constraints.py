@@ -12,10 +12,9 @@ that a decoder adds when a surviving node drops children:
   negation words and wh-words (and every phrase holding one, up to its clause: "n't yet", "how long"), and the
   predicate of a copula (the first dependent after a form of *be*), and the parts of a name ("[St.] Louis").
   Conjuncts are arguments too: deleting "and I don't kick down doors" loses as much as deleting the first clause
-  would.  A punctuation mark is never dropped on its own (`keep_punctuation`): it goes with the constituent it
+  would; so is the conjunction before a conjunct (no "A B"), while a conjunction without one ("And ..." opening a
+  sentence) may go.  A punctuation mark is never dropped on its own (`keep_punctuation`): it goes with the constituent it
   belongs to, or in `clean_punctuation` when a deletion left it dangling.
-- `subset_cost(t, u, kept)`: the cost of a choice of surviving children of u that breaks an agreement between
-  siblings: a coordinating conjunction survives exactly when a conjunct after it does (no "A B" and no "A and").
 
 Relations come from dependency-projected trees (`treegram.trees.depproject`, ``NP-nsubj``); on PTB trees without
 relations only the head, negation and wh-word constraints apply.
@@ -94,6 +93,16 @@ class Constraints:
             hw = t.words[t.head[u]].lower()
             if hw in BE_FORMS and t.tags[t.head[u]].startswith(("VB", "AUX")):
                 self._protect_predicate(t, u, out)
+        # a conjunction stays with the conjunct after it; dependents of one head word may sit at different nodes
+        # (binarized trees), so they are grouped by the head word's position
+        conj_after: dict[int, int] = {}
+        for c in range(1, n):
+            if dependency_relation(t.labels[c]) == "conj":
+                h = t.head[t.parent[c]]
+                conj_after[h] = max(conj_after.get(h, -1), t.span[c][0])
+        for c in range(1, n):
+            if dependency_relation(t.labels[c]) == "cc" and t.span[c][0] < conj_after.get(t.head[t.parent[c]], -1):
+                out[c] = self.cost
         for u in range(n):
             if t.word_pos[u] < 0:
                 continue
@@ -116,23 +125,6 @@ class Constraints:
         strong = [c for c in after if dependency_relation(t.labels[c]) != "advmod"]
         if strong or after:
             out[(strong or after)[0]] = self.cost
-
-    def subset_cost(self, t: AnalysedTree, u: int, kept: list[int]) -> float:
-        """The cost of node u keeping exactly the children `kept` (node numbers, in order)."""
-        kids = t.children[u]
-        rel = [dependency_relation(t.labels[c]) for c in kids]
-        if "cc" not in rel:
-            return 0.0
-        ks = set(kept)
-        for i, c in enumerate(kids):
-            if rel[i] != "cc":
-                continue
-            later_conj = [kids[j] for j in range(i + 1, len(kids)) if rel[j] == "conj"]
-            if not later_conj:
-                continue
-            if (c in ks) != any(x in ks for x in later_conj):
-                return self.cost
-        return 0.0
 
 
 def clean_punctuation(tokens: list[str], keep) -> np.ndarray:

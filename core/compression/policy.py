@@ -8,7 +8,8 @@ compressor decodes the same way and stores the same settings in its model file.
 - `constraints` (`treegram.compression.constraints.Constraints`): hard rules (heads, arguments, negation, wh-words,
   copula predicates, coordination, punctuation); `None` = none.
 - `valency` (`treegram.compression.valency.Valency`): soft costs for deleting a dependent its head selects.
-- `significance`: the weight of the per-word significance score (`treegram.compression.significance`).
+- `significance`, `content_floor`: the weight of the per-word significance score and the least score of a noun,
+  verb or number (`treegram.compression.significance`).
 - `clause`: a cost for deleting a constituent headed by a verb (a relative, adverbial or participial clause): a
   clause states something, and annotators drop whole propositions far less often than modifiers.
 - `reward`: the per-kept-word reward used when the user asks for none (a model's calibrated default length).
@@ -20,8 +21,8 @@ compressor decodes the same way and stores the same settings in its model file.
   sentence is shortened about as much as the others unless that costs the model dearly (annotators compress most
   sentences a little rather than a few a lot); 0 = off.
 
-A decoder asks for `drop_costs(t)` (per node, once per tree), `subset_cost(t, u, kept)` (per choice of surviving
-children) and `word_scores(t)` (per word), and passes its keep mask through `finish(tokens, keep)`.
+A decoder asks for `drop_costs(t)` (per node, once per tree) and `word_scores(t)` (per word), and passes its keep
+mask through `finish(tokens, keep)`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class DeletionPolicy:
     target: float | None = None
     length_prior: float = 0.0
     clause: float = 0.0
+    content_floor: float = 0.0
 
     @property
     def active(self) -> bool:
@@ -71,15 +73,12 @@ class DeletionPolicy:
                     out[c] += self.clause
         return out
 
-    def subset_cost(self, t: AnalysedTree, u: int, kept: list[int]) -> float:
-        return self.constraints.subset_cost(t, u, kept) if self.constraints is not None else 0.0
-
     def word_scores(self, t: AnalysedTree) -> np.ndarray:
         if not self.significance:
             return np.zeros(len(t.words))
         from treegram.compression.significance import word_significance
 
-        return self.significance * word_significance(t.words, t.tags)
+        return self.significance * word_significance(t.words, t.tags, self.content_floor)
 
     def finish(self, tokens: list[str], keep) -> np.ndarray:
         keep = np.asarray(keep, dtype=bool)
@@ -112,6 +111,7 @@ class DeletionPolicy:
         return {"constraints": self.constraints is not None, "significance": self.significance,
                 "reward": self.reward, "clean": self.clean, "lm": self.lm, "nbest": self.nbest,
                 "target": self.target, "length_prior": self.length_prior, "clause": self.clause,
+                "content_floor": self.content_floor,
                 "valency": self.valency.to_json() if self.valency is not None else None}
 
     @classmethod
@@ -123,12 +123,13 @@ class DeletionPolicy:
                    float(d.get("significance", 0.0)), float(d.get("reward", 0.0)), bool(d.get("clean", False)),
                    float(d.get("lm", 0.0)), int(d.get("nbest", 20)),
                    None if d.get("target") is None else float(d["target"]), float(d.get("length_prior", 0.0)),
-                   float(d.get("clause", 0.0)))
+                   float(d.get("clause", 0.0)), float(d.get("content_floor", 0.0)))
 
     def describe(self) -> dict[str, Any]:
         return {"constraints": self.constraints is not None, "significance": self.significance,
                 "default_reward": self.reward, "clean_punctuation": self.clean, "lm_weight": self.lm,
                 "target_rate": self.target, "length_prior": self.length_prior, "clause_cost": self.clause,
+                "content_floor": self.content_floor,
                 "valency_heads": len(self.valency.pairs) if self.valency is not None else 0,
                 "valency_weight": self.valency.weight if self.valency is not None else 0.0}
 
@@ -157,6 +158,8 @@ class PolicyOptions:
                          help="repair what deletion leaves: dangling punctuation, a/an before the next word")
     significance: float = _option(0.0, type=float, group="decoding",
                                   help="weight of the per-word significance reward (rare content words go last)")
+    content_floor: float = _option(0.0, type=float, group="decoding",
+                                   help="least significance of a noun, verb or number (with --significance)")
     valency: float = _option(0.0, type=float, group="decoding",
                              help="weight of the valency costs (keep dependents the head selects); needs "
                                   "--valency-text")
@@ -191,7 +194,7 @@ class PolicyOptions:
             raise InputError("--length-prior needs --target-rate (the per-sentence length it pulls towards)")
         return DeletionPolicy(Constraints() if self.constraints else None, valency if self.valency else None,
                               self.significance, 0.0, self.tidy, self.lm, self.nbest, self.target_rate,
-                              self.length_prior, self.clause)
+                              self.length_prior, self.clause, self.content_floor)
 
 
 def read_sentences(paths) -> list[list[str]]:
