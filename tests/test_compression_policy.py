@@ -260,3 +260,24 @@ def test_train_with_spacy_policy_and_calibrated_length(tmp_path, capsys, formali
                  "--json"]) == 0
     res = json.loads(capsys.readouterr().out)["sentences"][0]
     assert res["status"] == "ok" and "cat" in res["compression"] and "slept" in res["compression"]
+
+
+def test_the_shipped_default_compressor(capsys):
+    """The model file in the package: it loads, keeps what the policy protects, and compresses typed text with no
+    options at about the length it was calibrated to."""
+    from treegram.compression.default import default_model, default_model_path
+
+    if default_model_path() is None:
+        pytest.skip("no default compression model in this checkout")
+    m = default_model()
+    assert m.formalism == "channel" and m.parser.formalism == "spacy-dependency" and m.policy.constraints is not None
+    text = ("Police said on Monday that the man , a teacher from Ohio , was not arrested after the long chase "
+            "through the city .").split()
+    c = m.compress(text)
+    out = c.compressed
+    assert 0.4 < c.rate < 1.0 and all(w in text for w in out)
+    for w in ("Police", "said", "man", "was", "not", "arrested"):
+        assert w in out
+    assert main(["-q", "compress", "He did not resist, according to a spokesman for the city."]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("He did not resist") and line.endswith(".")
