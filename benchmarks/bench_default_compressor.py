@@ -141,6 +141,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--system", action="append", default=[], metavar="NAME=MODEL",
                     help="another compression model to compare (repeatable)")
+    ap.add_argument("--output", action="append", default=[], metavar="NAME=FILE",
+                    help="another system's dev compressions (one tokenized line per dev sentence), e.g. of a model "
+                         "this checkout cannot load: scored at its own rate and put in the kit")
     ap.add_argument("--kit", type=Path, default=None, help="write a blind judging kit here")
     ap.add_argument("--kit-n", type=int, default=50)
     ap.add_argument("--kit-seed", type=int, default=2024)
@@ -175,12 +178,26 @@ def main() -> None:
         mitems[name] = mits
         matched_rows.append([name, round(reward, 3), ms["compression_rate"], ms["token_f1"], ms["rel_f1"]])
         print(name, rows[-1], matched_rows[-1], flush=True)
+    for spec in args.output:
+        from treegram.compression.align import read_pairs
+
+        name, _, path = spec.partition("=")
+        src_file = Path(str(path) + ".source")
+        src_file.write_text("\n".join(" ".join(x) for x in sents) + "\n", encoding="utf-8")
+        pairs = read_pairs(src_file, Path(path), text_alignment=True)
+        keeps = [np.asarray(p.keep, bool) for p in pairs]
+        outputs[name] = keeps
+        summ, its = score_system(sents, keeps, gold, scorer)
+        items[name] = its
+        rows.append([name, summ["compression_rate"], summ["token_f1"], summ["rel_precision"], summ["rel_recall"],
+                     summ["rel_f1"], "-", "-"])
+        systems[name] = path
     sig = [[f"default vs {n}", *(f"{r[k]['difference']:+.2f} (p {r[k]['p_value']:.4f})" for k in ("token", "rel"))]
            for n in systems if n != "default" for r in [compare_systems(items["default"], items[n],
                                                                         trials=args.trials)]]
     msig = [[f"default vs {n}", *(f"{r[k]['difference']:+.2f} (p {r[k]['p_value']:.4f})" for k in ("token", "rel"))]
-            for n in systems if n != "default" for r in [compare_systems(mitems["default"], mitems[n],
-                                                                         trials=args.trials)]]
+            for n in systems if n in mitems and n != "default"
+            for r in [compare_systems(mitems["default"], mitems[n], trials=args.trials)]]
     load = load_seconds()
     if args.kit:
         args.kit.mkdir(parents=True, exist_ok=True)
