@@ -269,7 +269,7 @@ class ChannelGrammar:
     # -- decoding ---------------------------------------------------------------------------------------------
     def chart(self, t: AnalysedTree, policy=None) -> "SentenceChart":
         """The chart of all compressions of t; `policy` (a `treegram.compression.policy.DeletionPolicy`, or
-        anything with its `drop_costs` / `subset_cost`) leaves out what its constraints forbid and charges its
+        anything with its `drop_costs`) leaves out what its constraints forbid and charges its
         drop costs."""
         return SentenceChart(self, t, policy)
 
@@ -337,7 +337,6 @@ class SentenceChart:
                 ks = set(kept)
                 if policy is not None:
                     cost = sum(drop_cost[kids[i]] for i in range(len(kids)) if i not in ks)
-                    cost += policy.subset_cost(t, u, kept_nodes)
                     if cost == math.inf:
                         continue  # never: leave the application out of the chart
                 else:

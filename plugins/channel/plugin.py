@@ -22,7 +22,8 @@ class ChannelOptions(PolicyOptions):
                               "per line")
     parser: str = option(required=True, type=str,
                          help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees")
+                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
+                              "one dependent per node)")
     levels: int = option(6, type=int, choices=(6, 4),
                          help="6: lexicalized channel and source model, Witten-Bell over the six back-off levels "
                               "(Yamangil & Nelken 2008; default); 4: from level 4 down, unlexicalized (Knight & "

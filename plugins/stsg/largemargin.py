@@ -492,14 +492,15 @@ class SVMSTSGModel(STSGModel):
         arrays["svm.weights"] = np.asarray(g.weights, dtype=np.float64)
         arrays["svm.rule_scores"] = np.array([r.logp for r in g.rules], dtype=np.float64)
         save_model(path, self, {"kind": "svm", "svm": {"rules": g.induced.to_json(), "features": g.index.to_json()},
-                                "info": self.info, "parser": parser_meta}, arrays)
+                                "info": self.info, "parser": parser_meta, "policy": self.policy.to_json()}, arrays)
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict):
         from treegram.schema import COMMON_OPTIONAL, Dict, List, Opt, Str, validate
 
         validate(meta, Dict({"svm": Dict({"rules": List(List(min_len=4, max_len=4)), "features": List(Str())})},
-                            optional={**COMMON_OPTIONAL, "parser": Opt(Dict({"formalism": Str()}))}), "meta")
+                            optional={**COMMON_OPTIONAL, "parser": Opt(Dict({"formalism": Str()})),
+                                      "policy": Opt(Dict())}), "meta")
         weights = arrays.get("svm.weights")
         if weights is None:
             raise ModelFileError("corrupt stsg SVM model (no weights array)", hint="re-create it with `treegram train`")
@@ -515,7 +516,15 @@ class SVMSTSGModel(STSGModel):
         if scores is not None and (scores.shape != (len(induced),) or not np.all(np.isfinite(scores))):
             raise ModelFileError(f"corrupt stsg SVM model ({len(induced)} rules but rule scores of shape "
                                  f"{scores.shape}, or non-finite scores)", hint="re-create it with `treegram train`")
-        return cls(SVMGrammar(induced, index, weights, scores), embedded_parser(meta, arrays), meta.get("info"))
+        from treegram.compression.policy import DeletionPolicy
+
+        try:
+            policy = DeletionPolicy.from_json(meta.get("policy"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"corrupt stsg SVM model: bad deletion policy ({exc})",
+                                 hint="re-create it with `treegram train`") from None
+        return cls(SVMGrammar(induced, index, weights, scores), embedded_parser(meta, arrays), meta.get("info"),
+                   policy)
 
     # -- treegram grammar -------------------------------------------------------------------------------------
     def top_features(self, k: int) -> list[dict]:

@@ -8,19 +8,23 @@ from pathlib import Path
 import attrs
 
 from treegram.cli.argtypes import open_probability, positive_float, positive_int
+from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
 
 
 @attrs.frozen
-class STSGOptions:
-    """`treegram train stsg` options (the settings fields are the command-line options; see treegram.formalism)."""
+class STSGOptions(PolicyOptions):
+    """`treegram train stsg` options (the settings fields are the command-line options; see treegram.formalism);
+    the deletion-policy options (group "decoding") come from `PolicyOptions`."""
 
     pairs: list = option(required=True, nargs=2, metavar=("SRC", "TGT"), type=Path,
                          help="line-parallel files: long sentences and their compressions, one tokenized "
                               "sentence per line")
-    parser: Path = option(required=True, type=Path,
-                          help="a treegram parsing model (pcfg, tsg, ...) for the source sentences")
+    parser: str = option(required=True, type=str,
+                         help="a treegram parsing model (pcfg, tsg, ...) for the source sentences, or `spacy`: the "
+                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
+                              "one dependent per node)")
     method: str = option("gibbs", choices=("gibbs", "em", "vb", "svm", "mcdonald"),
                          help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; svm: large-margin "
                               "STSG (Cohn & Lapata 2007); mcdonald: McDonald (2006) word-deletion labelling")
@@ -62,8 +66,9 @@ class STSGFormalism(Formalism):
 
     def train(self, corpus, options: STSGOptions, ctx):
         from treegram.compression.align import load_training_data
+        from treegram.compression.compressor import parser_fingerprint as model_fingerprint
+        from treegram.compression.policy import apply_options
         from treegram.plugins.stsg.compressor import train_stsg
-        from treegram.compression.treeprep import model_fingerprint
 
         ui = ctx.ui
         parser, pairs = load_training_data(options.pairs, options.parser, limit=options.limit, note=ui.note)
@@ -73,11 +78,13 @@ class STSGFormalism(Formalism):
             return train_mcdonald(pairs, parser, epochs=options.epochs, update=options.update, C=options.mira_c,
                                   seed=ctx.seed, parser_id=model_fingerprint(options.parser),
                                   cache_dir=options.parse_cache, ui=ui)
-        return train_stsg(pairs, parser, method=options.method, iterations=options.iterations, alpha=options.alpha,
-                          beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
-                          cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui,
-                          **({"loss": options.loss, "C": options.C, "rescaling": options.rescaling,
-                              "epsilon": options.epsilon} if options.method == "svm" else {}))
+        model = train_stsg(pairs, parser, method=options.method, iterations=options.iterations, alpha=options.alpha,
+                           beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
+                           cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui,
+                           **({"loss": options.loss, "C": options.C, "rescaling": options.rescaling,
+                               "epsilon": options.epsilon} if options.method == "svm" else {}))
+        return apply_options(model, options, parser=parser, parser_id=model_fingerprint(options.parser),
+                             cache_dir=options.parse_cache, default_text=[p.source for p in pairs], ui=ui)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel
