@@ -147,6 +147,7 @@ def main() -> None:
 
     runs = [parse_run(s) for s in args.runs.split(",") if s]
     results = []
+    trained_here = False
     for version, loss, C, cal in runs:
         tag = f"svm-v{version}-{loss}-C{C:g}{'-cal' if cal else ''}-i{args.iterations}"
         model_path, cache = args.work / f"{tag}.model", args.work / f"{tag}.json"
@@ -155,6 +156,7 @@ def main() -> None:
             model = load_model(model_path)
         else:
             print(f"== {tag}", file=sys.stderr)
+            trained_here = True
             p = prep(version)
             t0 = time.perf_counter()
             c0 = time.process_time()
@@ -172,7 +174,7 @@ def main() -> None:
             unseen = np.sum([unseen_rules(model.grammar, t) for t in ex.dev_src], axis=0).tolist()
             res = {"keeps": [k.astype(int).tolist() for k in keeps], "matched": matched, "unseen": unseen,
                    "train_s": train_s, "train_cpu_s": train_cpu, "prep_s": p.seconds, "decode_s": decode_s,
-                   "train": train_diagnostics(model, p, loss),
+                   "train": train_diagnostics(model, p, loss), "rss_mb": rss_mb(),
                    "info": {k: v for k, v in model.info.items() if k != "trace"}}
             from treegram.io import atomic_write_text
 
@@ -207,7 +209,7 @@ def main() -> None:
         diag.append([name, f"{tr['train_rate']:.2f}", tr["gold_best"], f"{tr['own_loss']:.4f}",
                      f"{res['unseen'][0] / res['unseen'][1]:.1%}", info["iterations_run"],
                      "yes" if info["converged"] else "no", info["working_set"], info["features"]]
-                    + [f"{res['weights'].get(d, 0):+.3f}" for d in DENSE])
+                    + [f"{res['weights'][d]:+.3f}" if d in res["weights"] else "-" for d in DENSE])
     gold_hd = [head_drops(ex.dev_src, g) for g in ex.gold]
     sig = []
     for name, oi, mi in items[1:]:
@@ -266,8 +268,12 @@ def main() -> None:
         f"Approximate randomization ({args.trials} trials, counts pooled over the annotators; difference = first - "
         f"second):", "",
         markdown_table(["comparison", "token F1 diff", "p", "RelF1 diff", "p"], sig + others), "",
-        f"Memory: peak RSS {rss0:.0f} MB before, {rss_train:.0f} MB after preparing and training every run (whole "
-        f"process with the parser; spaCy is loaded afterwards, for scoring).", "",
+        (f"Memory: peak RSS {rss0:.0f} MB before, {rss_train:.0f} MB after preparing and training every run (whole "
+         f"process with the parser; spaCy is loaded afterwards, for scoring)." if trained_here else
+         "Memory: every run came from the cache of an earlier call (train s as measured there); peak RSS of the "
+         "process that trained them: " + ", ".join(f"{run_name(*r['run'])} {r['rss_mb']:.0f} MB" if "rss_mb" in r
+                                                    else f"{run_name(*r['run'])} not recorded" for r in results)
+         + "."), "",
         f"Command: `nice -n 10 python benchmarks/bench_stsg_svm.py --runs {args.runs} --iterations {args.iterations}`",
     ]
     text = "\n".join(body)
