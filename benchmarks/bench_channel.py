@@ -305,8 +305,8 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
         "",
         markdown_table(SIGCOLS, cross_sig),
         "",
-        f"Per-sentence rate control (`treegram compress --rate {gold_rate / 100:.4f}`: the reward bisected per "
-        f"sentence so that each keeps at least the gold share of its words):",
+        f"Per-sentence rate control (`treegram compress --rate {gold_rate / 100:.4f}`: per sentence the best "
+        f"compression within 0.05 of the gold share of its words, else the nearest; `benchmarks/bench_rate.py`):",
         "",
         markdown_table(COLS + ["sent/s"], ps_rows),
         "",

@@ -1,4 +1,5 @@
-"""`treegram parse --workers N | --scheduler ADDRESS`: parsing a big batch of sentences on a Dask cluster.
+"""`treegram parse --workers N | --scheduler ADDRESS`: parsing a big batch of sentences on a Dask cluster; the same
+batch engine (`run_batches`) runs `treegram compress --workers/--scheduler` (`treegram.compression.batch`).
 
 The sentences are cut into batches of ``batch_size`` input lines; each batch is one Dask task (`parse_batch`) on a
 `treegram.distributed` cluster.  A worker process loads the model once (`_parser`, a per-process cache keyed by the
@@ -40,12 +41,19 @@ STATUSES = ("ok", "failed", "too_long", "empty")
 
 
 # -- one line: shared by the one-process and the cluster path ---------------------------------------------------
-def parse_line(parse: Callable, line: str, max_length: int) -> tuple[str, str, float]:
-    """``(status, bracketed tree or "", seconds spent parsing)`` for one input line, as `treegram parse` writes it."""
+def parse_line(parse: Callable, line: str, max_length: int, text: bool = False) -> tuple[str, str, float]:
+    """``(status, bracketed tree or "", seconds spent parsing)`` for one input line, as `treegram parse` writes it.
+    `text`: the line is a sentence as typed, tokenized the Penn Treebank way (`treegram.text.tokenize`), not
+    space-separated tokens."""
     from treegram.formalism import flat_fallback
     from treegram.trees.bracket import escape_word
 
-    tokens = [escape_word(w) for w in line.split()]  # Penn Treebank escapes: the tree reads back
+    if text:
+        from treegram.text import tokenize
+
+        tokens = tokenize(line)[0] if line.strip() else []  # already in the treebank's written forms
+    else:
+        tokens = [escape_word(w) for w in line.split()]  # Penn Treebank escapes: the tree reads back
     if not tokens:
         return "empty", "", 0.0
     if len(tokens) > max_length:
@@ -94,22 +102,15 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
     driver raises them as one clear line) rather than as a worker traceback."""
     t0, c0 = time.perf_counter(), time.process_time()
     model = job["model"]
-    try:
-        st = os.stat(model["path"])
-    except OSError:
-        return {"index": job["index"],
-                "error": f"{model['path']}: model file not found on worker {socket.gethostname()}",
-                "hint": "the workers of a --scheduler cluster must see the model at the same path"}
-    if (st.st_size, st.st_mtime_ns) != (model["size"], model["mtime_ns"]):
-        return {"index": job["index"], "error": f"{model['path']}: the model file on worker {socket.gethostname()} "
-                                                "is not the one the run started with (size or mtime differ)",
-                "hint": "do not replace the model during a run; on a cluster, give every worker the same file"}
+    bad = check_model_file(model, job["index"])
+    if bad is not None:
+        return bad
     c_load = time.process_time()
     parse = _parser(model, job["decoder"], job["samples"])  # loads the model on this worker's first batch only
     load_cpu = time.process_time() - c_load
     trees, counts, parse_seconds = [], Counter(), 0.0
     for line in job["lines"]:
-        status, bracket, seconds = parse_line(parse, line, job["max_length"])
+        status, bracket, seconds = parse_line(parse, line, job["max_length"], job.get("text", False))
         trees.append(bracket)
         counts[status] += 1
         parse_seconds += seconds
@@ -170,17 +171,20 @@ def _batches(lines: Iterator[str], size: int, first_line: int) -> Iterator[tuple
         yield index, start, batch
 
 
-def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = None, samples: int | None = None,
-                  max_length: int = 100, batch_size: int = 200, workers: int | None = None,
-                  scheduler: str | None = None, client=None, resume: bool = False, encoding: str | None = None,
-                  keep_batches: bool = False, progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    """Parse the lines of `source` (a file, ``-`` = stdin) into `out` on a Dask cluster; returns the summary.
+def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: dict[str, Any],
+                manifest: dict[str, Any], output_key: str, batch_size: int = 200, workers: int | None = None,
+                scheduler: str | None = None, client=None, resume: bool = False, encoding: str | None = None,
+                keep_batches: bool = False, progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """The batch engine under `parse_batches` and `treegram compress --workers` (module docstring: checkpoints,
+    resume, input-order assembly).
 
-    `client`: an existing `distributed.Client` (tests, benchmarks); else `workers` local processes or the cluster at
-    `scheduler`.  `progress(result)` is called once per finished (or resumed) batch."""
-    from treegram.charts.decoders import model_decoder, parse_default
+    `task(job)` is the Dask task (a module-level function, so workers can import it): it gets `job` plus the batch's
+    ``index``, ``first_line``, ``lines`` and ``digest`` and returns those ``index``/``digest``/``first_line``, its
+    output lines under `output_key` (one per input line), status ``counts``, ``seconds``, ``cpu_seconds``,
+    ``worker`` (and optionally ``parse_seconds``, ``load_cpu_seconds``), or ``{"error": ..., "hint": ...}`` for a
+    problem the user can fix.  `manifest` names what makes a finished batch reusable (model identity, settings).
+    Returns the run's statistics with ``results``: the batch results in input order."""
     from treegram.distributed import bounded_as_completed, cluster_client, worker_count
-    from treegram.formalism import load_model
     from treegram.io import atomic_write_bytes, iter_lines, save_json
 
     t0 = time.perf_counter()
@@ -189,23 +193,12 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
         raise InputError(f"{out}: is a directory", hint="give a file name to write")
     if batch_size < 1:
         raise InputError(f"--batch-size must be at least 1, got {batch_size}", hint="e.g. --batch-size 200")
-    # load and check here, once: a bad model or decoder is one clear error now, not one per worker
-    identity = model_identity(model)
-    loaded = load_model(model)
-    if not hasattr(loaded, "parse"):
-        raise InputError(f"{model}: a {loaded.formalism} model cannot parse sentences",
-                         hint="use a parsing model (pcfg, tsg, tig, ostag)")
-    parse_default(loaded, decoder, samples)
-    decoder_used = decoder or model_decoder(loaded) or ("mpd" if samples is not None else "model default (parse)")
-    del loaded
-
     wdir = work_dir(out)
     prefix = b""
     if resume and out.is_file():
-        prefix = _complete_prefix(out)  # trees an earlier run already wrote to --out are kept
+        prefix = _complete_prefix(out)  # lines an earlier run already wrote to --out are kept
     skip = prefix.count(b"\n")
-    manifest = {"version": VERSION, "model": identity, "decoder": decoder, "samples": samples,
-                "max_length": max_length, "batch_size": batch_size, "kept_lines": skip}
+    manifest = {"version": VERSION, **manifest, "batch_size": batch_size, "kept_lines": skip}
     done = _finished(wdir, manifest, resume) if wdir.is_dir() else {}
     resumed = len(done)
 
@@ -213,7 +206,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
     first = next(lines, None)  # an empty input is an error before anything is written
     if first is None:
         raise InputError(f"{'stdin' if source == '-' else source}: no sentences (the input is empty)",
-                         hint="give one tokenized sentence per line")
+                         hint="give one sentence per line")
 
     def rest() -> Iterator[str]:
         yield first
@@ -221,7 +214,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
 
     body = rest()
     seen = 0
-    for _ in range(skip):  # lines whose trees are kept from --out
+    for _ in range(skip):  # lines whose output is kept from --out
         if next(body, None) is None:
             break
         seen += 1
@@ -250,9 +243,8 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
                         progress(old)
                     yield None
                     continue
-                job = {"index": index, "first_line": start, "lines": batch, "digest": digest, "model": identity,
-                       "decoder": decoder, "samples": samples, "max_length": max_length}
-                yield lambda job=job: client.submit(parse_batch, job, pure=False)
+                one = {**job, "index": index, "first_line": start, "lines": batch, "digest": digest}
+                yield lambda one=one: client.submit(task, one, pure=False)
 
         for fut in bounded_as_completed(client, submissions(), limit):
             res = fut.result()
@@ -268,31 +260,82 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
     parts = [prefix]
     parse_seconds = worker_seconds = worker_cpu = load_cpu = 0.0
     hosts: set[str] = set()
-    for i in range(total):
-        res = done[i]
+    results = [done[i] for i in range(total)]
+    for res in results:
         counts.update(res["counts"])
-        parse_seconds += res["parse_seconds"]
+        parse_seconds += res.get("parse_seconds", 0.0)
         worker_seconds += res["seconds"]
         worker_cpu += res["cpu_seconds"]
         load_cpu += res.get("load_cpu_seconds", 0.0)
         hosts.add(res["worker"])
-        parts.append("".join(t + "\n" for t in res["trees"]).encode("utf-8"))
+        parts.append("".join(t + "\n" for t in res[output_key]).encode("utf-8"))
     atomic_write_bytes(out, b"".join(parts))
     if not keep_batches:
         shutil.rmtree(wdir, ignore_errors=True)
-    seconds = time.perf_counter() - t0
+    return {"results": results, "counts": counts, "lines": seen, "kept_lines": skip, "batches": total,
+            "batches_resumed": resumed, "workers": nworkers, "worker_processes_used": len(hosts),
+            "parse_seconds": parse_seconds, "worker_seconds": worker_seconds, "worker_cpu_seconds": worker_cpu,
+            "model_load_cpu_seconds": load_cpu, "seconds": time.perf_counter() - t0}
+
+
+def check_model_file(model: dict[str, Any], index: int) -> dict[str, Any] | None:
+    """On a worker: the error result when the model file is missing or is not the one the run started with."""
+    try:
+        st = os.stat(model["path"])
+    except OSError:
+        return {"index": index, "error": f"{model['path']}: model file not found on worker {socket.gethostname()}",
+                "hint": "the workers of a --scheduler cluster must see the model at the same path"}
+    if (st.st_size, st.st_mtime_ns) != (model["size"], model["mtime_ns"]):
+        return {"index": index, "error": f"{model['path']}: the model file on worker {socket.gethostname()} "
+                                         "is not the one the run started with (size or mtime differ)",
+                "hint": "do not replace the model during a run; on a cluster, give every worker the same file"}
+    return None
+
+
+def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = None, samples: int | None = None,
+                  max_length: int = 100, batch_size: int = 200, workers: int | None = None,
+                  scheduler: str | None = None, client=None, resume: bool = False, encoding: str | None = None,
+                  keep_batches: bool = False, progress: Callable[[dict], None] | None = None,
+                  text: bool = False) -> dict[str, Any]:
+    """Parse the lines of `source` (a file, ``-`` = stdin) into `out` on a Dask cluster; returns the summary.
+    `text`: each line is a sentence as typed (see `parse_line`).
+
+    `client`: an existing `distributed.Client` (tests, benchmarks); else `workers` local processes or the cluster at
+    `scheduler`.  `progress(result)` is called once per finished (or resumed) batch."""
+    from treegram.charts.decoders import model_decoder, parse_default
+    from treegram.formalism import load_model
+
+    # load and check here, once: a bad model or decoder is one clear error now, not one per worker
+    identity = model_identity(model)
+    loaded = load_model(model)
+    if not hasattr(loaded, "parse"):
+        raise InputError(f"{model}: a {loaded.formalism} model cannot parse sentences",
+                         hint="use a parsing model (pcfg, tsg, tig, ostag)")
+    parse_default(loaded, decoder, samples)
+    decoder_used = decoder or model_decoder(loaded) or ("mpd" if samples is not None else "model default (parse)")
+    del loaded
+    settings = {"decoder": decoder, "samples": samples, "max_length": max_length}
+    if text:  # only then, so the manifests of tokenized runs stay what they were (resumable across versions)
+        settings["text"] = True
+    run = run_batches(source, out, task=parse_batch, job={"model": identity, **settings},
+                      manifest={"model": identity, **settings}, output_key="trees", batch_size=batch_size,
+                      workers=workers, scheduler=scheduler, client=client, resume=resume, encoding=encoding,
+                      keep_batches=keep_batches, progress=progress)
+    counts, seconds = run["counts"], run["seconds"]
     parsed = counts["ok"] + counts["failed"]
     return {
         "input": source, "out": str(out), "model": str(model), "decoder": decoder_used,
-        "lines": seen, "kept_lines": skip, "new_lines": seen - skip,
+        "lines": run["lines"], "kept_lines": run["kept_lines"], "new_lines": run["lines"] - run["kept_lines"],
         "counts": {s: int(counts[s]) for s in STATUSES},
-        "batches": total, "batches_resumed": resumed, "batch_size": batch_size,
-        "workers": nworkers, "worker_processes_used": len(hosts),
-        "parse_seconds": round(parse_seconds, 3), "worker_seconds": round(worker_seconds, 3),
-        "worker_cpu_seconds": round(worker_cpu, 3), "model_load_cpu_seconds": round(load_cpu, 3),
+        "batches": run["batches"], "batches_resumed": run["batches_resumed"], "batch_size": batch_size,
+        "workers": run["workers"], "worker_processes_used": run["worker_processes_used"],
+        "parse_seconds": round(run["parse_seconds"], 3), "worker_seconds": round(run["worker_seconds"], 3),
+        "worker_cpu_seconds": round(run["worker_cpu_seconds"], 3),
+        "model_load_cpu_seconds": round(run["model_load_cpu_seconds"], 3),
         "seconds": round(seconds, 3),
         "sentences_per_second": round(parsed / seconds, 2) if seconds > 0 else 0.0,
     }
 
 
-__all__ = ["STATUSES", "batch_digest", "model_identity", "parse_batch", "parse_batches", "parse_line", "work_dir"]
+__all__ = ["STATUSES", "batch_digest", "check_model_file", "model_identity", "parse_batch", "parse_batches", "parse_line",
+           "run_batches", "work_dir"]

@@ -55,7 +55,12 @@ The pieces, each a method or attribute of :class:`Formalism` below:
 ``train(corpus, settings, ctx)``
     for formalisms not trained by a sweep sampler (PCFG estimation, EM, ...): return the model directly.
 
-The smallest complete formalism is ``examples/treegram-example-plugin`` (a lexicalized PCFG, ~150 lines).
+Models can offer capabilities beyond parsing (see :class:`Model`): a *compressor* implements the contract of
+`treegram.compression.compressor` (``source_tree`` + ``decoder``) and gets the compression commands, rate control and
+Dask batches from the core.
+
+The smallest complete formalism is ``examples/treegram-example-plugin`` (a lexicalized PCFG, ~150 lines; its
+``keepodds`` is the smallest compressor).
 Older plugins that override ``configure_train_parser`` / ``train_from_args`` keep working: those two methods are
 what the CLI calls, and their default implementations are the generated options and the core pipeline above.
 
@@ -304,6 +309,9 @@ class Model(Protocol):
     #   chart_input / derivation_tree / category_tree  parsing through the core charts, which gives the model
     #       every registered decoder (`treegram.charts.decoders.ChartModel`, `treegram parse --decoder`).
     #   parse(tokens) -> Tree     raises ParseFailure for a sentence the grammar cannot derive.
+    #   source_tree(tokens) / decoder(tree, tokens)  a sentence compressor
+    #       (`treegram.compression.compressor.Compressor`): `treegram compress` (raw text or tokens, --rate,
+    #       --workers), `treegram eval-compression --model` and the core's rate control work on it.
 
 
 @attrs.frozen

@@ -28,7 +28,9 @@ def register_formalisms(register):
     its parsing CFG transform and back-transform (``extract_model``), and ``load_model`` for saved models; or
     ``train`` for formalisms that are estimated rather than sampled.  Models implement
     :class:`treegram.formalism.Model` (``parse``, ``save``, ``describe``), which makes ``treegram parse`` and
-    ``treegram grammar`` work for them.
+    ``treegram grammar`` work for them; a model implementing :class:`treegram.compression.compressor.Compressor`
+    (``source_tree``, ``decoder``) is a sentence compressor, which gets ``treegram compress``, ``treegram
+    eval-compression --model``, rate control and Dask batch compression from the core.
     """
 
 

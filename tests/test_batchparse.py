@@ -170,3 +170,44 @@ def test_bad_batch_options_one_clear_error(extra, message, sentences, demo_model
     assert code == 2 and message in err, err
     assert "Traceback" not in err
     assert not (tmp_path / "o.txt").exists()
+
+
+def test_compress_batches_are_the_one_process_output_and_resume(cluster, tmp_path):
+    """`treegram compress --workers` runs on the same batch engine: input order, checkpoints, resume."""
+    from conftest import write_demo_pairs
+
+    from treegram.compression.batch import compress_batches
+    from treegram.compression.run import CompressSettings
+
+    _c, client = cluster
+    write_demo_pairs(tmp_path)
+    model = tmp_path / "ch.model"
+    assert main(["-q", "train", "channel", "--pairs", str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"),
+                 "--parser", str(tmp_path / "parser.model"), "--levels", "4", "--out", str(model)]) == 0
+    lines = (tmp_path / "src.txt").read_text(encoding="utf-8").splitlines()[:16]
+    lines[4] = ""
+    lines[9] = "Two sentences here. And the second one!"
+    inp = tmp_path / "in.txt"
+    inp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ref = tmp_path / "ref.txt"
+    assert main(["-q", "compress", "--model", str(model), "--input", str(inp), "--out", str(ref), "--rate", "0.6"]) == 0
+    out = tmp_path / "out.txt"
+    settings = CompressSettings(rate=0.6)
+    summary, records = compress_batches(str(inp), out, model=model, settings=settings, batch_size=3, client=client,
+                                        keep_batches=True)
+    assert out.read_bytes() == ref.read_bytes() and summary["batches"] == 6 and summary["empty"] == 1
+    assert [r["line"] for r in records] == sorted(r["line"] for r in records) and len(records) == 17
+    wdir = tmp_path / "out.txt.batches"
+    for f in sorted(wdir.glob("0*.json"))[2:]:  # as if killed after two batches
+        f.unlink()
+    out.unlink()
+    again, _ = compress_batches(str(inp), out, model=model, settings=settings, batch_size=3, client=client,
+                                resume=True)
+    assert again["batches_resumed"] == 2 and out.read_bytes() == ref.read_bytes() and not wdir.exists()
+    compress_batches(str(inp), out, model=model, settings=CompressSettings(rate=0.5), batch_size=3, client=client,
+                     keep_batches=True)
+    for f in sorted(wdir.glob("0*.json"))[1:]:
+        f.unlink()
+    with pytest.raises(InputError, match="another model, decoder or settings"):  # other settings: not reused
+        compress_batches(str(inp), out, model=model, settings=CompressSettings(rate=0.7), batch_size=3,
+                         client=client, resume=True)

@@ -58,7 +58,8 @@ def test_example_plugin_trains_parses_resumes_and_is_listed(env, tmp_path):
     assert r.returncode == 0, r.stderr
     listing = json.loads(r.stdout)
     row = next(p for p in listing["plugins"] if p["name"] == "lapcfg")
-    assert row["source"].startswith("treegram-example-plugin ") and row["provides"] == ["formalism:lapcfg"]
+    assert row["source"].startswith("treegram-example-plugin ")
+    assert sorted(row["provides"]) == ["formalism:keepodds", "formalism:lapcfg"]
     assert "error" not in row
 
     # --splits/--alpha come from the plugin's settings class, --iterations/--anneal-*/--resume from the core
@@ -96,3 +97,32 @@ def test_example_plugin_trains_parses_resumes_and_is_listed(env, tmp_path):
     summed = [parse_brackets(line)[0] for line in r.stdout.splitlines()]
     assert [t.leaves() for t in summed] == [t.leaves() for t in parsed]
     assert score_corpus(gold, summed[:-1], ParsevalParams()).f1 > 80
+
+
+def test_example_compressor_gets_compress_rate_eval_and_batches_for_free(env, tmp_path):
+    """`keepodds` implements only the compressor contract (source_tree + decoder): compression of typed text,
+    --rate, eval-compression --model and Dask batches come from treegram."""
+    from conftest import write_demo_pairs
+
+    write_demo_pairs(tmp_path)
+    src, tgt, model = tmp_path / "src.txt", tmp_path / "tgt.txt", tmp_path / "ko.model"
+    (tmp_path / "in.txt").write_text(src.read_text(encoding="utf-8").replace(" .\n", ". Yes, it did.\n", 3),
+                                     encoding="utf-8")  # three lines of two sentences, as typed
+    r = treegram(env, "-q", "train", "keepodds", "--pairs", str(src), str(tgt), "--out", str(model))
+    assert r.returncode == 0, r.stderr
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    base = ["-q", "compress", "--model", str(model), "--input", str(tmp_path / "in.txt"), "--rate", "0.6"]
+    r = treegram(env, *base, "--out", str(one), "--json")
+    assert r.returncode == 0, r.stderr
+    recs = json.loads(r.stdout)["sentences"]
+    assert len(recs) == 48 + 3 and [x["sentence"] for x in recs[:2]] == [1, 2] and all(x["text"] for x in recs)
+    assert all(x["rate_met"] or x["note"] for x in recs)  # the core's rate search, or the reason it missed
+    assert sum(x["rate_met"] for x in recs) > len(recs) // 2  # most lengths allow 0.6 +- 0.05
+    assert one.read_text(encoding="utf-8").splitlines()[0] == " ".join(x["text"] for x in recs[:2])
+    r = treegram(env, *base, "--out", str(two), "--workers", "2", "--batch-size", "7")
+    assert r.returncode == 0, r.stderr
+    assert two.read_bytes() == one.read_bytes() and one.read_bytes().count(b"\n") == 48
+    r = treegram(env, "-q", "eval-compression", "--source", str(src), "--gold", str(tgt), "--model", str(model),
+                 "--rate", "0.6", "--no-rel", "--trials", "50", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["systems"]["ko"]["token_f1"] > 50

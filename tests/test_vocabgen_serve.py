@@ -56,7 +56,7 @@ def test_serve_binds_loopback_only():
 
 
 def test_words_picked_from_a_pasted_text():
-    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB))
+    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB), allow_unchecked=True)
     gen, vocab = bench.generator(VOCAB)
     text = "The dogs saw a cat. The dog likes the park; the park is big. Zebras were not there."
     # content words the vocabulary and the model know, by frequency (dogs + dog), then first occurrence
@@ -96,7 +96,7 @@ def _png_info(data: bytes) -> tuple[int, int, int]:
 
 @pytest.fixture(scope="module")
 def server():
-    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB))
+    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB), allow_unchecked=True)
     srv = make_server(bench, "127.0.0.1", 0)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
@@ -142,7 +142,8 @@ def test_serve_in_a_real_browser(server):
         error = driver.find_element(By.ID, "error").text
         assert "no sentence for any of the words" in error and "Traceback" not in driver.page_source
 
-        # a multiple-choice sheet for two words
+        # multiple choice for two words: the toy vocabulary has no option that cannot fit ("the dog / cat bit
+        # me"), so the page says why there is no sheet
         words = driver.find_element(By.ID, "words")
         words.clear()
         words.send_keys("cat, dog")
@@ -151,9 +152,18 @@ def test_serve_in_a_real_browser(server):
         count.clear()
         count.send_keys("2")
         submit(driver.find_element(By.ID, "make"))
+        error = driver.find_element(By.ID, "error").text
+        assert "no exercise could be built" in error and "Traceback" not in driver.page_source
+
+        # a cloze sheet with lemma hints for the same words
+        Select(driver.find_element(By.ID, "kind")).select_by_value("cloze")
+        hints = driver.find_element(By.CSS_SELECTOR, "input[name=hints]")
+        if not hints.is_selected():
+            hints.click()
+        submit(driver.find_element(By.ID, "make"))
         items = driver.find_elements(By.CSS_SELECTOR, "ol.items li")
         assert len(items) == 4
-        assert all("_____" in li.text and "(a)" in li.text for li in items)
+        assert all("_____" in li.text for li in items)
         assert "Answer key" in driver.find_element(By.ID, "preview").text
         before = items[0].text
 
@@ -188,7 +198,7 @@ def test_serve_in_a_real_browser(server):
         assert distinct > 20 and len(png) > 20_000
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         SCREENSHOT.write_bytes(png)
-        assert "Multiple choice" in driver.find_element(By.TAG_NAME, "body").text
+        assert "Fill in the blanks" in driver.find_element(By.TAG_NAME, "body").text
     finally:
         driver.quit()
 

@@ -191,14 +191,19 @@ VOCAB = "words:the,dog,cat,bit,likes,me,she"
 
 def test_cli_generate_json(model_file, capsys):
     assert main(["generate", "--model", str(model_file), "--vocab", VOCAB, "--include", "cat", "-n", "5",
-                 "--seed", "3", "--json"]) == 0
+                 "--seed", "3", "--json", "--no-unique"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert len(out) == 5 and all("cat" in o["tokens"] and o["text"] for o in out)
+    assert len({o["text"] for o in out}) < 5  # the tiny model repeats itself ...
+    assert main(["generate", "--model", str(model_file), "--vocab", VOCAB, "--include", "cat", "-n", "5",
+                 "--seed", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # ... and -n <= 200 gives different sentences by default
+    assert len({o["text"] for o in out}) == len(out) >= 2
 
 
 def test_cli_exercises(model_file, capsys, tmp_path):
     out = tmp_path / "sheet.html"
-    assert main(["exercises", "--model", str(model_file), "--vocab", VOCAB, "--words", "cat,dog", "--per-word", "2",
+    assert main(["exercises", "--allow-unchecked", "--model", str(model_file), "--vocab", VOCAB, "--words", "cat,dog", "--per-word", "2",
                  "--kind", "cloze", "--format", "html", "--out", str(out)]) == 0
     assert "Answer key" in out.read_text(encoding="utf-8")
 
@@ -213,7 +218,8 @@ def test_cli_exercises(model_file, capsys, tmp_path):
     (["exercises", "--vocab", VOCAB, "--words", "cat,.,dog"], "is not a word"),
     (["generate", "--vocab", "cefr:Q3"], "unknown CEFR level"),
     (["generate", "--vocab", "nowhere.txt"], "no such vocabulary file"),
-    (["exercises", "--vocab", VOCAB, "--words", "zebra,big"], "no sentence for any of the words"),
+    (["exercises", "--vocab", VOCAB, "--words", "zebra,big", "--allow-above"], "no sentence for any of the words"),
+    (["exercises", "--vocab", VOCAB, "--words", "cat,zebra"], "zebra: CEFR-J says B2, not in the vocabulary"),
     (["exercises", "--vocab", VOCAB, "--words", ","], "--words is empty"),
 ])
 def test_cli_errors(model_file, capsys, argv, message):
@@ -239,7 +245,7 @@ def test_cli_large_requests_are_capped_with_a_message(model_file, capsys, monkey
     assert main(["generate", "--model", str(model_file), "--vocab", VOCAB, "-n", "2000"]) == 0
     err = capsys.readouterr().err
     assert "sentences are different" in err and "--unique" in err
-    assert main(["exercises", "--model", str(model_file), "--vocab", VOCAB, "--words", "cat", "--per-word",
+    assert main(["exercises", "--allow-unchecked", "--model", str(model_file), "--vocab", VOCAB, "--words", "cat", "--per-word",
                  "100000"]) == 0
     assert "capped at 50" in capsys.readouterr().err
 

@@ -16,6 +16,7 @@ with `TreeChartBuilder`; this module owns every algorithm over them, integer-cod
 - `TreeChart.inside(extra)`        log-sum per item; `outside` / `expected_counts` (expected rule counts, EM)
 - `TreeChart.sample(rng, extra)`   an exact sample of a derivation from the inside chart
 - `TreeChart.stratified_viterbi`   the max chart with items split by an additive integer state (below)
+- `TreeChart.kbest(node, cat, k)`  the k best derivations (lazy k-best, Huang & Chiang 2005), for reranking
 
 Loss-augmented scores.  `extra` is the hook: an array with one additive score per rule application (or a callable
 `extra(chart) -> array`), added to the application's own score in every algorithm -- e.g. a per-kept-word reward
@@ -495,6 +496,99 @@ class TreeChart:
         base = self._base(extra, rule_scores)[self._perm]
         best, back = _viterbi(self._group_ptr, self._head, base, self._tail_ptr, self._tail, self.n_items)
         return TreeViterbi(self, best, self._to_added(back))
+
+    def kbest(self, node: int, cat: int, k: int, extra: np.ndarray | Callable | None = None, *,
+              rule_scores=None) -> list[tuple[float, list[int]]]:
+        """The `k` best derivations of item (node, cat), best first, as (score, applications top-down with tails
+        left to right): Huang & Chiang's (2005) lazy Algorithm 3 over the Viterbi chart -- each item's derivations
+        are found on demand, from a candidate heap seeded with its applications over their tails' best derivations
+        and grown, as a candidate is taken, by its neighbours (one tail moved to its next derivation).  Ties keep
+        the chart's order (the earlier application first), so the first derivation is `viterbi`'s."""
+        import heapq
+
+        base = self._base(extra, rule_scores)
+        vit = self.viterbi(extra, rule_scores=rule_scores)
+        best = vit._best
+        nc = self.n_cats
+        tail_ptr, tail = self.tail_ptr, self.tail
+        incoming: dict[int, np.ndarray] = {}
+        order = np.argsort(self.head, kind="stable")
+        heads_sorted = self.head[order]
+        found: dict[int, list[tuple[float, int, tuple[int, ...], int]]] = {}  # item -> (score, e, ranks, pos)
+        cand: dict[int, list] = {}
+        seen: dict[int, set] = {}
+
+        def apps(item: int) -> np.ndarray:
+            got = incoming.get(item)
+            if got is None:
+                lo = int(np.searchsorted(heads_sorted, item, side="left"))
+                hi = int(np.searchsorted(heads_sorted, item, side="right"))
+                got = incoming[item] = order[lo:hi]
+            return got
+
+        def score_of(e: int, ranks: tuple[int, ...]) -> float | None:
+            sc = float(base[e])
+            for t, j in zip(tail[tail_ptr[e]:tail_ptr[e + 1]].tolist(), ranks):
+                if not kth(t, j + 1):
+                    return None
+                sc += found[t][j][0]
+            return sc
+
+        def kth(item: int, n: int) -> bool:
+            """Make sure the n best derivations of item are found (False if it has fewer)."""
+            ds = found.get(item)
+            if ds is None:
+                ds = found[item] = []
+                heap = cand[item] = []
+                seen[item] = set()
+                for pos, e in enumerate(apps(item).tolist()):
+                    ts = tail[tail_ptr[e]:tail_ptr[e + 1]]
+                    if any(vit._back[t] < 0 for t in ts.tolist()):
+                        continue
+                    r0 = (0,) * len(ts)
+                    sc = float(base[e]) + float(best[ts].sum()) if len(ts) else float(base[e])
+                    if sc == -np.inf:
+                        continue
+                    heapq.heappush(heap, (-sc, pos, e, r0))
+                    seen[item].add((e, r0))
+            heap = cand[item]
+            while len(ds) < n:
+                if ds:  # the neighbours of the last derivation taken
+                    _sc, e, ranks, pos = ds[-1]
+                    for i in range(len(ranks)):
+                        nr = ranks[:i] + (ranks[i] + 1,) + ranks[i + 1:]
+                        if (e, nr) in seen[item]:
+                            continue
+                        seen[item].add((e, nr))
+                        sc = score_of(e, nr)
+                        if sc is not None and sc > -np.inf:
+                            heapq.heappush(heap, (-sc, pos, e, nr))
+                if not heap:
+                    return False
+                negsc, pos, e, ranks = heapq.heappop(heap)
+                ds.append((-negsc, e, ranks, pos))
+            return True
+
+        item = node * nc + cat
+        out: list[tuple[float, list[int]]] = []
+        if vit._back[item] < 0:
+            return out
+        for n in range(1, k + 1):
+            if not kth(item, n):
+                break
+            sc, e, ranks, _pos = found[item][n - 1]
+            deriv: list[int] = []
+            todo = [(e, ranks)]
+            while todo:
+                e2, r2 = todo.pop()
+                deriv.append(int(e2))
+                ts = tail[tail_ptr[e2]:tail_ptr[e2 + 1]].tolist()
+                for t, j in reversed(list(zip(ts, r2))):
+                    kth(t, j + 1)
+                    d = found[t][j]
+                    todo.append((d[1], d[2]))
+            out.append((sc, deriv))
+        return out
 
     def stratified_viterbi(self, increments, bounds: Sequence[int], extra=None, *, rule_scores=None
                            ) -> StratifiedViterbi:

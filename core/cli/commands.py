@@ -111,6 +111,9 @@ def add_encoding_option(parser: argparse.ArgumentParser) -> None:
 def _configure_parse(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, type=Path, help="model file from `treegram train`")
     p.add_argument("--input", default="-", help="one tokenized sentence per line (- = stdin)")
+    p.add_argument("--text", action="store_true",
+                   help="each input line is one sentence as typed: tokenize it the Penn Treebank way "
+                        "(treegram.text: \"isn't\" -> is n't, \"$5\" -> $ 5, brackets as -LRB-)")
     p.add_argument("--out", default="-",
                    help="one bracketed tree per line, written as each sentence is parsed (- = stdout)")
     p.add_argument("--max-length", type=argtypes.positive_int, default=100,
@@ -158,7 +161,7 @@ def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
         summary = parse_batches(args.input, out, model=args.model, decoder=args.decoder, samples=args.samples,
                                 max_length=args.max_length, batch_size=args.batch_size or 200, workers=args.workers,
                                 scheduler=args.scheduler, resume=args.resume, encoding=args.encoding,
-                                progress=progress)
+                                progress=progress, text=args.text)
     if args.json:
         ui.emit_json(summary)
         return 0
@@ -218,7 +221,7 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
             if lineno <= skip:
                 continue
             # the same per-line step as the cluster workers' (escaping, length cut-off, flat fallback)
-            status, bracket, seconds = parse_line(parse, line, args.max_length)
+            status, bracket, seconds = parse_line(parse, line, args.max_length, args.text)
             parse_seconds += seconds
             counts[status] += 1
             if not json_out:

@@ -203,19 +203,14 @@ def alignment_report(pairs: list[Pair]) -> dict:
 
 
 def load_training_data(pairs_paths, parser_path, *, limit: int | None = None, note=None):
-    """What every compressor's ``treegram train`` reads: the parser model (checked: it exists and can parse) and
+    """What every compressor's ``treegram train`` reads: the parser (`load_parser`: ``spacy`` or a model file,
+    checked: it exists and can parse) and
     the (long, short) pairs, aligned (``read_pairs`` with text alignment), with a one-line alignment report sent to
     ``note``.  Returns (parser, pairs)."""
+    from treegram.compression.compressor import load_parser
     from treegram.errors import InputError
-    from treegram.formalism import load_model
 
-    if not parser_path.is_file():
-        raise InputError(f"{parser_path}: parser model not found",
-                         hint="train one first, e.g. `treegram train pcfg --treebank ... --out pcfg.model`")
-    parser = load_model(parser_path)
-    if not hasattr(parser, "parse"):
-        raise InputError(f"{parser_path}: a {parser.formalism} model cannot parse sentences",
-                         hint="pass a parsing model (pcfg, tsg, tig, ostag)")
+    parser = load_parser(parser_path)
     pairs = read_pairs(pairs_paths[0], pairs_paths[1], text_alignment=True,
                        lines=slice(0, limit) if limit else None)
     if not pairs:

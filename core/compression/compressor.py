@@ -1,18 +1,41 @@
-"""What every compression model shares: the decoded `Compression`, the protocol `treegram compress` uses, parsing a
-raw sentence with the model's own parser, and that parser's storage inside the compression model file.
+"""The compressor contract: what a model supplies to get `treegram compress`, `treegram eval-compression --model`,
+rate control and batch compression on Dask (`--workers` / `--scheduler`) without code of its own for them.
 
-A *compressor* is a model with
+A *compressor* is a model (of any formalism, registered through ``register_formalisms`` like every model) that
+implements the `Compressor` protocol below -- two methods:
 
-    source_tree(tokens) -> (ROOT-wrapped tree, status)     status: ok / failed (flat fallback) / too_long
-    compress_tree(tree, tokens, *, rate=None, reward=0.0) -> Compression
+    source_tree(tokens) -> (tree, status)     the sentence's source tree; status ok / failed (flat fallback tree) /
+                                              too_long.  `ParsedCompressor` supplies it from an embedded parser.
+    decoder(tree, tokens) -> SentenceDecoder  the sentence's decoding problem, built once and decoded for any
+                                              per-word reward: decode(reward) -> Compression
 
-`rate` asks for a share of kept words (rate control); `reward` is a log-scale bonus per kept word.
+and, optionally, the decoder's ``decode_length(k) -> Compression | None`` (the best compression keeping exactly
+`k` words; None when the model has none), which makes ``--rate`` exact.  Compressors that decode over a core tree
+chart (`treegram.charts.treechart`) get both from `TreeChartDecoder`: the plugin gives the chart, the kept words of
+each rule application and how a derivation reads as (tree, keep mask); lengths come from the chart's stratified
+Viterbi.  The core does the rest:
+
+- `compress_tree(model, tree, tokens, rate=, reward=, tolerance=)` (and the `ParsedCompressor` methods of the same
+  name): ``rate=None`` decodes at the reward; a rate runs `rate_search`;
+- `rate_search`: among the compressions it meets -- every length `decode_length` offers within the tolerance (and
+  the nearest outside it), or else every reward its bisection tries, on both sides of the target -- the one whose
+  rate is within `tolerance` of the target with the highest model score (the score without the reward), or, when
+  none is within it, the nearest (ties: higher score), with a note saying why the target was missed;
+- the commands (`treegram.compression.cli`), their per-line work (`treegram.compression.run`) and the Dask batches
+  (`treegram.batchparse`).
+
+A model that only has the older duck-typed ``compress_tree(tree, tokens, *, rate=None, reward=0.0)`` still works
+(`is_compressor`); it keeps its own rate control.
+
+`reward` is a log-scale bonus per kept word (> 0: longer output); `rate` a share of kept words.
 """
 
 from __future__ import annotations
 
+import math
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -22,31 +45,103 @@ from treegram.io import load_bundle
 
 from treegram.compression.treeprep import wrap_root
 
-__all__ = ["Compression", "ParsedCompressor", "is_compressor", "parse_source", "embed_parser", "embedded_parser", "rate_search",
-           "MAX_PARSE_LENGTH"]
+if TYPE_CHECKING:
+    from treegram.charts.treechart import TreeChart
+    from treegram.trees import Tree
+
+__all__ = ["Compression", "Compressor", "MAX_PARSE_LENGTH", "ParsedCompressor", "RATE_TOLERANCE", "SentenceDecoder",
+           "TreeChartDecoder", "compress_tree", "embed_parser", "embedded_parser", "is_compressor", "load_parser",
+           "parse_source", "parser_fingerprint", "rate_search", "rate_window"]
 
 MAX_PARSE_LENGTH = 100  # longer sentences get the flat fallback tree (parsing is cubic)
+#: `--rate` is met when the output's rate is within this of the target (issue 24: +-0.05)
+RATE_TOLERANCE = 0.05
 
 
 class Compression:
-    __slots__ = ("tokens", "keep", "tree", "score")
+    """A decoded compression: the kept `tokens` (`keep` mask), the target tree (None for word-deletion models),
+    the decoder's `score` at `reward` (so `model_score` = score - reward x kept words) and, after a rate search
+    that missed the target, a `note` saying why."""
 
-    def __init__(self, tokens, keep, tree, score):
-        self.tokens, self.keep, self.tree, self.score = tokens, keep, tree, score
+    __slots__ = ("tokens", "keep", "tree", "score", "reward", "note")
+
+    def __init__(self, tokens, keep, tree, score, reward: float = 0.0, note: str | None = None):
+        self.tokens, self.keep, self.tree, self.score = tokens, np.asarray(keep, dtype=bool), tree, float(score)
+        self.reward, self.note = float(reward), note
 
     @property
     def compressed(self) -> list[str]:
         return [w for w, k in zip(self.tokens, self.keep) if k]
 
     @property
+    def kept(self) -> int:
+        return int(np.count_nonzero(self.keep))
+
+    @property
     def rate(self) -> float:
         return float(np.mean(self.keep)) if len(self.keep) else 1.0
 
+    @property
+    def model_score(self) -> float:
+        """The model's own score of this compression (the per-word reward taken out)."""
+        return self.score - self.reward * self.kept
+
+
+@runtime_checkable
+class SentenceDecoder(Protocol):
+    """One sentence's decoding problem (built once per sentence by `Compressor.decoder`).
+
+    ``decode(reward)`` -> the best `Compression` with `reward` added per kept word.  Optional:
+    ``decode_length(k)`` -> the best `Compression` keeping exactly `k` words, or None (makes `--rate` exact)."""
+
+    def decode(self, reward: float) -> Compression: ...
+
+
+@runtime_checkable
+class Compressor(Protocol):
+    """The compressor contract (see the module docstring): a model with these gets compress, eval-compression,
+    rate control and batch compression from the core."""
+
+    formalism: str
+
+    def source_tree(self, tokens: list[str]) -> tuple["Tree", str]: ...
+
+    def decoder(self, tree: "Tree", tokens: list[str]) -> SentenceDecoder: ...
+
+
+def is_compressor(model) -> bool:
+    """Whether `treegram compress` can use the model: the `Compressor` protocol, or the older duck-typed
+    ``source_tree`` + ``compress_tree``."""
+    if not callable(getattr(model, "source_tree", None)):
+        return False
+    return callable(getattr(model, "decoder", None)) or callable(getattr(model, "compress_tree", None))
+
+
+def compress_tree(model, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0,
+                  tolerance: float = RATE_TOLERANCE) -> Compression:
+    """Compress one parsed sentence with any compressor: the core's decoding and rate control over the model's
+    `decoder`, or the model's own ``compress_tree`` for the older duck-typed models."""
+    if rate is not None and not 0.0 <= rate <= 1.0:
+        raise InputError(f"--rate must be between 0 and 1, got {rate}")
+    dec = getattr(model, "decoder", None)
+    if not callable(dec):
+        return model.compress_tree(tree, tokens, rate=rate, reward=reward)
+    decoder = dec(tree, list(tokens))
+    if not isinstance(decoder, SentenceDecoder):
+        raise TreegramError(f"{getattr(model, 'formalism', type(model).__name__)} model: decoder() returned a "
+                            f"{type(decoder).__name__}, which has no decode(reward)",
+                            hint="a compressor's decoder must implement treegram.compression.compressor."
+                                 "SentenceDecoder")
+    if rate is None:
+        return decoder.decode(reward)
+    return rate_search(decoder, len(tokens), rate, tolerance=tolerance)
+
 
 class ParsedCompressor:
-    """What every compressor that decodes over the parse of the long sentence shares: ``source_tree`` parses with
-    the embedded ``parser`` (flat fallback, length limit), ``compress`` = parse, then the subclass's
-    ``compress_tree(tree, tokens, rate=, reward=)``.  ``what`` names the model in errors."""
+    """Base class of compressors that decode over the parse of the long sentence: ``source_tree`` parses with the
+    embedded ``parser`` (flat fallback, length limit); a subclass implements ``decoder(tree, tokens)`` and gets
+    ``compress_tree`` (rate control included) and ``compress`` (parse, then compress_tree).  ``what`` names the
+    model in errors."""
 
     what = "compression"
     parser = None
@@ -55,16 +150,198 @@ class ParsedCompressor:
         """(ROOT-wrapped parse, status) with status ok / failed (flat fallback tree) / too_long."""
         return parse_source(self.parser, tokens, what=self.what)
 
-    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
+    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0,
+                      tolerance: float = RATE_TOLERANCE) -> Compression:
+        """The core's decoding and rate control over ``self.decoder`` (which a subclass implements)."""
+        if not callable(getattr(self, "decoder", None)):
+            raise NotImplementedError(f"{type(self).__name__} implements neither decoder nor compress_tree")
+        return compress_tree(self, tree, tokens, rate=rate, reward=reward, tolerance=tolerance)
+
+    def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0,
+                 tolerance: float = RATE_TOLERANCE) -> Compression:
         if not tokens:
             raise InputError("empty sentence", hint="give at least one token")
         tree, _ = self.source_tree(tokens)
-        return self.compress_tree(tree, tokens, rate=rate, reward=reward)
+        return self.compress_tree(tree, tokens, rate=rate, reward=reward, tolerance=tolerance)
 
 
-def is_compressor(model) -> bool:
-    """Whether `treegram compress` can use the model."""
-    return callable(getattr(model, "source_tree", None)) and callable(getattr(model, "compress_tree", None))
+# -- rate control ------------------------------------------------------------------------------------------------
+
+def rate_window(n: int, rate: float, tolerance: float = RATE_TOLERANCE) -> list[int]:
+    """The numbers of kept words k in 1..n whose rate k/n is within `tolerance` of `rate` (empty when none is: a
+    3-word sentence has no rate within 0.05 of 0.5)."""
+    if n <= 0:
+        return []
+    lo = max(1, math.ceil((rate - tolerance) * n - 1e-9))
+    hi = min(n, math.floor((rate + tolerance) * n + 1e-9))
+    return list(range(lo, hi + 1))
+
+
+def _choose(cands: dict[int, Compression], n: int, rate: float, tolerance: float) -> Compression:
+    """Within the tolerance: the highest model score (ties: nearer the target); otherwise the nearest (ties: higher
+    score)."""
+    window = set(rate_window(n, rate, tolerance))
+    inside = [c for k, c in cands.items() if k in window]
+    if inside:
+        return max(inside, key=lambda c: (c.model_score, -abs(c.kept - rate * n), -c.kept))
+    return min(cands.values(), key=lambda c: (abs(c.kept - rate * n), -c.model_score, c.kept))
+
+
+def _miss_note(n: int, rate: float, tolerance: float, best: Compression, exact: bool) -> str:
+    window = rate_window(n, rate, tolerance)
+    nearest = f"nearest kept {best.kept}/{n} = {best.rate:.2f}"
+    if not window:
+        return f"no rate of a {n}-word sentence is within {tolerance:g} of {rate:g}; {nearest}"
+    keeping = f"{window[0]}" + (f"-{window[-1]}" if len(window) > 1 else "")
+    if exact:
+        return f"the model has no compression keeping {keeping} of the {n} words (rate {rate:g} +- {tolerance:g}); " \
+               f"{nearest}"
+    return f"no reward the search tried gave a compression keeping {keeping} of the {n} words (rate {rate:g} +- " \
+           f"{tolerance:g}); {nearest}"
+
+
+def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: float = RATE_TOLERANCE,
+                iterations: int = 14, lo: float = -30.0, hi: float = 30.0) -> Compression:
+    """Rate control over one sentence's decoder (see the module docstring for the choice).
+
+    With ``decoder.decode_length`` the candidates are the exact best compressions of every length in the window
+    (and, when the model has none there, of the nearest lengths outside it).  Without it, the reward is bisected in
+    [lo, hi] for `iterations` steps towards the target and every compression met on the way (both sides of the
+    target) is a candidate; lengths between two rewards' outputs that no reward produces are not reachable this
+    way.  The returned compression carries a `note` when its rate is not within the tolerance."""
+    if not 0.0 <= rate <= 1.0:
+        raise InputError(f"--rate must be between 0 and 1, got {rate}")
+    cands: dict[int, Compression] = {}
+
+    def add(c: Compression | None) -> None:
+        if c is not None and (c.kept not in cands or c.model_score > cands[c.kept].model_score):
+            cands[c.kept] = c
+
+    by_length = getattr(decoder, "decode_length", None)
+    if callable(by_length):
+        window = rate_window(n, rate, tolerance)
+        for k in window:
+            add(by_length(k))
+        if not any(k in cands for k in window):
+            target = rate * n
+            for k in sorted(range(1, n + 1), key=lambda k: (abs(k - target), k)):  # nearest lengths first
+                if k in window:
+                    continue
+                add(by_length(k))
+                if cands:
+                    best_d = min(abs(c - target) for c in cands)
+                    if abs(k - target) > best_d:
+                        break
+        if not cands:
+            add(decoder.decode(0.0))
+    else:
+        for _ in range(iterations):
+            mid = (lo + hi) / 2
+            out = decoder.decode(mid)
+            add(out)
+            if out.rate >= rate - 1e-9:
+                hi = mid
+            else:
+                lo = mid
+    best = _choose(cands, n, rate, tolerance)
+    if abs(best.rate - rate) > tolerance + 1e-9:
+        best.note = _miss_note(n, rate, tolerance, best, callable(by_length))
+    return best
+
+
+class TreeChartDecoder:
+    """A `SentenceDecoder` over a core tree chart (`treegram.charts.treechart.TreeChart`): `words[e]` = words that
+    rule application e keeps (the reward's multiplier; the stratified chart's state increment), `output(apps)` ->
+    (target tree or None, keep mask) of a derivation (applications top-down), `roots` = the (node, category) items
+    a derivation may end in, tried in order (None: the best category at node 0).  `extra`: a score per application
+    added to the chart's own (e.g. a deletion policy's word scores); `policy`
+    (`treegram.compression.policy.DeletionPolicy`): its default reward (added to every reward asked for), n-best
+    reranking with its language model, and its tidying of every output.
+
+    ``decode(reward)`` is the Viterbi derivation with ``reward * words`` added (with the policy's `lm`: the best of
+    the `nbest` best derivations once reranked); ``decode_length(k)`` reads the stratified Viterbi chart (one pass,
+    cached, states = kept words 0..n) for the best derivation keeping exactly k words."""
+
+    def __init__(self, chart: "TreeChart", words, tokens: Sequence[str],
+                 output: Callable[[list[int]], tuple], roots: Sequence[tuple[int, int]] | None = None,
+                 extra=None, policy=None):
+        self.chart, self.tokens = chart, list(tokens)
+        self.words = np.asarray(words, dtype=np.float64)
+        self.output, self.roots = output, list(roots) if roots else None
+        self.extra = np.zeros(len(chart)) if extra is None else np.asarray(extra, dtype=np.float64)
+        self.policy = policy
+        self._by_length = None
+
+    def _root(self, has, score) -> tuple[int, int] | None:
+        for item in self.roots or ():
+            if has(*item):
+                return item
+        cats = [c for c in range(self.chart.n_cats) if has(0, c)]
+        return (0, max(cats, key=lambda c: score(0, c))) if cats else None
+
+    def _finish(self, tree, keep, score: float, reward: float) -> Compression:
+        if self.policy is not None:
+            done = self.policy.finish(self.tokens, keep)
+            if not np.array_equal(done, keep):
+                tree = None if tree is None else _restrict(tree, keep, done)
+                keep = done
+        return Compression(self.tokens, keep, tree, score, reward)
+
+    def decode(self, reward: float = 0.0) -> Compression:
+        if self.policy is not None:
+            reward += self.policy.reward  # the model's calibrated default length
+        scores = reward * self.words + self.extra
+        vit = self.chart.viterbi(scores)
+        item = self._root(vit.has, vit.score)
+        if item is None:
+            raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
+        pol = self.policy
+        if pol is not None and pol.lm:
+            cands = []
+            for sc, apps in self.chart.kbest(item[0], item[1], pol.nbest, scores):
+                tree, keep = self.output(apps)
+                cands.append((keep, sc, tree))
+            keep, total = pol.rerank(self.tokens, [(k, sc) for k, sc, _t in cands])
+            for k, sc, tree in cands:
+                if np.array_equal(pol.finish(self.tokens, k), keep):
+                    return self._finish(tree, k, sc, reward)
+        tree, keep = self.output(vit.derivation(*item))
+        return self._finish(tree, keep, vit.score(*item), reward)
+
+    def decode_length(self, k: int) -> Compression | None:
+        n = len(self.tokens)
+        if not 0 <= k <= n:
+            return None
+        if self._by_length is None:
+            sv = self.chart.stratified_viterbi(np.rint(self.words).astype(np.int64)[:, None], [n], self.extra)
+            roots = {}
+            for c in range(self.chart.n_cats):
+                row = sv.root_scores(0, c)
+                if np.isfinite(row).any():
+                    roots[(0, c)] = row
+            self._by_length = (sv, roots)
+        sv, roots = self._by_length
+        order = [r for r in (self.roots or []) if r in roots and np.isfinite(roots[r][k])]
+        if not order:
+            finite = [r for r, row in roots.items() if np.isfinite(row[k])]
+            if not finite:
+                return None
+            order = [max(finite, key=lambda r: roots[r][k])]
+        item = order[0]
+        tree, keep = self.output(sv.derivation(item[0], item[1], (k,)))
+        return self._finish(tree, keep, float(roots[item][k]), 0.0)
+
+
+def _restrict(tree, old_keep, new_keep):
+    """The output tree (whose words are the `old_keep` ones) without the words tidying dropped (`new_keep`);
+    constituents left empty go too.  Tidying only ever restores words when it fixes an article, so a tree that
+    would need a word back is returned as it is."""
+    from treegram.compression.syntax import project
+
+    old_keep, new_keep = np.asarray(old_keep, bool), np.asarray(new_keep, bool)
+    if (new_keep & ~old_keep).any() or len(tree.leaves()) != int(old_keep.sum()):
+        return tree
+    return project(tree, new_keep[old_keep])
 
 
 def parse_source(parser, tokens: list[str], *, what: str = "compression"):
@@ -79,11 +356,43 @@ def parse_source(parser, tokens: list[str], *, what: str = "compression"):
         return wrap_root(flat_fallback(tokens)), "failed"
 
 
+def load_parser(spec):
+    """The parser a compressor is trained with: ``spacy`` for the pinned spaCy pipeline's dependency parses read as
+    dependency-projected trees (`treegram.depparse`), else the path of a treegram parsing model (pcfg, tsg, ...)."""
+    from treegram.depparse import FORMALISM, DependencyParser
+    from treegram.formalism import load_model
+
+    if str(spec) in ("spacy", FORMALISM):
+        return DependencyParser()
+    path = Path(spec)
+    if not path.is_file():
+        raise InputError(f"{path}: parser model not found",
+                         hint="train one first (`treegram train pcfg --treebank ... --out pcfg.model`) or use "
+                              "--parser spacy")
+    parser = load_model(path)
+    if not hasattr(parser, "parse"):
+        raise InputError(f"{path}: a {parser.formalism} model cannot parse sentences",
+                         hint="pass a parsing model (pcfg, tsg, tig, ostag) or spacy")
+    return parser
+
+
+def parser_fingerprint(spec) -> str:
+    """What identifies a parser's output in parse caches: the model file's hash, or the spaCy pipeline's version."""
+    from treegram.compression.treeprep import model_fingerprint
+    from treegram.depparse import FORMALISM, pipeline_version
+
+    if str(spec) in ("spacy", FORMALISM):
+        return pipeline_version()
+    return model_fingerprint(spec)
+
+
 def embed_parser(parser) -> tuple[dict | None, dict[str, np.ndarray]]:
     """A compression model's parser as (its model-file metadata, its arrays under `parser.`), to store inside the
-    compression model's file; (None, {}) without a parser."""
+    compression model's file; (None, {}) without a parser.  The spaCy dependency parser is stored as its spec."""
     if parser is None:
         return None, {}
+    if hasattr(parser, "spec"):
+        return parser.spec(), {}
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "parser.model"
         parser.save(p)
@@ -99,27 +408,12 @@ def embedded_parser(meta: dict, arrays: dict):
     pm = meta.get("parser")
     if pm is None:
         return None
+    from treegram.depparse import FORMALISM, DependencyParser
+
+    if isinstance(pm, dict) and pm.get("formalism") == FORMALISM:
+        return DependencyParser.from_spec(pm)
     if not isinstance(pm, dict) or pm.get("formalism") not in formalisms():
         raise ModelFileError(f"the embedded parser is a {pm.get('formalism') if isinstance(pm, dict) else pm!r} "
                              "model, which no installed plugin provides", hint="install the plugin that trained the parser")
     return model_from_bundle(pm, {k[7:]: v for k, v in arrays.items() if k.startswith("parser.")},
                              "the embedded parser")
-
-
-def rate_search(decode, rate: float, *, iterations: int = 14, lo: float = -30.0, hi: float = 30.0,
-                keep=lambda out: out[0]):
-    """Rate control: the output of `decode(reward)` for the smallest per-kept-word reward in [lo, hi] (bisection,
-    `iterations` steps) whose compression (`keep(output)`: its keep mask) keeps at least `rate` of the words."""
-    from treegram.errors import InputError
-
-    if not 0.0 <= rate <= 1.0:
-        raise InputError(f"--rate must be between 0 and 1, got {rate}")
-    best = None
-    for _ in range(iterations):
-        mid = (lo + hi) / 2
-        out = decode(mid)
-        if np.mean(keep(out)) >= rate - 1e-9:
-            best, hi = out, mid
-        else:
-            lo = mid
-    return best if best is not None else decode(hi)

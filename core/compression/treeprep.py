@@ -104,7 +104,7 @@ def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", 
                 trees = [None]
             if all(t is not None for t in trees):
                 return trees, {k: int(v) for k, v in counts.items()}
-    if workers > 1 and parser_path is not None and sentences:
+    if workers > 1 and parser_path is not None and sentences and not hasattr(parser, "parse_many"):
         trees, counts = _parse_on_dask(sentences, parser_path, workers, max_length)
     else:
         trees, counts = _parse_here(sentences, parser, max_length, progress)
@@ -120,6 +120,19 @@ def parse_sentences(sentences: list[list[str]], parser, *, parser_id: str = "", 
 def _parse_here(sentences, parser, max_length: int, progress=None):
     counts = {"ok": 0, "failed": 0, "too_long": 0}
     trees = []
+    if hasattr(parser, "parse_many"):  # a batch parser (spaCy): in chunks, so a progress bar still moves
+        chunks = [sentences[i:i + 256] for i in range(0, len(sentences), 256)]
+        for chunk in (progress(chunks) if progress else chunks):
+            ok = [list(t) for t in chunk if len(t) <= max_length]
+            parsed = iter(parser.parse_many(ok))
+            for toks in chunk:
+                if len(toks) > max_length:
+                    counts["too_long"] += 1
+                    trees.append(flat_fallback(toks))
+                else:
+                    counts["ok"] += 1
+                    trees.append(next(parsed))
+        return trees, counts
     iterator = progress(sentences) if progress else sentences
     for toks in iterator:
         if len(toks) > max_length:

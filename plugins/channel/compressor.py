@@ -7,8 +7,8 @@ from collections import OrderedDict
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import (Compression, ParsedCompressor, embed_parser, embedded_parser,
-                                             rate_search)
+from treegram.compression.compressor import ParsedCompressor, TreeChartDecoder, embed_parser, embedded_parser
+from treegram.compression.policy import DeletionPolicy
 from treegram.compression.treeprep import parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
 from treegram.formalism import save_model
@@ -27,39 +27,51 @@ class ChannelModel(ParsedCompressor):
     what = "channel"
     formalism = "channel"
 
-    CHART_CACHE = 512  # charts kept for re-decoding the same tree with other rewards (rate searches)
+    CHART_CACHE = 512  # sentence decoders (charts) kept for re-decoding the same tree at other rewards / rates
 
-    def __init__(self, grammar: ChannelGrammar, parser=None, info: dict[str, Any] | None = None):
+    def __init__(self, grammar: ChannelGrammar, parser=None, info: dict[str, Any] | None = None,
+                 policy: DeletionPolicy | None = None):
         self.grammar = grammar
         self.parser = parser
         self.info = dict(info or {})
+        self.policy = policy if policy is not None else DeletionPolicy()
         self._charts: OrderedDict = OrderedDict()
 
     @property
     def levels(self) -> int:
         return self.grammar.levels
 
-    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0
-                      ) -> Compression:
+    def decoder(self, tree, tokens: list[str]) -> TreeChartDecoder:
+        """The compressor contract (`treegram.compression.compressor`): the sentence's channel chart (cached for
+        re-decoding the same tree) under the model's deletion policy (`treegram.compression.policy`), Viterbi at any
+        reward (added to the policy's default) and exact lengths for rate control."""
         tree = wrap_root(tree)
         t = analyse(tree)
         if len(t.words) != len(tokens):
             raise InputError(f"the tree has {len(t.words)} words but the sentence {len(tokens)}")
-        key = tree.to_bracket()
-        chart = self._charts.pop(key, None)
-        if chart is None:
-            chart = self.grammar.chart(t)
-        self._charts[key] = chart
+        key = (tree.to_bracket(), tuple(tokens))
+        dec = self._charts.pop(key, None)
+        if dec is None:
+            pol = self.policy
+            chart = self.grammar.chart(t, pol if pol.active else None)
+
+            def output(apps, chart=chart):
+                keep = chart.keep_of(apps)
+                return project(tree, keep), keep
+
+            # the policy's word significance rides on the kept words' applications
+            dec = TreeChartDecoder(chart.chart, chart.word_mask, tokens, output, [(0, 0)],
+                                   chart.word_extra(pol.word_scores(t)), pol)
+        self._charts[key] = dec
         while len(self._charts) > self.CHART_CACHE:
             self._charts.popitem(last=False)
-        keep, score = chart.decode(reward) if rate is None else rate_search(chart.decode, rate)
-        return Compression(list(tokens), keep, project(tree, keep), score)
+        return dec
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:
         parser_meta, arrays = embed_parser(self.parser)
         save_model(path, self, {"format": FORMAT, "grammar": self.grammar.to_json(), "info": self.info,
-                                "parser": parser_meta}, arrays)
+                                "parser": parser_meta, "policy": self.policy.to_json()}, arrays)
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict) -> "ChannelModel":
@@ -70,11 +82,17 @@ class ChannelModel(ParsedCompressor):
             raise ModelFileError("corrupt channel model: no grammar tables",
                                  hint="re-create it with `treegram train channel`")
         info = meta.get("info") if isinstance(meta.get("info"), dict) else {}
-        return cls(ChannelGrammar.from_json(meta["grammar"]), embedded_parser(meta, arrays), info)
+        try:
+            policy = DeletionPolicy.from_json(meta.get("policy"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"corrupt channel model: bad deletion policy ({exc})",
+                                 hint="re-create it with `treegram train channel`") from None
+        return cls(ChannelGrammar.from_json(meta["grammar"]), embedded_parser(meta, arrays), info, policy)
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         out: dict[str, Any] = {"formalism": "channel", "levels": self.levels,
                                "source_lexicalized": self.grammar.source.lexicalized,
+                               **{f"policy_{k}": v for k, v in self.policy.describe().items()},
                                **{k: v for k, v in self.info.items() if not isinstance(v, (list, dict))},
                                "parser": getattr(self.parser, "formalism", None)}
         ch = self.grammar.channel
@@ -95,10 +113,12 @@ class ChannelModel(ParsedCompressor):
 # -- training ------------------------------------------------------------------------------------------------------
 
 def train_channel(pairs: list[Pair], parser, *, levels: int = DEFAULT_LEVELS, source_lexicalized: bool | None = None,
-                  trees=None, parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1,
-                  ui=None) -> ChannelModel:
+                  trees=None, parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1, ui=None,
+                  options=None) -> ChannelModel:
     """Count the source model, the channel and the added-subtree model over the pairs' long trees (parsed with
-    `parser`, or given as `trees`) and their deletion alignments."""
+    `parser`, or given as `trees`) and their deletion alignments.  `options` (`PolicyOptions`): the deletion
+    policy (its --valency-text sentences are parsed with the same parser and counted into the valency model) and
+    the calibration of the default length (--target-rate)."""
     if not pairs:
         raise InputError("no training pairs", hint="check the --pairs files (one tokenized sentence per line)")
     start = time.perf_counter()
@@ -121,9 +141,39 @@ def train_channel(pairs: list[Pair], parser, *, levels: int = DEFAULT_LEVELS, so
             skipped += 1  # an empty compression has no short tree
             continue
         g.observe(t, p.keep)
+    policy, extra = _policy(options, parser, parser_id, cache_dir, ui)
     info = {"levels": levels, "source_lexicalized": g.source.lexicalized, "training_pairs": len(pairs),
+            **extra,
             "non_deletion_pairs": sum(not p.pure_deletion for p in pairs),
             "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0),
             **training_summary(len(pairs) - skipped, skipped, g),
             "training_seconds": round(time.perf_counter() - start, 2)}
-    return ChannelModel(g, parser, info)
+    model = ChannelModel(g, parser, info, policy)
+    if options is not None and options.target_rate is not None:
+        from treegram.compression.policy import calibrate_reward, read_sentences
+
+        sents = (read_sentences([options.calibrate_text]) if options.calibrate_text
+                 else [p.source for p in pairs[:500]])
+        track = (lambda xs: ui.track(xs, description="calibrating the default length")) if ui else None
+        model.info["default_reward"] = round(calibrate_reward(model, sents, options.target_rate, progress=track), 4)
+        model.info["calibrated_rate"] = options.target_rate
+    model.info["training_seconds"] = round(time.perf_counter() - start, 2)
+    return model
+
+
+def _policy(options, parser, parser_id: str, cache_dir, ui):
+    """The deletion policy of the options (with the valency counts of --valency-text), and what to record of it."""
+    if options is None:
+        return None, {}
+    from treegram.compression.policy import read_sentences
+    from treegram.compression.valency import Valency
+
+    valency = None
+    extra: dict[str, Any] = {}
+    if options.valency_text:
+        sents = read_sentences(options.valency_text)
+        track = (lambda xs: ui.track(xs, description="parsing --valency-text")) if ui else None
+        trees, _counts = parse_sentences(sents, parser, parser_id=parser_id, cache_dir=cache_dir, progress=track)
+        valency = Valency().count_trees(analyse(wrap_root(t)) for t in trees).prune(2)
+        extra["valency_sentences"] = len(sents)
+    return options.policy(valency), extra

@@ -55,146 +55,23 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
 from typing import Any, Iterable
 
 import numpy as np
 
 from treegram.charts.treechart import TreeChartBuilder
+from treegram.compression.syntax import (STOP, TOP, AnalysedTree, SyntaxModel, WittenBell, analyse, context_key as _key,
+                                         project)
 from treegram.errors import InputError
 from treegram.trees import Tree
-from treegram.trees.heads import base_category, head_child_by_category
 
 from treegram.plugins.channel import DEFAULT_LEVELS
 
 __all__ = ["WittenBell", "SyntaxModel", "Channel", "AnalysedTree", "analyse", "subsets", "ChannelGrammar",
-           "MAX_FULL", "MAX_DROPS_WIDE"]
+           "MAX_FULL", "MAX_DROPS_WIDE", "project", "STOP", "TOP"]
 
-SEP = "\t"  # tokens never contain whitespace, so tab-joined keys are unambiguous
-TOP = "<TOP>"
-STOP = "<STOP>"
 MAX_FULL = 9  # nodes with at most this many children: every non-empty subset of children may survive
 MAX_DROPS_WIDE = 2  # wider nodes (flat fallback trees): subsets dropping at most this many children
-
-
-def _key(*parts: str) -> str:
-    return SEP.join(parts)
-
-
-class WittenBell:
-    """Counts of outcomes per context and the Witten-Bell interpolated estimate against a back-off probability."""
-
-    def __init__(self, table: dict[str, dict[str, float]] | None = None):
-        self.table: dict[str, dict[str, float]] = table if table is not None else defaultdict(dict)
-        self._stats: dict[str, tuple[float, int]] | None = None
-
-    def add(self, ctx: str, outcome: str, n: float = 1.0) -> None:
-        row = self.table[ctx]
-        row[outcome] = row.get(outcome, 0.0) + n
-        self._stats = None
-
-    def stats(self, ctx: str) -> tuple[float, int]:
-        """(C(c), T(c)): total count and number of distinct outcomes of the context."""
-        if self._stats is None:
-            self._stats = {c: (float(sum(r.values())), len(r)) for c, r in self.table.items()}
-        return self._stats.get(ctx, (0.0, 0))
-
-    def prob(self, ctx: str, outcome: str, backoff: float) -> float:
-        total, types = self.stats(ctx)
-        if total <= 0:
-            return backoff
-        return (self.table[ctx].get(outcome, 0.0) + types * backoff) / (total + types)
-
-    def seen(self, ctx: str) -> bool:
-        return self.stats(ctx)[0] > 0
-
-    def to_json(self) -> list:
-        return [[c, sorted(r.items())] for c, r in sorted(self.table.items())]
-
-    @classmethod
-    def from_json(cls, rows) -> "WittenBell":
-        if not isinstance(rows, list):
-            raise ValueError("a Witten-Bell table is a list of [context, [[outcome, count], ...]]")
-        table: dict[str, dict[str, float]] = defaultdict(dict)
-        for ctx, items in rows:
-            table[str(ctx)] = {str(o): float(n) for o, n in items}
-        return cls(table)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Trees: pre-order nodes, spans, long-tree heads, short-tree heads for a keep mask
-# ---------------------------------------------------------------------------------------------------------------
-class AnalysedTree:
-    """A (ROOT-wrapped) tree flattened in pre-order: labels, children, word spans, preterminal positions, the
-    words and tags, and every node's long-tree (Collins) lexical head position."""
-
-    def __init__(self, tree: Tree):
-        self.tree = tree
-        self.labels: list[str] = []
-        self.children: list[list[int]] = []
-        self.parent: list[int] = []
-        self.span: list[tuple[int, int]] = []
-        self.word_pos: list[int] = []  # -1 for internal nodes
-        self.words: list[str] = []
-        self.tags: list[str] = []
-        self._build(tree, -1)
-        self.head: list[int] = [0] * len(self.labels)  # long head word position
-        for u in range(len(self.labels) - 1, -1, -1):
-            if self.word_pos[u] >= 0:
-                self.head[u] = self.word_pos[u]
-            else:
-                kids = self.children[u]
-                self.head[u] = self.head[kids[self.head_child(u, kids)]]
-
-    def _build(self, node: Tree, parent: int) -> int:
-        u = len(self.labels)
-        self.labels.append(node.label)
-        self.children.append([])
-        self.parent.append(parent)
-        self.span.append((0, 0))
-        self.word_pos.append(-1)
-        lo = len(self.words)
-        if node.is_preterminal:
-            self.word_pos[u] = len(self.words)
-            self.words.append(node.children[0])
-            self.tags.append(node.label)
-        else:
-            if not node.children or any(isinstance(c, str) for c in node.children):
-                raise InputError(f"malformed tree node {node.label!r}: a constituent needs constituent children",
-                                 hint="give parser output trees (every word under a part-of-speech tag)")
-            for c in node.children:
-                self.children[u].append(self._build(c, u))
-        self.span[u] = (lo, len(self.words))
-        return u
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    def head_child(self, u: int, kids: list[int]) -> int:
-        """Index (into `kids`) of the Collins head among the given children of node u."""
-        return head_child_by_category(base_category(self.labels[u]), [base_category(self.labels[c]) for c in kids])
-
-    def short_heads(self, keep) -> tuple[list[bool], list[int], list[list[int]]]:
-        """(survives, short head position, surviving children) per node for a keep mask over the words."""
-        n = len(self.labels)
-        alive = [False] * n
-        head = [-1] * n
-        kept_kids: list[list[int]] = [[] for _ in range(n)]
-        for u in range(n - 1, -1, -1):
-            if self.word_pos[u] >= 0:
-                alive[u] = bool(keep[self.word_pos[u]])
-                head[u] = self.word_pos[u] if alive[u] else -1
-            else:
-                kk = [c for c in self.children[u] if alive[c]]
-                kept_kids[u] = kk
-                if kk:
-                    alive[u] = True
-                    head[u] = head[kk[self.head_child(u, kk)]]
-        return alive, head, kept_kids
-
-
-def analyse(tree: Tree) -> AnalysedTree:
-    return AnalysedTree(tree)
 
 
 def subsets(k: int) -> list[tuple[int, ...]]:
@@ -209,120 +86,22 @@ def subsets(k: int) -> list[tuple[int, ...]]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Source model (and the syntax model of the added subtrees): a head-lexicalized PCFG with Witten-Bell back-off
-# ---------------------------------------------------------------------------------------------------------------
-class SyntaxModel:
-    """p(rule | cat, head word) and p(dependent head word | tag, cat, parent cat, parent head word), Witten-Bell
-    back-off chains as in the module docstring; `lexicalized=False` drops the head-word contexts (a PCFG)."""
-
-    def __init__(self, lexicalized: bool = True):
-        self.lexicalized = lexicalized
-        self.rule_lex = WittenBell()  # (cat, head word) -> children
-        self.rule = WittenBell()  # (cat) -> children
-        self.child = WittenBell()  # (cat) -> child category or STOP (the sequence base of unseen rules)
-        self.word_lex = WittenBell()  # (tag, cat, parent cat, parent head word) -> word
-        self.word_cat = WittenBell()  # (tag, cat, parent cat) -> word
-        self.word = WittenBell()  # (tag) -> word
-        self.categories: set[str] = set()
-        self.vocab: set[str] = set()
-        self._memo: dict = {}
-
-    # -- counting ---------------------------------------------------------------------------------------------
-    def count_rule(self, cat: str, hw: str, kids: list[str]) -> None:
-        out = " ".join(kids)
-        if self.lexicalized:
-            self.rule_lex.add(_key(cat, hw), out)
-        self.rule.add(cat, out)
-        for k in kids:
-            self.child.add(cat, k)
-        self.child.add(cat, STOP)
-        self.categories.add(cat)
-        self.categories.update(kids)
-
-    def count_word(self, w: str, tag: str, cat: str, pcat: str, phw: str) -> None:
-        if self.lexicalized:
-            self.word_lex.add(_key(tag, cat, pcat, phw), w)
-            self.word_cat.add(_key(tag, cat, pcat), w)
-        self.word.add(tag, w)
-        self.vocab.add(w)
-
-    # -- probabilities ----------------------------------------------------------------------------------------
-    def base_rule_prob(self, cat: str, kids: tuple[str, ...]) -> float:
-        u = 1.0 / (len(self.categories) + 1)
-        p = self.child.prob(cat, STOP, u)
-        for k in kids:
-            p *= self.child.prob(cat, k, u)
-        return p
-
-    def rule_logp(self, cat: str, hw: str, kids: tuple[str, ...]) -> float:
-        key = ("r", cat, hw if self.lexicalized else "", kids)
-        got = self._memo.get(key)
-        if got is None:
-            out = " ".join(kids)
-            p = self.rule.prob(cat, out, self.base_rule_prob(cat, kids))
-            if self.lexicalized:
-                p = self.rule_lex.prob(_key(cat, hw), out, p)
-            got = self._memo[key] = math.log(p)
-        return got
-
-    def word_logp(self, w: str, tag: str, cat: str, pcat: str, phw: str) -> float:
-        key = ("w", w, tag, cat, pcat, phw) if self.lexicalized else ("w", w, tag)
-        got = self._memo.get(key)
-        if got is None:
-            p = self.word.prob(tag, w, 1.0 / (len(self.vocab) + 1))
-            if self.lexicalized:
-                p = self.word_cat.prob(_key(tag, cat, pcat), w, p)
-                p = self.word_lex.prob(_key(tag, cat, pcat, phw), w, p)
-            got = self._memo[key] = math.log(p)
-        return got
-
-    # -- trees ------------------------------------------------------------------------------------------------
-    def events(self, t: AnalysedTree, alive, head, kept_kids, root: int = 0, *, root_word: bool = True):
-        """The (kind, args) events generating the surviving part of t below `root`: its rules, the head words of
-        non-head children and (root_word) the root's own head word as a dependent of TOP."""
-        out = []
-        if root_word:
-            h = head[root]
-            out.append(("w", (t.words[h], t.tags[h], t.labels[root], TOP, TOP)))
-        stack = [root]
-        while stack:
-            u = stack.pop()
-            if t.word_pos[u] >= 0:
-                continue
-            kk = kept_kids[u]
-            hw = t.words[head[u]]
-            out.append(("r", (t.labels[u], hw, tuple(t.labels[c] for c in kk))))
-            for c in kk:
-                if head[c] != head[u]:
-                    out.append(("w", (t.words[head[c]], t.tags[head[c]], t.labels[c], t.labels[u], hw)))
-            stack.extend(kk)
-        return out
-
-    def count(self, events) -> None:
-        for kind, a in events:
-            if kind == "r":
-                self.count_rule(a[0], a[1], list(a[2]))
-            else:
-                self.count_word(*a)
-
-    def logp(self, events) -> float:
-        return sum(self.rule_logp(*a) if kind == "r" else self.word_logp(*a) for kind, a in events)
-
-    def to_json(self) -> dict:
-        return {"lexicalized": self.lexicalized, "rule_lex": self.rule_lex.to_json(), "rule": self.rule.to_json(),
-                "child": self.child.to_json(), "word_lex": self.word_lex.to_json(),
-                "word_cat": self.word_cat.to_json(), "word": self.word.to_json(),
-                "categories": sorted(self.categories), "vocab": sorted(self.vocab)}
-
-    @classmethod
-    def from_json(cls, d: dict) -> "SyntaxModel":
-        m = cls(bool(d["lexicalized"]))
-        for name in ("rule_lex", "rule", "child", "word_lex", "word_cat", "word"):
-            setattr(m, name, WittenBell.from_json(d[name]))
-        m.categories = set(d["categories"])
-        m.vocab = set(d["vocab"])
-        return m
+def constrained_subsets(droppable: list[bool]) -> list[tuple[int, ...]]:
+    """The surviving-children subsets when only the `droppable` children may go (the others always survive): every
+    subset of the droppable ones for up to `MAX_FULL` of them, else those dropping at most `MAX_DROPS_WIDE`."""
+    free = [i for i, d in enumerate(droppable) if d]
+    if len(free) <= MAX_FULL:
+        drops = [[free[j] for j in range(len(free)) if m >> j & 1] for m in range(1 << len(free))]
+    else:
+        drops = [list(c) for d in range(MAX_DROPS_WIDE + 1) for c in itertools.combinations(free, d)]
+    out = []
+    for d in drops:
+        ds = set(d)
+        kept = tuple(i for i in range(len(droppable)) if i not in ds)
+        if kept:
+            out.append(kept)
+    out.sort(key=lambda k: (-len(k), k))  # the full set first, as `subsets` has it last: ties go to keeping more
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -490,8 +269,11 @@ class ChannelGrammar:
         return total + reward * int(keep.sum())
 
     # -- decoding ---------------------------------------------------------------------------------------------
-    def chart(self, t: AnalysedTree) -> "SentenceChart":
-        return SentenceChart(self, t)
+    def chart(self, t: AnalysedTree, policy=None) -> "SentenceChart":
+        """The chart of all compressions of t; `policy` (a `treegram.compression.policy.DeletionPolicy`, or
+        anything with its `drop_costs` / `subset_cost`) leaves out what its constraints forbid and charges its
+        drop costs."""
+        return SentenceChart(self, t, policy)
 
     def to_json(self) -> dict:
         return {"levels": self.levels, "source": self.source.to_json(), "added": self.added.to_json(),
@@ -513,7 +295,7 @@ class SentenceChart:
     """All compressions of one long tree as a core tree chart (see the module docstring): chart node 0 is the goal,
     every tree node u has a chart node n(u) and, below a parent, a dependent node d(u) just before it."""
 
-    def __init__(self, g: ChannelGrammar, t: AnalysedTree):
+    def __init__(self, g: ChannelGrammar, t: AnalysedTree, policy=None):
         self.t = t
         n_words = len(t.words)
         if n_words == 0:
@@ -530,6 +312,7 @@ class SentenceChart:
         self.nid, self.did = nid, did
         b = TreeChartBuilder(counter, n_words)
         word_app = []
+        drop_cost = policy.drop_costs(t) if policy is not None else None
         # drop costs: generating the subtree of child c of parent p as added material
         drop = {}
         for u in range(1, len(t)):
@@ -550,11 +333,19 @@ class SentenceChart:
                 for h in itertools.chain(range(lo, clo), range(chi, hi)):
                     for hc in range(clo, chi):
                         b.add(did[c], h, 0, g.source.word_logp(w[hc], tags[hc], lab[c], lab[u], w[h]), [(nid[c], hc)])
-            for kept in subsets(len(kids)):
+            for kept in (subsets(len(kids)) if policy is None else
+                         constrained_subsets([drop_cost[c] < math.inf for c in kids])):
                 kept_nodes = [kids[i] for i in kept]
-                head = kept_nodes[t.head_child(u, kept_nodes)]
-                local = g.channel.logp(Channel.describe_event(t, u, kept))
                 ks = set(kept)
+                if policy is not None:
+                    cost = sum(drop_cost[kids[i]] for i in range(len(kids)) if i not in ks)
+                    cost += policy.subset_cost(t, u, kept_nodes)
+                    if cost == math.inf:
+                        continue  # never: leave the application out of the chart
+                else:
+                    cost = 0.0
+                head = kept_nodes[t.head_child(u, kept_nodes)]
+                local = g.channel.logp(Channel.describe_event(t, u, kept)) - cost
                 local += sum(drop[kids[i]] for i in range(len(kids)) if i not in ks)
                 kcats = tuple(lab[c] for c in kept_nodes)
                 for h in range(*t.span[head]):
@@ -567,32 +358,30 @@ class SentenceChart:
         self._pos_of = {int(e): t.word_pos[u] for e, u in zip(word_app, [u for u in range(len(t))
                                                                            if t.word_pos[u] >= 0])}
 
-    def decode(self, reward: float = 0.0) -> tuple[np.ndarray, float]:
-        """The best compression for a per-word reward: (keep mask, score including the reward)."""
-        vit = self.chart.viterbi(reward * self._is_word)
-        apps = vit.derivation(0, 0)
+    def word_extra(self, per_word) -> np.ndarray:
+        """A per-application extra score array from one score per word position (added when the word is kept)."""
+        out = np.zeros(len(self.chart))
+        out[self.word_app] = np.asarray(per_word, dtype=np.float64)[[self._pos_of[int(e)] for e in self.word_app]]
+        return out
+
+    @property
+    def word_mask(self) -> np.ndarray:
+        """1.0 for the applications that keep a word, 0.0 elsewhere (the reward's multiplier per application)."""
+        return self._is_word
+
+    def keep_of(self, apps) -> np.ndarray:
+        """The keep mask of a derivation (its applications)."""
         keep = np.zeros(len(self.t.words), dtype=bool)
         for e in apps:
             j = self._pos_of.get(int(e))
             if j is not None:
                 keep[j] = True
-        return keep, vit.score(0, 0)
+        return keep
 
-
-def project(tree: Tree, keep) -> Tree:
-    """The short tree: the long tree minus the dropped words and the constituents left empty (no re-bracketing)."""
-    keep = list(map(bool, keep))
-    pos = [0]
-
-    def build(node: Tree):
-        if node.is_preterminal:
-            k = keep[pos[0]]
-            pos[0] += 1
-            return node if k else None
-        kids = [x for x in (build(c) for c in node.children) if x is not None]
-        return Tree(node.label, tuple(kids)) if kids else None
-
-    return build(tree) or Tree(tree.label, ())
+    def decode(self, reward: float = 0.0, extra=None) -> tuple[np.ndarray, float]:
+        """The best compression for a per-word reward: (keep mask, score including the reward)."""
+        vit = self.chart.viterbi(reward * self._is_word + (0.0 if extra is None else extra))
+        return self.keep_of(vit.derivation(0, 0)), vit.score(0, 0)
 
 
 def training_summary(pairs_used: int, skipped: int, g: ChannelGrammar) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import attrs
 
 from treegram.cli.argtypes import positive_int
+from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
 
@@ -15,14 +16,15 @@ from treegram.plugins.channel import DEFAULT_LEVELS
 
 
 @attrs.frozen
-class ChannelOptions:
-    """`treegram train channel` options."""
+class ChannelOptions(PolicyOptions):
+    """`treegram train channel` options (the deletion-policy options come from `PolicyOptions`)."""
 
     pairs: list = option(required=True, nargs=2, metavar=("LONG", "SHORT"), type=Path,
                          help="line-parallel files: long sentences and their compressions, one tokenized sentence "
                               "per line")
-    parser: Path = option(required=True, type=Path,
-                          help="a treegram parsing model (pcfg, tsg, ...) for the long sentences")
+    parser: str = option(required=True, type=str,
+                         help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
+                              "installed spaCy pipeline's dependency parses as dependency-projected trees")
     levels: int = option(DEFAULT_LEVELS, type=int, choices=(4, 6),
                          help="4: from level 4 down, unlexicalized (Knight & Marcu 2000; default: the better "
                               "measured on broadcast-news dev, benchmarks/RESULTS.md `channel`); 6: lexicalized "
@@ -46,7 +48,7 @@ class ChannelFormalism(Formalism):
 
     def train(self, corpus, options: ChannelOptions, ctx):
         from treegram.compression.align import load_training_data
-        from treegram.compression.treeprep import model_fingerprint
+        from treegram.compression.compressor import parser_fingerprint
         from treegram.plugins.channel.compressor import train_channel
 
         ui = ctx.ui
@@ -54,8 +56,8 @@ class ChannelFormalism(Formalism):
         source_lex = None if options.source == "default" else options.source == "lexicalized"
         return train_channel(pairs, parser, levels=options.levels, source_lexicalized=source_lex,
                              parser_path=options.parser,
-                             parser_id=model_fingerprint(options.parser), cache_dir=options.parse_cache,
-                             workers=options.workers, ui=ui)
+                             parser_id=parser_fingerprint(options.parser), cache_dir=options.parse_cache,
+                             workers=options.workers, ui=ui, options=options)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.channel.compressor import ChannelModel

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import Compression, ParsedCompressor, embed_parser, embedded_parser
+from treegram.compression.compressor import ParsedCompressor, embed_parser, embedded_parser
+from treegram.compression.policy import DeletionPolicy
 from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
-from treegram.errors import InputError
+from treegram.errors import InputError, ModelFileError
 from treegram.formalism import save_model
 
 from treegram.plugins.stsg.grammar import FiniteSTSG
@@ -25,28 +26,39 @@ class STSGModel(ParsedCompressor):
     what = "STSG"
     formalism = "stsg"
 
-    def __init__(self, grammar: FiniteSTSG, parser=None, info: dict[str, Any] | None = None):
+    def __init__(self, grammar: FiniteSTSG, parser=None, info: dict[str, Any] | None = None,
+                 policy: DeletionPolicy | None = None):
         self.grammar = grammar
         self.parser = parser
         self.info = dict(info or {})
+        self.policy = policy if policy is not None else DeletionPolicy()
 
     # -- compression --------------------------------------------------------------------------------------------
-    def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0) -> Compression:
-        return self.grammar.compress(wrap_root(tree), tokens, rate=rate, reward=reward)
+    def decoder(self, tree, tokens: list[str]):
+        """The compressor contract (`treegram.compression.compressor`): the sentence's tree chart under the model's
+        deletion policy (`treegram.compression.policy`)."""
+        return self.grammar.decoder(wrap_root(tree), tokens, self.policy)
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:
         parser_meta, arrays = embed_parser(self.parser)
-        save_model(path, self, {"grammar": self.grammar.to_json(), "info": self.info, "parser": parser_meta}, arrays)
+        save_model(path, self, {"grammar": self.grammar.to_json(), "info": self.info, "parser": parser_meta,
+                                "policy": self.policy.to_json()}, arrays)
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict) -> "STSGModel":
         from treegram.schema import COMMON_OPTIONAL, Dict, Opt, Str, validate
 
         validate(meta, Dict({"grammar": Dict()}, optional={**COMMON_OPTIONAL,
-                                                          "parser": Opt(Dict({"formalism": Str()}))}), "meta")
+                                                          "parser": Opt(Dict({"formalism": Str()})),
+                                                          "policy": Opt(Dict())}), "meta")
         parser = embedded_parser(meta, arrays)
-        return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"))
+        try:
+            policy = DeletionPolicy.from_json(meta.get("policy"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"corrupt stsg model: bad deletion policy ({exc})",
+                                 hint="re-create it with `treegram train stsg`") from None
+        return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"), policy)
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         g = self.grammar
@@ -175,12 +187,12 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
                 ui.note(f"length bias {cal['bias']:+.3f} per kept word: held-out rate {cal['rate_before']}% -> "
                         f"{cal['rate_after']}% (gold {cal['gold_rate']}%)")
         grammar, svm_info = train_svm(corpus, iterations=iterations, checkpoint=checkpoint, resume=resume, ui=ui,
-                                      callback=callback, length_bias=cal["bias"] if cal else 0.0, **svm_options)
+                                      callback=callback, **svm_options)
         info.update(svm_info)
         info["calibration"] = cal
         info.pop("alpha", None)  # the DP concentration plays no part in the SVM
         info["training_seconds"] = round(time.perf_counter() - start, 2)
-        return SVMSTSGModel(grammar, parser, info)
+        return SVMSTSGModel(grammar, parser, info, DeletionPolicy(reward=cal["bias"] if cal else 0.0))
     else:
         raise InputError(f"unknown training method {method!r}", hint="use gibbs, em, vb or svm")
     info["training_seconds"] = round(time.perf_counter() - start, 2)

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from treegram.charts.treechart import TreeChart
-from treegram.compression.compressor import Compression, rate_search
+from treegram.compression.compressor import RATE_TOLERANCE, Compression, TreeChartDecoder, rate_search
 from treegram.errors import InputError
 from treegram.trees import Tree
 
@@ -208,23 +208,27 @@ class FiniteSTSG:
             self._rule_cat_cache[id(r)] = got
         return got[1], got[2]
 
-    def chart(self, source: Tree) -> "SentenceChart":
+    def chart(self, source: Tree, policy=None) -> "SentenceChart":
         """The tree chart of a (ROOT-wrapped) source tree: every rule application at every node, built once and
-        decoded for any per-word reward."""
-        return SentenceChart(self, source)
+        decoded for any per-word reward.  `policy` (`treegram.compression.policy.DeletionPolicy`): applications its
+        constraints forbid are left out, its drop costs and word scores are added."""
+        return SentenceChart(self, source, policy)
 
     def decode(self, source: Tree, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
         """Best derivation of a (ROOT-wrapped) source tree: (target tree, keep mask over the words, score)."""
         return self.chart(source).decode(reward)
 
+    def decoder(self, source: Tree, tokens: list[str], policy=None) -> TreeChartDecoder:
+        """The sentence's decoding problem for the core's compressor contract (`treegram.compression.compressor`):
+        Viterbi at any reward, and exact lengths from the stratified chart (rate control), under a deletion
+        `policy` (`treegram.compression.policy.DeletionPolicy`) if given."""
+        active = policy is not None and policy.active
+        return self.chart(source, policy if active else None).decoder(tokens, policy)
+
     def compress(self, source: Tree, tokens: list[str], *, reward: float = 0.0, rate: float | None = None,
-                 iterations: int = 14) -> Compression:
-        chart = self.chart(source)
-        if rate is None:
-            tree, keep, score = chart.decode(reward)
-            return Compression(tokens, keep, tree, score)
-        best = rate_search(chart.decode, rate, iterations=iterations, keep=lambda out: out[1])
-        return Compression(tokens, best[1], best[0], best[2])
+                 tolerance: float = RATE_TOLERANCE, policy=None) -> Compression:
+        dec = self.decoder(source, tokens, policy)
+        return dec.decode(reward) if rate is None else rate_search(dec, len(tokens), rate, tolerance=tolerance)
 
 
 class SentenceChart:
@@ -235,7 +239,7 @@ class SentenceChart:
     copy/delete rules when the grammar lacks them, is one application scored log P(rule); the per-word reward of
     `decode` enters through the chart's extra-score hook (reward x target words of the rule)."""
 
-    def __init__(self, grammar: FiniteSTSG, source: Tree):
+    def __init__(self, grammar: FiniteSTSG, source: Tree, policy=None):
         nodes: list[Tree] = []
         kids: list[list] = []  # per node: child node numbers, or the word itself for word children
         stack: list[tuple[Tree, int]] = [(source, -1)]
@@ -267,6 +271,14 @@ class SentenceChart:
         tail_node: list[int] = []
         tail_cat: list[int] = []
         prods = [(node.label, tuple(_child_key(c) for c in node.children)) for node in nodes]
+        analysed = drop_cost = word_score = None
+        if policy is not None:
+            from treegram.compression.syntax import analyse
+
+            analysed = analyse(source)  # the same pre-order node numbering as `nodes`
+            drop_cost = policy.drop_costs(analysed)
+            word_score = policy.word_scores(analysed)
+        extra: list[float] = []
         for i, node in enumerate(nodes):
             if not node.children:
                 continue
@@ -275,6 +287,11 @@ class SentenceChart:
                 words: list = []
                 if not _match(r.pattern, i, prods, kids, binding, words, word_pos):
                     continue
+                if policy is not None:
+                    cost, kept_words = _policy_cost(r, i, kids, binding, words, word_pos, analysed, drop_cost, policy)
+                    if cost == math.inf:
+                        continue  # the policy's constraints forbid this deletion
+                    extra.append(float(sum(word_score[k] for k in kept_words)) - cost)
                 hc, tcs = grammar._rule_cats(r)
                 head_node.append(i)
                 head_cat.append(hc)
@@ -287,20 +304,32 @@ class SentenceChart:
         self.chart = TreeChart.from_arrays(head_node, head_cat, range(len(self.apps)), scores, tail_ptr, tail_node,
                                            tail_cat, n_nodes=len(nodes), n_cats=len(cats))
         self.n_target_words = np.asarray(n_target_words, dtype=np.float64)
+        self.policy_extra = np.asarray(extra, dtype=np.float64) if policy is not None else 0.0
+
+    def decoder(self, tokens: list[str], policy=None) -> TreeChartDecoder:
+        """This chart as the core's `SentenceDecoder` (the same root choice as `decode`; `policy`: its default
+        reward, reranking and tidying)."""
+        ct = self.cats.get(self.source.label)
+        roots = [(0, ct)] if ct is not None and ct < self.chart.n_cats else None
+        extra = self.policy_extra if isinstance(self.policy_extra, np.ndarray) else None
+        return TreeChartDecoder(self.chart, self.n_target_words, tokens, self.output, roots, extra, policy)
 
     def decode(self, reward: float = 0.0) -> tuple[Tree | None, np.ndarray, float]:
         """The best compression for a per-word reward: (target tree, keep mask, score)."""
-        vit = self.chart.viterbi(reward * self.n_target_words)
+        vit = self.chart.viterbi(reward * self.n_target_words + self.policy_extra)
+        ct = self._root_cat(vit)
+        tree, keep = self.output(vit.derivation(0, ct))
+        return tree, keep, vit.score(0, ct)
+
+    def _root_cat(self, vit) -> int:
+        """The target category of the root: the source's own label when derivable, else the best."""
         root_cats = vit.cats(0)
         if not root_cats:
             raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
         label = self.source.label
         if label in self.cats and self.cats[label] in root_cats:
-            ct = self.cats[label]
-        else:
-            ct = max(root_cats, key=lambda c: vit.score(0, c))
-        tree, keep = self.output(vit.derivation(0, ct))
-        return tree, keep, vit.score(0, ct)
+            return self.cats[label]
+        return max(root_cats, key=lambda c: vit.score(0, c))
 
     def kept_positions(self, e: int) -> list[int]:
         """Source word positions application e keeps: its target words are a subsequence of its source words."""
@@ -350,6 +379,60 @@ class SentenceChart:
             return inst(rule.target)
 
         return build(), keep
+
+
+def _policy_cost(rule: Rule, i: int, kids: list, binding: list, words: list, word_pos: dict, t, drop_cost,
+                 policy) -> tuple[float, list[int]]:
+    """What a deletion policy charges one rule application at source node i, and the word positions it keeps.
+
+    Inside the rule's source fragment a node survives when a kept word or a non-deleted frontier node lies below
+    it; every fragment node that is dropped while its parent survives costs `drop_cost` (the top of each deleted
+    region is charged once: deeper deletions lie inside deletion rules, whose whole target is empty), and every
+    surviving fragment node pays the policy's cost of its choice of surviving children."""
+    if rule.target is None:
+        return 0.0, []
+    tgt_words = rule.target.leaves()
+    kept_words, j = [], 0
+    for k, w in enumerate(rule.source.leaves()):
+        if j < len(tgt_words) and tgt_words[j] == w:
+            kept_words.append(words[k])
+            j += 1
+    kept_pos = set(kept_words)
+    frontier = {u: k for u, k in binding}
+    alive: dict[int, bool] = {}
+    children: dict[int, list[int]] = {}
+
+    def walk(pattern, node) -> bool:  # the fragment below `node` (its pattern), post-order
+        ks = kids[node]
+        sub = []
+        live = False
+        for (kind, x, k), c in zip(pattern[1], ks):
+            if kind == 0:
+                a = word_pos[node] in kept_pos
+            elif kind == 1:
+                a = frontier[c] != 0
+                sub.append(c)
+                alive[c] = a
+            else:
+                a = walk(x, c)
+                sub.append(c)
+            live = live or a
+        children[node] = sub
+        alive[node] = live
+        return live
+
+    walk(rule.pattern, i)
+    cost = 0.0
+    for node, sub in children.items():
+        if not alive[node]:
+            continue
+        kept = [c for c in sub if alive[c]]
+        for c in sub:
+            if not alive[c]:
+                cost += drop_cost[c]
+        if len(sub) > 1:
+            cost += policy.subset_cost(t, node, kept)
+    return cost, kept_words
 
 
 def copy_delete_rules(node: Tree) -> list[Fragment]:

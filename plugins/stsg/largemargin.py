@@ -41,9 +41,9 @@ Length calibration (issue 24).  The learner fits the rate of its training pairs 
 sentence lacks many of the deletions it would need (the induced grammar can derive the gold compression of about
 half of the dev sentences) while copying is always possible, so the raw model keeps 10-15 points more words than
 the annotators on new text.  `calibrate_length_bias` trains the same model without every 5th pair and bisects a
-score per kept word (added to the weight of n_words) until those pairs keep their gold share of words; the trained
-model carries that bias (`treegram train stsg --method svm`, unless --no-calibrate).  Measurements:
-benchmarks/RESULTS.md `stsg-svm`.
+score per kept word until those pairs keep their gold share of words; the trained model carries it as its deletion
+policy's default reward (`treegram.compression.policy`; `treegram train stsg --method svm`, unless
+--no-calibrate).  Measurements: benchmarks/RESULTS.md `stsg-svm`.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from treegram.compression.policy import DeletionPolicy
 from treegram.errors import InputError, ModelFileError
 from treegram.io import load_bundle, save_bundle
 
@@ -433,11 +434,10 @@ def prepare_training(corpus, *, min_count: int = 2, max_vars: int = 3, version: 
 
 def train_svm(corpus=None, *, loss: str = SVM_LOSS, C: float = SVM_C, rescaling: str = "slack", iterations: int = 50,
               epsilon: float = 0.01, min_count: int = 2, max_vars: int = 3,
-              version: int = SVMGrammar.VERSION, length_bias: float = 0.0, checkpoint=None, resume: bool = False,
+              version: int = SVMGrammar.VERSION, checkpoint=None, resume: bool = False,
               ui=None, callback=None, prepared: Prepared | None = None) -> tuple[SVMGrammar, dict]:
     """Induce the grammar of a `PairCorpus` (or take a `prepare_training` result), train the weights, and return
-    (decoding grammar, info).  `length_bias`: added to the weight of n_words (a score per kept word, in the units
-    of the scaled weights; see `calibrate_length_bias`)."""
+    (decoding grammar, info)."""
     check_loss(loss)
     t0 = time.perf_counter()
     if prepared is None:
@@ -482,16 +482,13 @@ def train_svm(corpus=None, *, loss: str = SVM_LOSS, C: float = SVM_C, rescaling:
     scale = 1.0 / spread if spread > 0 else 1.0
     final_index = FeatureIndex(index.names)
     final_index.growing = False
-    w = w * scale
-    if length_bias:
-        w[final_index.ids["n_words"]] += length_bias
-    final = SVMGrammar(induced, final_index, w, version=prepared.version)
+    final = SVMGrammar(induced, final_index, w * scale, version=prepared.version)
     info = {"loss": loss, "C": C, "rescaling": rescaling, "epsilon": epsilon,
             "grammar_version": prepared.version, "iterations_run": len(cp.trace),
             "converged": cp.converged, "working_set": len(cp.b), "features": len(index),
             "induced_rules": len(induced), "minimal_rules": induced.n_minimal,
             "training_examples": len(examples), "no_gold_derivation": len(skipped),
-            "weight_scale": scale, "length_bias": length_bias, "preparation_seconds": round(prepared.seconds, 2),
+            "weight_scale": scale, "preparation_seconds": round(prepared.seconds, 2),
             "cutting_plane_seconds": round(time.perf_counter() - t0, 2),
             "trace": [{k: (round(v, 6) if isinstance(v, float) else v) for k, v in r.items()} for r in cp.trace]}
     return final, info
@@ -505,8 +502,10 @@ def calibrate_length_bias(corpus, *, holdout: int = 5, steps: int = 20, progress
     Why: the learner sees its own training pairs through their own rules, so it fits their rate, but on a new
     sentence the grammar lacks many of the deletions it would need (a gold compression of a dev sentence is
     derivable for about half of them) and copying is always possible: without the bias the model keeps 10-15 points
-    more than the gold on new text (benchmarks/RESULTS.md `stsg-svm`).  Returns {"bias", "pairs", "gold_rate",
-    "rate_before", "rate_after", "seconds"}."""
+    more than the gold on new text (benchmarks/RESULTS.md `stsg-svm`).  The bias is in the units of the trained
+    model's scaled weights (rule scores of unit spread), so it carries over to the model trained on all pairs, whose
+    deletion policy gets it as its default reward.  Returns {"bias", "pairs", "gold_rate", "rate_before",
+    "rate_after", "seconds"}."""
     from treegram.plugins.stsg.model import PairCorpus
 
     t0 = time.perf_counter()
@@ -575,7 +574,7 @@ class SVMSTSGModel(STSGModel):
         arrays["svm.rule_scores"] = np.array([r.logp for r in g.rules], dtype=np.float64)
         save_model(path, self, {"kind": "svm", "svm": {"rules": g.induced.to_json(), "features": g.index.to_json(),
                                                        "version": g.version},
-                                "info": self.info, "parser": parser_meta}, arrays)
+                                "info": self.info, "parser": parser_meta, "policy": self.policy.to_json()}, arrays)
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict):
@@ -583,7 +582,8 @@ class SVMSTSGModel(STSGModel):
 
         validate(meta, Dict({"svm": Dict({"rules": List(List(min_len=4, max_len=4)), "features": List(Str())},
                                          optional={"version": Int()})},
-                            optional={**COMMON_OPTIONAL, "parser": Opt(Dict({"formalism": Str()}))}), "meta")
+                            optional={**COMMON_OPTIONAL, "parser": Opt(Dict({"formalism": Str()})),
+                                      "policy": Opt(Dict())}), "meta")
         weights = arrays.get("svm.weights")
         if weights is None:
             raise ModelFileError("corrupt stsg SVM model (no weights array)", hint="re-create it with `treegram train`")
@@ -600,8 +600,13 @@ class SVMSTSGModel(STSGModel):
             raise ModelFileError(f"corrupt stsg SVM model ({len(induced)} rules but rule scores of shape "
                                  f"{scores.shape}, or non-finite scores)", hint="re-create it with `treegram train`")
         version = meta["svm"].get("version", 1)  # files written before grammar versions are version 1
+        try:
+            policy = DeletionPolicy.from_json(meta.get("policy"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"corrupt stsg SVM model: bad deletion policy ({exc})",
+                                 hint="re-create it with `treegram train`") from None
         return cls(SVMGrammar(induced, index, weights, scores, version=version), embedded_parser(meta, arrays),
-                   meta.get("info"))
+                   meta.get("info"), policy)
 
     # -- treegram grammar -------------------------------------------------------------------------------------
     def top_features(self, k: int) -> list[dict]:

@@ -32,7 +32,6 @@ step capped by C) over several epochs in a seeded order; the averaged weights ar
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from typing import Any
@@ -46,7 +45,7 @@ from treegram.trees import Tree
 from treegram.trees.heads import base_category, head_child
 
 __all__ = ["SentenceFeatures", "Vocab", "extract", "score_matrix", "viterbi", "viterbi_length", "path_features",
-           "train_weights", "McDonaldModel", "train_mcdonald"]
+           "train_weights", "BigramDecoder", "McDonaldModel", "train_mcdonald"]
 
 START, END, UNK = 1, 2, 0  # reserved ids in every vocabulary (0 = unknown)
 FEATURES = "mcdonald-1"  # version of the feature templates and hash: a model's weights only mean this version
@@ -441,6 +440,28 @@ def train_weights(feats: list[SentenceFeatures], golds: list[np.ndarray], *, bit
 # ---------------------------------------------------------------------------------------------------------------
 # The model
 # ---------------------------------------------------------------------------------------------------------------
+class BigramDecoder:
+    """One sentence's score matrix as the core's `SentenceDecoder`: Viterbi with a per-word reward, or the best
+    compression of exactly k words (`viterbi_length`)."""
+
+    def __init__(self, s: np.ndarray, tokens: list[str]):
+        self.s, self.tokens = s, list(tokens)
+
+    def decode(self, reward: float = 0.0):
+        from treegram.compression.compressor import Compression
+
+        keep, score = viterbi(self.s, reward)
+        return Compression(self.tokens, keep, None, float(score), reward)
+
+    def decode_length(self, k: int):
+        from treegram.compression.compressor import Compression
+
+        if not 0 <= k <= len(self.tokens):
+            return None
+        keep, score = viterbi_length(self.s, k)
+        return Compression(self.tokens, keep, None, float(score), 0.0) if np.isfinite(score) else None
+
+
 class McDonaldModel(ParsedCompressor):
     """Hashed feature weights, the vocabularies that code the features, and the parser for raw sentences."""
 
@@ -461,20 +482,13 @@ class McDonaldModel(ParsedCompressor):
     def features(self, tree: Tree) -> SentenceFeatures:
         return extract(tree, self.words, self.tags, self.labels)
 
-    def compress_tree(self, tree: Tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0):
-        from treegram.compression.compressor import Compression
-
+    def decoder(self, tree: Tree, tokens: list[str]) -> "BigramDecoder":
+        """The compressor contract (`treegram.compression.compressor`): the sentence's bigram score matrix, decoded
+        at any reward or at an exact length."""
         sf = self.features(tree)
         if sf.n != len(tokens):
             raise InputError(f"the tree has {sf.n} words but the sentence {len(tokens)}")
-        s = score_matrix(self.weights, sf)
-        if rate is None:
-            keep, score = viterbi(s, reward)
-        else:
-            if not 0.0 <= rate <= 1.0:
-                raise InputError(f"--rate must be between 0 and 1, got {rate}")
-            keep, score = viterbi_length(s, min(sf.n, math.ceil(rate * sf.n - 1e-9)))
-        return Compression(list(tokens), keep, None, float(score))
+        return BigramDecoder(score_matrix(self.weights, sf), tokens)
 
     # -- persistence: sparse weights as NPZ arrays, vocabularies in the JSON header ------------------------------
     def save(self, path) -> None:

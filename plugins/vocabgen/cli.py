@@ -51,11 +51,11 @@ def load_vocabgen(path: Path | None, ui):
     return SimpleNamespace(generation=generation, system=system, formalism=model.formalism)
 
 
-def _generator(args, ui):
+def _generator(args, ui, vocab=None):
     from treegram.plugins.vocabgen.generator import ConstrainedGenerator
     from treegram.plugins.vocabgen.vocab import parse_vocab_spec
 
-    vocab = parse_vocab_spec(args.vocab, args.level)
+    vocab = vocab if vocab is not None else parse_vocab_spec(args.vocab, args.level)
     model = load_vocabgen(args.model, ui)
     return ConstrainedGenerator(model.generation, model.system, vocab, method=args.goodness), vocab
 
@@ -65,13 +65,18 @@ def _generator(args, ui):
 MAX_UNIQUE = 20000
 #: --unique runs stop after this many draws in a row without a new sentence
 UNIQUE_PATIENCE = 20000
+#: up to this many sentences, `generate` gives different ones unless --no-unique (a short list of repeats reads
+#: as a bug; large runs are samples, where repeats carry the model's frequencies)
+UNIQUE_UP_TO = 200
 
 
 def _configure_generate(p: argparse.ArgumentParser) -> None:
     _add_model_vocab(p)
     p.add_argument("--include", default=None, metavar="WORD", help="every sentence must contain this word")
     p.add_argument("-n", type=argtypes.positive_int, default=10, help="number of sentences (default 10)")
-    p.add_argument("--unique", action="store_true", help=f"no sentence twice (at most {MAX_UNIQUE:,})")
+    p.add_argument("--unique", action=argparse.BooleanOptionalAction, default=None,
+                   help=f"no sentence twice (at most {MAX_UNIQUE:,}); the default for -n <= {UNIQUE_UP_TO} "
+                        "(--no-unique: repeats allowed, as drawn)")
     p.add_argument("--out", default="-", help="file to write, one sentence per line as generated (default: stdout)")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the sentences already in --out (same --seed) and add "
@@ -131,6 +136,8 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
 
     include = check_target_word(args.include) if args.include is not None else None
     n = args.n
+    if args.unique is None:
+        args.unique = n <= UNIQUE_UP_TO
     if args.unique and n > MAX_UNIQUE:
         ui.note(f"[yellow]note:[/] -n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences")
         n = MAX_UNIQUE
@@ -200,6 +207,43 @@ def _configure_exercises(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=list(FORMATS), default="md",
                    help="md, html (printable), pdf, gift / moodle-xml (Moodle), anki (.apkg), json")
     p.add_argument("--out", default="-", help="file to write (default: stdout; pdf/anki need a file or a pipe)")
+    p.add_argument("--allow-above", dest="allow_above", action="store_true",
+                   help="keep --words above the vocabulary's level (or unknown to it) on purpose: they are an error "
+                        "otherwise, reported before any work")
+    p.add_argument("--allow-unchecked", dest="allow_unchecked", action="store_true",
+                   help="fill a word short of sentences with generated ones below the plausibility threshold "
+                        "(marked in the key); never printed otherwise")
+    add_json_flag(p)
+
+
+def check_practice_words(words: list[str], vocab, allow_above: bool, ui) -> None:
+    """Words outside the vocabulary (above its level, or unknown: "did you mean") are one error before any work,
+    unless `allow_above` keeps them on purpose (then a note)."""
+    from treegram.plugins.vocabgen.vocab import practice_word_problems
+
+    problems = practice_word_problems(words, vocab)
+    if not problems:
+        return
+    if not allow_above:
+        raise InputError("; ".join(problems),
+                         hint="leave them out, use a vocabulary that has them, or add --allow-above to practise "
+                              "them anyway")
+    for p in problems:
+        ui.note(f"[yellow]note:[/] {p}; kept (--allow-above)")
+
+
+def spare_factor(kind, hints, focus) -> int:
+    """Sentences drawn per wanted item: spares replace a sentence that makes no good item — a choice blank that
+    admits more than one option or is open ("This _____ will be hers."), a cloze blank that admits another word
+    of the word box, a word used as another part of speech than the one practised ("the likes of you")."""
+    kinds = set(kind.values()) if isinstance(kind, dict) else {kind}
+    if "choice" in kinds:
+        return 8
+    if focus:
+        return 2
+    if "cloze" in kinds and not (any(hints.values()) if isinstance(hints, dict) else hints):
+        return 3
+    return 1
 
 
 def _run_exercises(args: argparse.Namespace, ui) -> int:
@@ -208,7 +252,10 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     from treegram.plugins.vocabgen.selection import select_sentences
 
     binary = FORMATS[args.format][1]
-    if binary and args.out == "-" and sys.stdout.isatty():  # fail before any slow work
+    if args.json and args.out == "-" and args.format not in ("md", "json"):
+        raise InputError(f"--json prints the sheet as JSON on stdout: --format {args.format} needs --out FILE",
+                         hint=f"add --out sheet{FORMATS[args.format][0]} (the JSON then describes the file)")
+    if binary and args.out == "-" and sys.stdout.isatty() and not args.json:  # fail before any slow work
         raise InputError(f"--format {args.format} is a binary file and stdout is a terminal",
                          hint=f"give --out FILE{FORMATS[args.format][0]}")
     if args.out != "-":
@@ -247,13 +294,19 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         words = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
         if not words:
             raise InputError("--words is empty", hint="e.g. --words dog,school,book")
-        gen, vocab = _generator(args, ui)
+        from treegram.plugins.vocabgen.vocab import parse_vocab_spec
+
+        vocab = parse_vocab_spec(args.vocab, args.level)
+        check_practice_words(list(dict.fromkeys(words)), vocab, args.allow_above, ui)  # before the model loads
+        gen, vocab = _generator(args, ui, vocab)
     rng = np.random.default_rng(argtypes.seed_entropy(args.seed))
-    # with a part of speech to practise, some sentences use the word otherwise ("the likes of you"): draw spares
-    spare = 2 if focus else 1
+    spare = spare_factor(kind, hints, focus)
+    from treegram.plugins.vocabgen.selection import MAX_PER_WORD
+
     with ui.task("choosing sentences", total=len(words)) as advance:
-        groups, problems = select_sentences(gen, words, args.per_word * spare, rng, progress=advance)
-    if focus:
+        groups, problems = select_sentences(gen, words, min(args.per_word * spare, max(MAX_PER_WORD, args.per_word)),
+                                            rng, progress=advance, allow_unchecked=args.allow_unchecked)
+    if spare > 1:  # the spares were extra: a word is short only when make_sheet says so
         problems = [p for p in problems if "different sentence(s)" not in p]
     for p in notes + problems:
         ui.note(f"[yellow]note:[/] {p}")
@@ -268,9 +321,15 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         ui.note(f"[yellow]note:[/] {p}")
     if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
         ui.note(f"names on this sheet: {', '.join(sheet.names)}")
+    if args.json and args.out == "-":
+        ui.emit_json(sheet.to_json())
+        return 0
     path = write_output(render(sheet, args.format), args.out, args.format)
     if path is not None:
         ui.note(f"wrote {len(sheet.items)} exercises ({args.format}) to {path}")
+    if args.json:
+        ui.emit_json({"out": path, "format": args.format, "items": len(sheet.items), "words": list(sheet.words),
+                      "kinds": sheet.kinds(), "notes": list(sheet.notes), "names": list(sheet.names)})
     return 0
 
 
@@ -281,6 +340,9 @@ def _configure_serve(p: argparse.ArgumentParser) -> None:
                    help="an extra vocabulary offered on the page besides CEFR A1..C2 (and selected first)")
     p.add_argument("--port", type=nonnegative_int, default=8765, help="port (default 8765; 0 = any free port)")
     p.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
+    p.add_argument("--allow-unchecked", dest="allow_unchecked", action="store_true",
+                   help="sheets may fill a word short of sentences with generated ones below the plausibility "
+                        "threshold (marked in the key)")
 
 
 def _run_serve(args: argparse.Namespace, ui) -> int:

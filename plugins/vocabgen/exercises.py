@@ -85,6 +85,10 @@ class Item:
     translation: str | None = None
     focus: str = ""
     number: int = 0
+    #: other word-box forms a cloze blank admits (accepted in the key and in GIFT / Moodle)
+    alternatives: tuple[str, ...] = ()
+    #: the sentence's tokens (cased as displayed), for checks on the finished sheet
+    tokens: tuple[str, ...] = attrs.field(default=(), repr=False, eq=False)
 
     @property
     def uid(self) -> str:
@@ -101,6 +105,8 @@ class Item:
         """The answer as one line: for cloze/choice the masked word(s), for translate the reference or a note."""
         if self.kind == "translate":
             return self.translation if self.translation else NO_TRANSLATION
+        if self.alternatives:
+            return f"{self.answer} (also accepted: {', '.join(self.alternatives)})"
         return self.answer
 
     def to_json(self) -> dict:
@@ -118,6 +124,8 @@ class Item:
             out["translation"] = self.translation
         if self.focus:
             out["focus"] = self.focus
+        if self.alternatives:
+            out["accepted"] = [self.answer, *self.alternatives]
         return out
 
 
@@ -231,13 +239,37 @@ def target_index(tokens: tuple[str, ...], word: str) -> int | None:
     return None
 
 
-def _blanked(tokens: tuple[str, ...], index: int) -> str:
+def _spans(text: str, tokens: tuple[str, ...]) -> list[tuple[int, int]] | None:
+    """Where each token sits in the sentence's display text (case-insensitive, in order), or None when the tokens
+    are not the text's non-space characters."""
+    low = text.lower()
+    out, pos = [], 0
+    for t in tokens:
+        start = low.find(t.lower(), pos)
+        if start < 0 or low[pos:start].strip():
+            return None
+        pos = start + len(t)
+        out.append((start, pos))
+    return out if not low[pos:].strip() else None
+
+
+def _blanked(tokens: tuple[str, ...], index: int, text: str | None = None) -> str:
     """The sentence with the token at `index` blanked, and every other occurrence of the same form too (a second
-    "dog" left visible would give the answer away)."""
+    "dog" left visible would give the answer away).  The display text keeps its own spacing ("six-thirty", not
+    "six - thirty"); without one (or when the tokens do not tile it) the tokens are joined."""
     from treegram.plugins.vocabgen.spinedep import surface
 
     form = tokens[index].lower()
-    return surface([BLANK if t.lower() == form else t for t in tokens])
+    spans = _spans(text, tokens) if text else None
+    if spans is None:
+        return surface([BLANK if t.lower() == form else t for t in tokens])
+    out, last = [], 0
+    for t, (a, b) in zip(tokens, spans):
+        if t.lower() == form:
+            out.append(text[last:a] + BLANK)
+            last = b
+    out.append(text[last:])
+    return "".join(out)
 
 
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -322,9 +354,10 @@ def _same_class(words: frozenset[str], upos: str, tag: str) -> tuple[tuple[str, 
 _CEFRJ_POS = {"NOUN": "noun", "VERB": "verb", "ADJ": "adjective", "ADV": "adverb"}
 
 
-def _same_level(vocab, upos: str) -> frozenset[str] | None:
-    """Headwords of the vocabulary's own CEFR level listed with part of speech `upos` (CEFR-J profile), when the
-    vocabulary is `cefr:LEVEL` and the profile is available; else None (no level information)."""
+def _same_level(vocab, upos: str, cumulative: bool = False) -> frozenset[str] | None:
+    """Headwords of the vocabulary's own CEFR level (with `cumulative`, of every level up to it) listed with part
+    of speech `upos` (CEFR-J profile), when the vocabulary is `cefr:LEVEL` and the profile is available; else None
+    (no level information)."""
     m = re.fullmatch(r"cefr:([ABC][12])", getattr(vocab, "name", "") or "", re.I)
     if not m or upos not in _CEFRJ_POS:
         return None
@@ -333,15 +366,32 @@ def _same_level(vocab, upos: str) -> frozenset[str] | None:
     except ImportError:
         return None
     level = LEVELS.index(m[1].upper()) + 1
-    return frozenset(hw.lower() for hw, pos, lv in cefrj_entries() if lv == level and pos == _CEFRJ_POS[upos])
+    return frozenset(hw.lower() for hw, pos, lv in cefrj_entries()
+                     if (lv == level or (cumulative and lv < level)) and pos == _CEFRJ_POS[upos])
 
 
 def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1,
-                exclude: Iterable[str] = ()) -> list[str]:
+                exclude: Iterable[str] = (), *, tokens: tuple[str, ...] | None = None, index: int | None = None,
+                parsed=None, used: set[str] | None = None, closed: bool = False) -> list[str]:
     """Up to k wrong options for `answer`: the closed class of a preposition or determiner, else words of the
-    same part of speech and inflection from the vocabulary."""
+    same part of speech and inflection from the vocabulary (the sheet's own level first, drawn at random over all
+    of it, never a word in `used`: the sheet's earlier distractors).
+
+    Given the sentence (`tokens`, the blank's `index` and its parse), an option must also not fit there
+    (choice.py): it agrees with the words around the blank as the answer does (a/an, count/mass nouns), is no
+    selectional risk (the answer's WordNet class, a dependency pair or corpus sentence with the slot's context
+    words), and leaves the sentence at least `choice.MARGIN` less plausible than the answer does.  An open-class
+    blank whose context says nothing about what fills it ("This _____ will be hers.") gets no options."""
+    from treegram.plugins.vocabgen import choice
+
     a = answer.lower()
-    banned = {a} | {e.lower() for e in exclude}
+    banned = {a} | {e.lower() for e in exclude} | set(used or ())
+    context = dependents = frozenset()
+    # a preposition heading an adjunct of a verb ("talked over coffee") admits others: an item only when the
+    # sheet practises prepositions on purpose (`closed`, --from-corrections), where the options are the errors
+    closed_ok = closed or not (parsed is not None and index is not None and parsed[1][index] >= 0
+                               and parsed[0][parsed[1][index]].startswith("VB") and parsed[2][index] == "prep")
+    open_class = False
     if a in PREPOSITIONS and (tag in (None, "IN", "TO", "RP")):
         pool = [p for p in PREPOSITIONS if p in vocab]
     elif a in ARTICLES and (tag in (None, "DT")):
@@ -349,6 +399,8 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
     elif a in DETERMINERS and (tag in (None, "DT", "PRP$", "PDT", "WDT")):
         pool = [d for d in DETERMINERS if d in vocab and d not in ARTICLES]
     else:
+        if tag and tag[:1] not in "NVJRM":
+            return []  # pronouns, wh-words, numbers ...: no open class to draw from ("us / ticket / fever")
         upos = _UPOS.get((tag or "")[:1]) or next(iter(_lemmas(a)), None)
         if upos is None:
             return []
@@ -356,20 +408,64 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
             upos, tag = "VERB", tag if tag != "MD" else None
         pairs = _same_class(frozenset(vocab.words), upos, tag if tag and tag[:1] in "NVJR" else "")
         base = set(_lemmas(a).get(upos, ())) | {a}
-        pairs = [(lem, f) for lem, f in pairs if lem not in base and f not in banned]
+        pairs = [(lem, f) for lem, f in pairs if lem not in base and f not in banned and lem not in banned]
+        listed = _same_level(vocab, upos, cumulative=True)
+        if listed is not None:  # the profile lists them with this part of speech ("cloud" is no A1 verb)
+            pairs = [(lem, f) for lem, f in pairs if lem in listed]
         level = _same_level(vocab, upos)
-        if level is not None and sum(lem in level for lem, _ in pairs) >= k:
+        if level is not None and sum(lem in level for lem, _ in pairs) >= 4 * k:
             pairs = [(lem, f) for lem, f in pairs if lem in level]  # the same CEFR level, as the answer's sheet
-        # common words make fair distractors: keep the COMMON_POOL lemmas with the most WordNet senses
-        # (polysemy follows frequency), so "night" rather than "menses"
-        senses = wordnet_senses()
-        pairs.sort(key=lambda p: (-sum(senses.get(p[0], {}).values()), p[0]))
-        pool = [f for _, f in pairs[:max(COMMON_POOL, 4 * k)]]
-    pool = [p for p in pool if p not in banned]
-    if not pool:
-        return []
-    pick = rng.choice(len(pool), size=min(k, len(pool)), replace=False)
-    return [pool[int(i)] for i in sorted(pick)]
+        order = rng.permutation(len(pairs)) if pairs else []
+        pool = [pairs[int(i)] for i in order]  # spread over the whole vocabulary, not a few common words
+        open_class = True
+    if tokens is None or index is None:
+        if open_class:
+            pool = [f for _, f in pool]
+        pool = [p for p in pool if p not in banned]
+        if not pool:
+            return []
+        pick = rng.choice(len(pool), size=min(k, len(pool)), replace=False)
+        return [pool[int(i)] for i in sorted(pick)]
+    # in a sentence: options that cannot fit
+    answer_lemma = lemma_of(a, None, tag)
+    if open_class:
+        context = choice.slot_context(tokens, index, parsed)
+        if not context or (parsed is not None and parsed[2][index] == "compound") \
+                or all(choice._ADJ_FORMS[c] for c in context):
+            return []  # an open slot ("the _____ office", "foreign _____" take most nouns)
+        dependents = choice.slot_dependents(tokens, index, parsed) if (tag or "").startswith("VB") else frozenset()
+        classes = choice.context_classes(tokens, index, parsed)
+    out: list[str] = []
+    tried = 0
+    for opt in pool:
+        if len(out) >= k or tried >= MAX_TRIED:
+            break
+        lem, form = opt if open_class else (opt, opt)
+        if form in banned:
+            continue
+        if open_class:  # the cheap checks first; only what passes them counts towards MAX_TRIED
+            if not choice.agrees(tokens, index, tag or "", lem, form, a, parsed) \
+                    or choice.same_class(lem, tag or "", answer_lemma):
+                continue
+        tried += 1
+        if open_class:
+            if choice.risky(lem, tag or "", answer_lemma, context, dependents, classes):
+                continue
+        elif form != NO_WORD and tokens[index].lower() in PREPOSITIONS and index > 0 and parsed is not None:
+            h = parsed[1][index]
+            if h >= 0 and choice.paired(form, lemma_of(tokens[h].lower(), None, parsed[0][h])):
+                continue  # "sat in / on / at": a preposition seen with this head may fit
+            if not closed_ok:
+                return []  # "talked over / after a cup of coffee": an adjunct admits many prepositions
+        other = tokens[:index] + tokens[index + 1:] if form == NO_WORD else choice.filled(tokens, index, form)
+        if not choice.beats(tokens, other):
+            continue
+        out.append(form)
+    return out
+
+
+#: options examined per item before giving up (each is a few table lookups and two scorer calls)
+MAX_TRIED = 120
 
 
 # -- reorder tiles -----------------------------------------------------------------------------------------------
@@ -577,7 +673,7 @@ POS_TAGS = {"V": ("VB", "MD"), "N": ("NN",), "J": ("JJ",), "Y": ("RB", "WRB"), "
 
 
 def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool = False, focus: str = "",
-              pos: str | None = None) -> Item | None:
+              pos: str | None = None, used: set[str] | None = None) -> Item | None:
     """One item of `kind` for sentence `s` practising `word` (None when the word is not found in it, or, with
     `pos` (a key of POS_TAGS), when the parse does not use it as that part of speech: "the likes of you" does
     not practise the verb)."""
@@ -608,18 +704,46 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
     tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(tokens) else None
     if pos and tag and not tag.startswith(POS_TAGS.get(pos, ("",))):
         return None
-    prompt = _blanked(tokens, idx)
+    prompt = _blanked(tokens, idx, s.text)
     # the hint is the lemma of the form in this sentence (saw/VBD -> see); an inflected match names its word
     hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if hints else None
     if hint:
         prompt = prompt.replace(BLANK, f"{BLANK} ({hint})")
     if kind == "cloze":
-        return Item(kind, prompt=prompt, answer=answer, hint=hint, **common)
+        if answer[:1].isupper() and answer != "I" and idx == 0:
+            from treegram.plugins.vocabgen.vocab import common_words
+
+            if form.lower() in common_words():
+                answer = form.lower()  # the word box lists "happy", not "Happy"
+        return Item(kind, prompt=prompt, answer=answer, hint=hint, tokens=tokens, **common)
     if vocab is None:
         raise InputError("multiple choice needs the vocabulary", hint="pass vocab= to make_item")
-    wrong = distractors(form, tag, vocab, rng, exclude=s.tokens)
+    if sum(t.lower() == form.lower() for t in tokens) > 1 or tag in ("JJR", "JJS", "RBR", "RBS", "RB", "WRB"):
+        return None  # "darker and darker", "bigger than", "too dark to play outside / tonight": any word fits
+    from treegram.plugins.vocabgen.vocab import common_words
+
+    if tag in ("NNP", "NNPS") and form.lower() in common_words():  # a capital at the start is no name
+        tag = "NNS" if tag == "NNPS" or (form.lower() != lemma_of(form.lower()) and form.lower().endswith("s")) \
+            else "NN"
+    if answer[:1].isupper() and answer != "I" and form.lower() in common_words():
+        answer = form.lower()  # options in lower case: a capital would give the first word away
+    if tag == "MD":
+        return None  # "Would / could / will you ...": modals admit each other
+    from treegram.plugins.vocabgen.quality import profile_classes, tag_class
+
+    listed = profile_classes(word)
+    if listed and tag_class(tag, idx, parsed) not in listed:
+        return None  # "a red rose" tagged as the verb rise: options of the wrong part of speech
+    if tag and tag.startswith("JJ"):
+        # "The weather will be _____ (fair / interesting)", "a _____ sailor (poor / dear)": most adjectives fit
+        # most slots, and what an adjective describes is too sparse in the corpus to tell them apart
+        return None
+    wrong = distractors(form, tag, vocab, rng, exclude=s.tokens, tokens=tokens, index=idx, parsed=parsed,
+                        used=used, closed=bool(focus))
     if len(wrong) < 2:
         return None
+    if used is not None:
+        used.update(w.lower() for w in wrong)  # no word twice as a distractor on one sheet
     options = [answer] + wrong
     order = rng.permutation(len(options))
     return Item(kind, prompt=prompt, answer=answer, choices=tuple(options[int(i)] for i in order), hint=hint,
@@ -632,39 +756,151 @@ def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rn
     """Items for every chosen sentence (at most `per_word` per word), shuffled with `rng` and numbered;
     returns (items, problems).
 
-    `kind`, `hints` and `focus` may be given per word (a dict) for sheets that practise several error types;
-    `pos` maps a word to the part of speech it must have in the sentence (see make_item).
+    Sentences beyond `per_word` are spares: a choice item whose blank admits more than one of its options (or an
+    open blank) is skipped for the next sentence, and a cloze item whose blank admits another word of the word box
+    is swapped for a spare whose blank does not (`box_alternatives`); when no spare helps, the key and the Moodle
+    formats accept the alternatives.  `kind`, `hints` and `focus` may be given per word (a dict) for sheets that
+    practise several error types; `pos` maps a word to the part of speech it must have in the sentence (see
+    make_item).
     """
     items: list[Item] = []
     problems: list[str] = []
     used: set[tuple[str, str]] = set()
+    used_options: set[str] = set()  # distractors already on the sheet: no word twice
+    spares: dict[str, list[Sentence]] = {}
+    settings: dict[str, tuple] = {}
     for word, sentences in groups.items():
         k = kind[word] if isinstance(kind, dict) else kind
         h = hints.get(word, False) if isinstance(hints, dict) else hints
         f = (focus or {}).get(word, "")
         p = (pos or {}).get(word)
+        settings[word] = (k, h, f, p)
         made = 0
-        for s in sentences:
+        skipped = 0
+        for n, s in enumerate(sentences):
             if per_word is not None and made >= per_word:
+                spares[word] = [x for x in sentences[n:] if (normalise_kind(k), x.text) not in used]
                 break
             if (normalise_kind(k), s.text) in used:  # chosen for another word too: one item per sentence and kind
                 continue
             used.add((normalise_kind(k), s.text))
-            item = make_item(s, word, k, rng, vocab, hints=h, focus=f, pos=p)
+            item = make_item(s, word, k, rng, vocab, hints=h, focus=f, pos=p, used=used_options)
             if item is None:
-                if p is None:
-                    problems.append(f"{word}: no {k} item from {s.text!r}" + (
-                        " (too few options in the vocabulary)" if normalise_kind(k) == "choice" else ""))
+                skipped += 1
             else:
                 items.append(item)
                 made += 1
-        if p is not None and per_word is not None and made < per_word:
-            problems.append(f"{word}: {made} of {per_word} sentence(s) use it as the part of speech practised")
+        want = per_word if per_word is not None else len(sentences)
+        if p is not None and made < want:
+            problems.append(f"{word}: {made} of {want} sentence(s) use it as the part of speech practised")
+        elif made < want and skipped:
+            why = (" (the others admit more than one answer among the options the vocabulary gives)"
+                   if normalise_kind(k) == "choice" else "")
+            problems.append(f"{word}: {made} {normalise_kind(k)} item(s) of {want}{why}")
+    items = _resolve_cloze_box(items, spares, settings, rng, vocab, used)
     order = [int(i) for i in rng.permutation(len(items))] if items else []
     # a sheet with several kinds prints one section per kind: number through the sections in print order,
     # each section keeping the shuffled order
     order.sort(key=lambda i: KINDS.index(items[i].kind))
     return [attrs.evolve(items[i], number=n) for n, i in enumerate(order, start=1)], problems
+
+
+def _box(items: list[Item]) -> list[str]:
+    return sorted({i.answer for i in items if i.kind == "cloze" and not i.hint}, key=str.lower)
+
+
+def box_alternatives(item: Item, box: Iterable[str]) -> list[str]:
+    """The other word-box forms that could fill the cloze item's blank: of the answer's part of speech and
+    inflection (and listed with that part of speech in the CEFR profile), agreeing with the words around the
+    blank, and then a fit when it shares a WordNet class with the answer, when a dependency pair puts it beside
+    the context (choice.py), or, in an open blank (no informative context), when the plausibility scorer does not
+    put its sentence `OPEN_MARGIN` below the answer's.  Elsewhere the scorer is no judge of fit: a trigram model
+    scores "of the book" like "of the water"."""
+    from treegram.plugins.vocabgen import choice
+    from treegram.plugins.vocabgen.quality import profile_classes, tag_class
+
+    tokens = tuple(_display_tokens(item.tokens))
+    idx = target_index(tokens, item.answer)
+    if idx is None:
+        return []
+    parsed = analyse(tokens)
+    if parsed is None or len(parsed[0]) != len(tokens):
+        return []
+    tag = parsed[0][idx]
+    answer_lemma = lemma_of(item.answer.lower(), None, tag)
+    out = []
+    context = classes = None
+    for w in box:
+        if w.lower() == item.answer.lower() or not _same_form_class(w, tag):
+            continue  # "books" cannot stand where "book" does: the form tells them apart
+        lem = lemma_of(w.lower(), None, tag)
+        listed = profile_classes(lem)
+        if listed and tag_class(tag) not in listed:
+            continue  # "red" is an adjective on this sheet, not a noun
+        if not choice.agrees(tokens, idx, tag, lem, w.lower(), item.answer.lower(), parsed):
+            continue
+        if context is None:
+            context = choice.slot_context(tokens, idx, parsed)
+            classes = choice.context_classes(tokens, idx, parsed)
+        fits = (set(choice.lexnames(lem, tag, 2)) & set(choice.lexnames(answer_lemma, tag))
+                or (context and choice.risky(lem, tag, answer_lemma, context,
+                                             choice.slot_dependents(tokens, idx, parsed) if tag.startswith("VB")
+                                             else frozenset(), classes, classes=False))
+                or (not context and not choice.beats(tokens, choice.filled(tokens, idx, w), OPEN_MARGIN)))
+        if fits:
+            out.append(w)
+    return out
+
+
+#: in an open blank, a box word whose sentence the scorer puts this far (log-odds) below the answer's does not
+#: fit ("I am in the _____ of taking a walk": habit, not food)
+OPEN_MARGIN = 1.0
+
+
+def _same_form_class(form: str, tag: str) -> bool:
+    """Whether `form` can carry the PTB `tag` (its part of speech and inflection), by lemminflect's tables."""
+    f = form.lower()
+    upos = _UPOS.get(tag[:1])
+    if upos is None:
+        return False
+    if upos == "AUX":
+        upos = "VERB"
+    try:
+        from lemminflect import getInflection
+    except ImportError:  # pragma: no cover
+        return True
+    for lem in _lemmas(f).get(upos, ()):
+        if f in (getInflection(lem, tag=tag) or ())[:1]:  # the first spelling: "family" is no plural form
+            return True
+    return False
+
+
+def _resolve_cloze_box(items: list[Item], spares: dict[str, list[Sentence]], settings: dict, rng, vocab,
+                       used: set) -> list[Item]:
+    """Swap cloze items whose blank admits another word-box form for spares that do not; mark what is left."""
+    if not any(i.kind == "cloze" and not i.hint for i in items):
+        return items
+    items = list(items)
+    for n, it in enumerate(items):
+        if it.kind != "cloze" or it.hint:
+            continue
+        alts = box_alternatives(it, _box(items))
+        if not alts:
+            continue
+        k, h, f, p = settings.get(it.word, ("cloze", False, "", None))
+        for s in list(spares.get(it.word, ())):
+            spares[it.word].remove(s)
+            cand = make_item(s, it.word, k, rng, vocab, hints=h, focus=f, pos=p)
+            if cand is None:
+                continue
+            trial = items[:n] + [cand] + items[n + 1:]
+            if not box_alternatives(cand, _box(trial)):
+                used.add(("cloze", s.text))
+                items[n] = cand
+                break
+    box = _box(items)
+    return [attrs.evolve(i, alternatives=tuple(box_alternatives(i, box))) if i.kind == "cloze" and not i.hint
+            else i for i in items]
 
 
 def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=False, focus=None, pos=None,

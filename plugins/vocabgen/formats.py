@@ -54,6 +54,15 @@ def render(sheet: Sheet, fmt: str) -> bytes:
     return out.encode("utf-8") if isinstance(out, str) else out
 
 
+#: the line a pupil writes on (every format that prints: md, html, pdf)
+NAME_DATE = "Name: ______________________________   Date: ______________"
+
+
+def names_line(sheet: Sheet) -> str:
+    """The proper names the sentences use (vocab.PROPER_NAMES), so a teacher can introduce them."""
+    return f"Names on this sheet: {', '.join(sheet.names)}"
+
+
 def _source(i: Item) -> str:
     if i.source == "corpus":
         return "corpus sentence" + (f" ({i.provenance})" if i.provenance else "")
@@ -67,7 +76,7 @@ def _key_line(i: Item) -> str:
         return f"{i.sentence} - no reference translation (free translation)"
     if i.kind == "reorder":
         return i.sentence
-    return f"{i.answer}  ({i.sentence})"
+    return f"{i.key()}  ({i.sentence})"
 
 
 # -- text formats -------------------------------------------------------------------------------------------------
@@ -76,9 +85,9 @@ def to_json(sheet: Sheet) -> str:
 
 
 def to_markdown(sheet: Sheet) -> str:
-    lines = [f"# {sheet.title}", "", f"Words: {', '.join(sheet.words)}", ""]
+    lines = [f"# {sheet.title}", "", NAME_DATE, "", f"Words: {', '.join(sheet.words)}", ""]
     if sheet.names:
-        lines += [f"Names on this sheet: {', '.join(sheet.names)}", ""]
+        lines += [names_line(sheet), ""]
     for kind in sheet.kinds():
         if len(sheet.kinds()) > 1:
             lines += [f"## {KIND_TITLES[kind]}", ""]
@@ -105,6 +114,9 @@ ol.items li{margin:.55em 0;break-inside:avoid;page-break-inside:avoid} .choices{
 .tile{display:inline-block;border:1px solid #444;border-radius:4px;padding:0 .45em;margin:.1em .25em .1em 0}
 .wordbox{border:1px solid #444;padding:.4em .8em;display:inline-block}
 .source{color:#666;font-size:.85em}
+.namedate{margin:.6em 0 1em} .namedate .line{display:inline-block;width:16em;border-bottom:1px solid #444;margin-right:2em}
+.namedate .line.short{width:8em}
+ol.answers li{text-align:left}
 .key{break-before:page;page-break-before:always}
 @page{size:A4;margin:18mm}
 @media print{body{margin:0;max-width:none} .noprint{display:none}}
@@ -114,9 +126,11 @@ ol.items li{margin:.55em 0;break-inside:avoid;page-break-inside:avoid} .choices{
 def html_body(sheet: Sheet, *, key: bool = True) -> str:
     """The sheet (and its key) as HTML body markup: `to_html` wraps it in a page, the web page embeds it."""
     e = html.escape
-    out = [f"<h1>{e(sheet.title)}</h1>", f'<p class="meta">Words: {e(", ".join(sheet.words))}</p>']
+    out = [f"<h1>{e(sheet.title)}</h1>",
+           '<p class="namedate">Name: <span class="line"></span> Date: <span class="line short"></span></p>',
+           f'<p class="meta">Words: {e(", ".join(sheet.words))}</p>']
     if sheet.names:
-        out.append(f'<p class="meta">Names on this sheet: {e(", ".join(sheet.names))}</p>')
+        out.append(f'<p class="meta">{e(names_line(sheet))}</p>')
     for kind in sheet.kinds():
         if len(sheet.kinds()) > 1:
             out.append(f"<h2>{e(KIND_TITLES[kind])}</h2>")
@@ -162,6 +176,14 @@ def _split_blank(prompt: str) -> tuple[str, str]:
     return before, after
 
 
+def _gift_join(before: str, ans: str, after: str) -> str:
+    """Text, answer set and text joined as the sentence reads: no space before punctuation that follows the blank
+    ("above {=water}." not "above {=water} ."), none after an opening bracket or quote."""
+    left = "" if not before else before + ("" if before[-1] in "(\"'" else " ")
+    right = "" if not after else ("" if after[0] in ".,!?;:)'\"" or after.startswith(("n't", "'s")) else " ") + after
+    return (left + ans + right).rstrip()
+
+
 def to_gift(sheet: Sheet) -> str:
     g = gift_escape
     category = "".join(ch if ch.isalnum() or ch in " ()-_," else " " for ch in sheet.title).strip()
@@ -171,11 +193,11 @@ def to_gift(sheet: Sheet) -> str:
         name = f"::{g(f'{i.number:02d} {i.kind} {i.word} {i.uid}')}::"
         if i.kind in ("cloze", "choice"):  # GIFT has one answer slot: a repeated blank stays "_____"
             before, after = _split_blank(i.prompt)
-            if i.kind == "cloze":
-                ans = "{=" + g(i.answer) + "}"
+            if i.kind == "cloze":  # the word-box forms the blank also admits are right answers too
+                ans = "{" + " ".join("=" + g(a) for a in (i.answer, *i.alternatives)) + "}"
             else:
                 ans = "{" + " ".join(("=" if c == i.answer else "~") + g(c) for c in i.choices) + "}"
-            out.append(f"{name}{g(before.rstrip())} {ans} {g(after.lstrip())}".rstrip())
+            out.append(name + _gift_join(g(before.rstrip()), ans, g(after.lstrip())))
         elif i.kind == "reorder":
             out.append(f"{name}{g(INSTRUCTIONS['reorder'])} {g(i.question())} {{={g(i.sentence)}}}")
         else:
@@ -216,7 +238,7 @@ def to_moodle_xml(sheet: Sheet) -> str:
     e = html.escape
     for i in sorted(sheet.items, key=lambda x: x.number):
         if i.kind == "cloze":  # one embedded answer per blank (a form that occurs twice is blanked twice)
-            slot = f"{{1:SHORTANSWER:={_cloze_escape(i.answer)}}}"
+            slot = "{1:SHORTANSWER:" + "~".join(f"={_cloze_escape(a)}" for a in (i.answer, *i.alternatives)) + "}"
             add("cloze", i, "<p>" + slot.join(e(part) for part in i.prompt.split(BLANK)) + "</p>")
         elif i.kind == "choice":
             q = add("multichoice", i, f"<p>{e(INSTRUCTIONS['choice'])}</p><p>{e(i.prompt)}</p>")
@@ -347,30 +369,51 @@ def to_pdf(sheet: Sheet) -> bytes:
         t = latin1(s)
         return t if t is not None else fallback
 
-    def para(s: str, size: float = 11, style: str = "", gap: float = 1.5, indent: float = 0) -> None:
+    def para(s: str, size: float = 11, style: str = "", gap: float = 1.5, indent: float = 0,
+             dry: bool = False) -> float:
+        """Write a left-aligned paragraph (never justified: a justified key line stretches "1. Because      the");
+        with `dry` only measure its height (mm, gap included)."""
         pdf.set_font(family, style if font is None else "", size)
+        if dry:
+            h = pdf.multi_cell(pdf.epw - indent, size * 0.55, text(s), align="L", dry_run=True, output="HEIGHT")
+            return float(h) + gap
         pdf.set_x(pdf.l_margin + indent)
-        pdf.multi_cell(pdf.epw - indent, size * 0.55, text(s), new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(pdf.epw - indent, size * 0.55, text(s), align="L", new_x="LMARGIN", new_y="NEXT")
         pdf.ln(gap)
+        return 0.0
+
+    def block(parts: list[tuple]) -> None:
+        """Paragraphs that stay on one page (an item's stem and its options): a new page first when they do not
+        fit on what is left of this one."""
+        need = sum(para(*p[:-1], **p[-1], dry=True) for p in parts)
+        if pdf.get_y() + need > pdf.page_break_trigger and need < pdf.eph:
+            pdf.add_page()
+        for p in parts:
+            para(*p[:-1], **p[-1])
 
     pdf.add_page()
     para(sheet.title, 16, bold, 2)
-    para(f"Words: {', '.join(sheet.words)}", 10, "", 3)
+    para(NAME_DATE, 11, "", 3)
+    para(f"Words: {', '.join(sheet.words)}", 10, "", 1.5 if sheet.names else 3)
+    if sheet.names:
+        para(names_line(sheet), 10, "", 3)
     for kind in sheet.kinds():
+        head = []
         if len(sheet.kinds()) > 1:
-            para(KIND_TITLES[kind], 13, bold, 1)
-        para(INSTRUCTIONS[kind], 11, bold, 2)
+            head.append((KIND_TITLES[kind], 13, bold, 1, {}))
+        head.append((INSTRUCTIONS[kind], 11, bold, 2, {}))
         if kind == "cloze" and sheet.word_box():
-            para("Word box: " + "  -  ".join(sheet.word_box()), 11, "", 3)
-        for i in sheet.section(kind):
-            para(f"{i.number}.  {i.question()}", 12, "", 0.5 if i.choices else 3)
+            head.append(("Word box: " + "  -  ".join(sheet.word_box()), 11, "", 3, {}))
+        for n, i in enumerate(sheet.section(kind)):
+            parts = [(f"{i.number}.  {i.question()}", 12, "", 0.5 if i.choices else 3, {})]
             if i.choices:
-                para("      ".join(f"({LETTERS[k]}) {c}" for k, c in enumerate(i.choices)), 11, "", 3, indent=6)
+                parts.append(("      ".join(f"({LETTERS[k]}) {c}" for k, c in enumerate(i.choices)), 11, "", 3,
+                              {"indent": 6}))
+            block(head + parts if n == 0 else parts)  # a section title never ends a page alone
     pdf.add_page()
     para("Answer key", 15, bold, 3)
     for i in sorted(sheet.items, key=lambda x: x.number):
-        para(f"{i.number}.  {_key_line(i)}", 11, "", 0.2)
-        para(_source(i), 8, "", 2, indent=6)
+        block([(f"{i.number}.  {_key_line(i)}", 11, "", 0.2, {}), (_source(i), 8, "", 2, {"indent": 6})])
     return bytes(pdf.output())
 
 

@@ -12,14 +12,15 @@ returns.  For every word:
    provenance and translation, or — when the excerpt does not hold it — dropped, because it is neither new nor
    showable with its source).  The new ones are scored by the plausibility ranker (ranking.PlausibilityRanker:
    logistic regression over trigram SLOR, the worst single position and length, fitted on the judged set) and
-   ranked; those below its calibrated threshold are used only when nothing else is left, at most `max_below` (2)
-   per word (below the SLOR floor, the 10th percentile of held-out real sentences, never), marked in their
-   provenance and noted;
+   ranked; those below its calibrated threshold are never shown unless asked (`allow_unchecked`, the CLI's
+   `--allow-unchecked`), and then only when nothing else is left, at most `max_below` (2) per word (below the SLOR
+   floor, the 10th percentile of held-out real sentences, never), marked in their provenance and noted;
 3. the sheet prefers corpus items (`corpus_share`, default 1: real graded sentences are judged 98% plausible,
    generated ones that pass the ranker ~87%, benchmarks/RESULTS.md `plausibility`), so generated items fill only
    what the corpus lacks for a word; every item that is unsafe (safety.py), not within the vocabulary (+ the
    practised word's forms; re-checked on every item), or a near-duplicate of an item already on the sheet
-   (`near_duplicate`) is skipped;
+   (`near_duplicate`), a fragment, or a use of the word in a sense above the level (quality.py: "water" as a
+   verb on an A1 sheet) is skipped;
 4. each word's items are shuffled with the seed; `sheet_order` shuffles the whole sheet (so position never gives
    away the answer).
 
@@ -65,6 +66,7 @@ class SheetSource:
     margin: int = 2                       # passing items drawn beyond those wanted (near-duplicates get skipped)
     max_below: int = 2                    # at most this many below-threshold items per word (the last resort)
     corpus_share: float = 1.0             # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
+    corpus_floor: float | None = None     # corpus items (and copies) scoring below this are skipped as odd
     fallbacks: tuple = ()                 # ConstrainedGenerators (or LazyGenerators) for poorly covered words
     probe: int = 1000                     # draws of the primary that decide whether a word is poorly covered
     min_distinct: int = 20                # ... fewer distinct new sentences passing the ranker than this
@@ -182,17 +184,54 @@ def _check(tokens, vocab: Vocabulary, forms: frozenset[str]) -> str | None:
     return unsafe_reason(tokens)
 
 
-def _corpus_items(src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary) -> list[Sentence]:
-    c = src.corpus
-    if c is None:
-        return []
-    out = []
-    for i in c.candidates(src.vocab, set(forms)):
-        toks = c.tokens[i]
-        if _check(toks, allowed, forms) is None:
-            out.append(Sentence(toks, c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None,
-                                _score(src, toks)))
-    return out
+class CorpusPool:
+    """A word's corpus items in a seeded random order, scored lazily in small batches as a sheet takes them: items
+    the scorer rates below `src.corpus_floor` (odd or broken real sentences) are skipped, and a common word's
+    thousands of candidates are never all scored.  Iterating again replays the items already scored."""
+
+    def __init__(self, src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary, rng):
+        c = src.corpus
+        ids = c.candidates(src.vocab, set(forms)) if c is not None else []
+        self.src, self.word, self.forms, self.allowed = src, word, forms, allowed
+        self.todo = [ids[int(i)] for i in rng.permutation(len(ids))] if ids else []
+        self.items: list[Sentence] = []
+        self.pos = 0
+        self.skipped = 0
+
+    def __len__(self) -> int:  # the candidates (an upper bound on the items)
+        return len(self.todo)
+
+    def _more(self, k: int = 16) -> bool:
+        c, src = self.src.corpus, self.src
+        if self.pos >= len(self.todo):
+            return False
+        batch = [i for i in self.todo[self.pos:self.pos + k] if _check(c.tokens[i], self.allowed, self.forms) is None]
+        self.pos += k
+        scores = _scores(src, [c.tokens[i] for i in batch])
+        for i, sc in zip(batch, scores):
+            if src.corpus_floor is not None and sc is not None and sc < src.corpus_floor:
+                self.skipped += 1
+                continue
+            self.items.append(Sentence(c.tokens[i], c.texts[i], self.word, "corpus", c.provenance(i),
+                                       c.ja[i] or None, sc))
+        return True
+
+    def __iter__(self):
+        k = 0
+        while True:
+            while k >= len(self.items):
+                if not self._more():
+                    return
+            yield self.items[k]
+            k += 1
+
+
+def _scores(src: SheetSource, batch) -> list[float | None]:
+    if src.scorer is None:
+        return [None] * len(batch)
+    if hasattr(src.scorer, "score_batch"):
+        return [round(float(x), 3) for x in src.scorer.score_batch(batch)]
+    return [_score(src, t) for t in batch]
 
 
 def _score(src: SheetSource, tokens) -> float | None:
@@ -247,6 +286,8 @@ def draw_passing(src: SheetSource, word: str, want: int, rng, *, forms: frozense
                 break
             out.draws += info["attempts"]
             st["draws"] += info["attempts"]
+            if src.scorer is not None and hasattr(src.scorer, "score_batch"):  # one batch: the LSTM is fast so
+                src.scorer.score_batch([s.tokens for s in sents if s.text not in seen])
             for s in sents:
                 if _count(out, count_copies) >= want:
                     break
@@ -319,8 +360,11 @@ def _classify(src: SheetSource, s: Sentence, word: str, forms, allowed, provenan
     if c is not None:
         i = c.find_copy(s.tokens)
         if i is not None:
-            return ("copy", Sentence(c.tokens[i], c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None,
-                                     _score(src, c.tokens[i])))
+            sc = _score(src, c.tokens[i])
+            if src.corpus_floor is not None and sc is not None and sc < src.corpus_floor:
+                st["rejected"] += 1
+                return ("drop",)
+            return ("copy", Sentence(c.tokens[i], c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None, sc))
         if c.is_training_sentence(s.tokens):
             st["copies_not_shown"] += 1
             return ("drop",)
@@ -344,12 +388,17 @@ def _generated_items(src: SheetSource, word: str, forms: frozenset[str], allowed
     return new, d.below, d.copies, d
 
 
-def _take(pool: list[Sentence], k: int, chosen: list[Sentence], sheet: list[Sentence]) -> int:
+def _take(pool: list[Sentence], k: int, chosen: list[Sentence], sheet: list[Sentence],
+          reject: Callable[[Sentence], str | None] | None = None) -> int:
+    """Move up to k sentences of `pool` onto the sheet, skipping near-duplicates of what is on it and those
+    `reject` gives a reason for (quality.sheet_reason: fragments, the word in a sense above the level)."""
     got = 0
     for s in pool:
         if got >= k:
             break
         if any(near_duplicate(s.tokens, t.tokens) for t in sheet):
+            continue
+        if reject is not None and reject(s) is not None:
             continue
         chosen.append(s)
         sheet.append(s)
@@ -358,12 +407,15 @@ def _take(pool: list[Sentence], k: int, chosen: list[Sentence], sheet: list[Sent
 
 
 def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Callable[[int], None] | None = None,
-                     stats: dict | None = None) -> tuple[dict[str, list[Sentence]], list[str]]:
+                     stats: dict | None = None, allow_unchecked: bool = False,
+                     checks: bool = True) -> tuple[dict[str, list[Sentence]], list[str]]:
     """Up to `per_word` different sentences for each word, and a note for each word that fell short.
 
     Returns ``(groups, problems)``: ``groups[word]`` lists the chosen sentences (words with none are left out),
     ``problems`` holds one human-readable line per word that got fewer than asked.  `progress(1)` is called after
-    each word; `stats` (a dict) receives counts of draws and rejections.
+    each word; `stats` (a dict) receives counts of draws and rejections.  Generated sentences below the ranker's
+    threshold fill a short word only with `allow_unchecked` (marked in the key); `checks` (default) drops
+    fragments and sentences that use the word in a sense above the level (quality.sheet_reason).
     """
     src = as_source(gen)
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
@@ -376,16 +428,16 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
         problems.append(f"--per-word {per_word} capped at {MAX_PER_WORD} sentences per word")
         per_word = MAX_PER_WORD
     sheet: list[Sentence] = []
+    st.setdefault("rejected_quality", 0)
     for w in words:
         forms = word_forms(w, src.level)
+        reject = _quality_check(w, src.level, st) if checks else None
         allowed = _allowed(src.vocab, forms)
-        corpus = _corpus_items(src, w, forms, allowed)
-        order = rng.permutation(len(corpus)) if corpus else []
-        corpus = [corpus[int(i)] for i in order]
-        want_c = math.ceil(per_word * src.corpus_share) if corpus else 0
+        corpus = CorpusPool(src, w, forms, allowed, rng)
+        want_c = math.ceil(per_word * src.corpus_share) if len(corpus) else 0
         error = capped_note = None
         chosen: list[Sentence] = []
-        got_c = _take(corpus, want_c, chosen, sheet)
+        got_c = _take(corpus, want_c, chosen, sheet, reject)
         if got_c < per_word:  # generation only for what the corpus items do not cover
             need = per_word - got_c
             try:
@@ -396,21 +448,24 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
                                    f"{src.draw_cap(need + src.margin)})")
             except NoSentenceError as exc:
                 new, below, copies, error = [], [], [], str(exc)
-            seen = {c.text for c in corpus}
+            seen = {c.text for c in corpus.items}
             copies = [c for c in copies if c.text not in seen and not seen.add(c.text)]
-            got_c += _take(copies, want_c - got_c, chosen, sheet)
-            got_g = _take(new, per_word - got_c, chosen, sheet)
+            got_c += _take(copies, want_c - got_c, chosen, sheet, reject)
+            got_g = _take(new, per_word - got_c, chosen, sheet, reject)
             if got_c + got_g < per_word:  # too few new sentences: more corpus items
-                got_c += _take([c for c in corpus + copies if c not in chosen], per_word - got_c - got_g, chosen,
-                               sheet)
-            if got_c + got_g < per_word:  # still short: the best below the threshold, marked and noted
+                got_c += _take([c for c in [*corpus, *copies] if c not in chosen], per_word - got_c - got_g,
+                               chosen, sheet, reject)
+            if got_c + got_g < per_word and allow_unchecked:  # still short: below the threshold, marked, noted
                 # bounded: drawing until items pass finds many below the threshold, and they are judged far
                 # less plausible (benchmarks/RESULTS.md `sheets`), so a short sheet beats a sheet of them
-                low = _take(below, min(per_word - got_c - got_g, src.max_below), chosen, sheet)
+                low = _take(below, min(per_word - got_c - got_g, src.max_below), chosen, sheet, reject)
                 st["below_shown"] += low
                 if low:
                     problems.append(f"{w}: {low} generated sentence(s) below the plausibility threshold "
                                     "(marked in the key; check them)")
+            elif got_c + got_g < per_word and below:
+                problems.append(f"{w}: {len(below)} generated sentence(s) below the plausibility threshold left "
+                                "out (--allow-unchecked shows them, marked in the key)")
         st["corpus"] += sum(s.source == "corpus" for s in chosen)
         st["generated"] += sum(s.source == "generated" for s in chosen)
         if progress is not None:
@@ -425,6 +480,17 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
                             + (f" ({capped_note.split(': ', 1)[1]})" if capped_note else ""))
         groups[w] = [chosen[int(i)] for i in rng.permutation(len(chosen))]
     return groups, problems
+
+
+def _quality_check(word: str, level: str | None, st: dict) -> Callable[[Sentence], str | None]:
+    from treegram.plugins.vocabgen.quality import sheet_reason
+
+    def reject(s: Sentence) -> str | None:
+        why = sheet_reason(s.tokens, word, level)
+        if why is not None:
+            st["rejected_quality"] += 1
+        return why
+    return reject
 
 
 def sheet_order(groups: dict[str, list[Sentence]], rng) -> list[Sentence]:

@@ -49,8 +49,10 @@ def check_host(host: str) -> str:
 class Workbench:
     """The state behind the page: the model, one generator per vocabulary, the recent sheets."""
 
-    def __init__(self, model, vocab_specs: list[str], ui=None):
+    def __init__(self, model, vocab_specs: list[str], ui=None, *, allow_unchecked: bool = False):
         self.model = model
+        #: generated sentences below the plausibility threshold may fill a short word (marked in the key)
+        self.allow_unchecked = allow_unchecked
         self.vocab_specs = vocab_specs
         self.ui = ui
         self._gens: dict[str, tuple] = {}
@@ -119,11 +121,23 @@ class Workbench:
             raise InputError(f"not a word: {', '.join(bad[:5])}", hint="words are letters (and ' or -) only")
         if len(words) > MAX_WORDS:
             raise InputError(f"{len(words)} words: at most {MAX_WORDS} per sheet", hint="make two sheets")
+        if spec.startswith("cefr:") and not text:  # typed words above the level: say so before any work
+            from treegram.plugins.vocabgen.vocab import practice_word_problems
+
+            above = practice_word_problems(words, vocab)
+            if above:
+                raise InputError("; ".join(above), hint="leave them out or choose a higher level")
         rng = np.random.default_rng(seed)
-        groups, problems = select_sentences(gen, words, per_word, rng)
+        from treegram.plugins.vocabgen.cli import spare_factor
+
+        spare = spare_factor(kind, hints, None)
+        groups, problems = select_sentences(gen, words, min(per_word * spare, max(MAX_PER_WORD, per_word)), rng,
+                                            allow_unchecked=self.allow_unchecked)
+        if spare > 1:
+            problems = [p for p in problems if "different sentence(s)" not in p]
         if not groups:
             raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
-        sheet = make_sheet(groups, kind, rng, vocab, hints=hints, notes=problems)
+        sheet = make_sheet(groups, kind, rng, vocab, hints=hints, notes=problems, per_word=per_word)
         settings = {"vocab": spec, "kind": kind, "count": per_word, "seed": seed, "hints": hints,
                     "words": ", ".join(words), "text": text}
         with self.lock:
@@ -336,7 +350,7 @@ def run_server(args, ui) -> int:
 
         parse_vocab_spec(args.vocab)  # a bad spec fails here, before the server starts
     model = load_vocabgen(Path(args.model) if args.model else None, ui)
-    bench = Workbench(model, vocab_choices(args.vocab), ui)
+    bench = Workbench(model, vocab_choices(args.vocab), ui, allow_unchecked=args.allow_unchecked)
     try:
         server = make_server(bench, args.host, args.port)
     except OSError as exc:

@@ -143,18 +143,32 @@ _NO_SPACE_AFTER = {"(", "[", "{", "$", "``", "#"}
 
 
 def surface(tagged: list[Node] | list[str]) -> str:
-    """Display form: detokenized, first letter capitalized, 'i' -> 'I', proper nouns capitalized."""
+    """Display form: detokenized, first letter capitalized, 'i' -> 'I', proper nouns capitalized (not a word the
+    CEFR profile lists in lower case: the parser tags some common nouns NNP, "your Dictionary")."""
+    from treegram.plugins.vocabgen.vocab import common_words
+
     pairs = [(None, t) if isinstance(t, str) else t for t in tagged]
     words = []
+    common = common_words() if any(pos in ("NNP", "NNPS") for pos, _ in pairs) else frozenset()
     for pos, w in pairs:
-        if w == "i" or (pos in ("NNP", "NNPS") and w[:1].isalpha()):
+        if w == "i" or (pos in ("NNP", "NNPS") and w[:1].isalpha() and w.lower() not in common):
             w = w[:1].upper() + w[1:]
         words.append(w)
     if words and words[0][:1].isalpha():
         words[0] = words[0][:1].upper() + words[0][1:]
     out = ""
     for i, w in enumerate(words):
-        if i and w not in _NO_SPACE_BEFORE and words[i - 1] not in _NO_SPACE_AFTER:
+        if i and w not in _NO_SPACE_BEFORE and words[i - 1] not in _NO_SPACE_AFTER \
+                and not _in_hyphenated(words, i):
             out += " "
         out += w
     return out
+
+
+def _in_hyphenated(words: list[str], i: int) -> bool:
+    """Whether a space before words[i] would split a hyphenated word the parser cut into tokens ("six - thirty"
+    is "six-thirty"): a hyphen between two word characters, or the word right after such a hyphen."""
+    def joins(k: int) -> bool:
+        return 0 < k < len(words) - 1 and words[k] == "-" and words[k - 1][-1:].isalnum() \
+            and words[k + 1][:1].isalnum()
+    return joins(i) or joins(i - 1)

@@ -312,6 +312,22 @@ def headwords(level: str, *, cumulative: bool = True) -> list[str]:
     return sorted(out)
 
 
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Lowercase forms of the profile's lowercase headwords that are never names (not in PROPER_NAMES, not also
+    a capitalized headword such as May or March): a parser's NNP tag on one of them ("your Dictionary") is a
+    tagging error, not a name to capitalize."""
+    capital = {t.lower() for hw, _p, _l in cefrj_entries() for alt in hw.split("/") for t in alt.split()
+               if t[:1].isupper()}
+    out: set[str] = set()
+    for hw, pos, _lv in cefrj_entries():
+        for alt in hw.split("/"):
+            alt = alt.strip()
+            if alt.isalpha() and alt.islower():
+                out |= inflections(alt, pos)
+    return frozenset(out - capital - PROPER_NAMES)
+
+
 def level_of(word: str) -> str | None:
     """The lowest CEFR level at which the embedded profile allows this word form (None: none)."""
     w = word.lower()
@@ -488,3 +504,59 @@ def parse_vocab_spec(spec: str, level: str | None = None) -> Vocabulary:
 
 def vocabulary_digest(vocab: Vocabulary) -> str:
     return hashlib.sha256("\n".join(sorted(vocab.words)).encode()).hexdigest()[:16]
+
+
+# -- the words a sheet practises ----------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _form_levels() -> dict[str, int]:
+    """word form or headword (lowercase) -> the lowest level (1..6) a profile entry brings it at: headwords
+    directly, inflected forms through the precomputed inflection table (no lemminflect start-up)."""
+    head: dict[tuple[str, str | None], int] = {}
+    out: dict[str, int] = {}
+    for hw, pos, lv in cefrj_entries():
+        for alt in hw.split("/"):
+            a = alt.strip().lower()
+            out[a] = min(out.get(a, 9), lv)
+            u = _UPOS.get(pos)
+            if u:
+                head[(a, u)] = min(head.get((a, u), 9), lv)
+    for (lemma, upos), forms in _table().items():
+        lv = head.get((lemma, upos))
+        if lv is not None:
+            for f in forms:
+                out[f] = min(out.get(f, 9), lv)
+    return out
+
+
+def _profile_level_of(word: str) -> str | None:
+    """The lowest level any profile entry lists this word at, as a headword or one of its forms."""
+    lv = _form_levels().get(word.lower())
+    return LEVELS[lv - 1] if lv else None
+
+
+def practice_word_problems(words: Iterable[str], vocab: Vocabulary) -> list[str]:
+    """One line per practised word the vocabulary does not have: above its level (with the CEFR-J level it
+    belongs to) or unknown (with "did you mean" for a likely misspelling).  Empty = every word is in."""
+    import difflib
+
+    out = []
+    pool = None
+    m = re.fullmatch(r"cefr:([ABC][12])", vocab.name or "", re.I)
+    for w in words:
+        if w.lower() in vocab.words or (" " in w and tuple(w.lower().split()) in vocab.phrases):
+            continue
+        lv = _profile_level_of(w)
+        if lv is not None:
+            where = f"above {vocab.name}" if m else f"not in the vocabulary {vocab.name}"
+            out.append(f"{w}: CEFR-J says {lv}, {where}")
+            continue
+        if pool is None:
+            pool = sorted({x for x in vocab.words if x.isalpha()} | set(headwords("C2")))
+        close = difflib.get_close_matches(w.lower(), pool, n=3, cutoff=0.75)
+        hint = ""
+        if close:
+            hint = " (did you mean " + " or ".join(
+                c + (f", {_profile_level_of(c)}" if c not in vocab.words and _profile_level_of(c) else "")
+                for c in close) + "?)"
+        out.append(f"{w}: not in CEFR-J nor in {vocab.name}{hint}")
+    return out

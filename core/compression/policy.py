@@ -1,0 +1,198 @@
+"""The deletion policy: what shapes a compressor's decoding besides its own model score, in one place so every
+compressor decodes the same way and stores the same settings in its model file.
+
+    best compression = argmax over the deletions the constraints allow of
+                       model score  +  significance x sum_kept sig(w)  +  reward x #kept  -  valency drop costs
+                                    (+ lm x log P_3gram(compression), over the model's `nbest` best compressions)
+
+- `constraints` (`treegram.compression.constraints.Constraints`): hard rules (heads, arguments, negation, wh-words,
+  copula predicates, coordination, punctuation); `None` = none.
+- `valency` (`treegram.compression.valency.Valency`): soft costs for deleting a dependent its head selects.
+- `significance`: the weight of the per-word significance score (`treegram.compression.significance`).
+- `reward`: the per-kept-word reward used when the user asks for none (a model's calibrated default length).
+- `clean`: repair what deletion leaves after decoding: a/an agreement and dangling punctuation (`tidy`).
+- `lm`, `nbest`: rerank the decoder's `nbest` best compressions by adding `lm` times their log probability under the
+  English 3-gram model (`treegram.ngramlm`; not decomposable over the tree, hence n-best reranking); 0 = off.
+
+A decoder asks for `drop_costs(t)` (per node, once per tree), `subset_cost(t, u, kept)` (per choice of surviving
+children) and `word_scores(t)` (per word), and passes its keep mask through `finish(tokens, keep)`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from treegram.compression.constraints import Constraints, tidy
+from treegram.compression.syntax import AnalysedTree
+from treegram.compression.valency import Valency
+
+__all__ = ["DeletionPolicy", "PolicyOptions", "read_sentences", "calibrate_reward"]
+
+
+@attrs.define
+class DeletionPolicy:
+    constraints: Constraints | None = None
+    valency: Valency | None = None
+    significance: float = 0.0
+    reward: float = 0.0
+    clean: bool = False
+    lm: float = 0.0
+    nbest: int = 20
+
+    @property
+    def active(self) -> bool:
+        """Whether the policy changes anything over plain model decoding."""
+        return bool(self.constraints is not None or self.valency is not None or self.significance or self.clean
+                    or self.lm)
+
+    # -- what decoders ask for -------------------------------------------------------------------------------
+    def drop_costs(self, t: AnalysedTree) -> np.ndarray:
+        out = np.zeros(len(t))
+        if self.constraints is not None:
+            out += self.constraints.drop_costs(t)
+        if self.valency is not None:
+            out += self.valency.drop_costs(t)
+        return out
+
+    def subset_cost(self, t: AnalysedTree, u: int, kept: list[int]) -> float:
+        return self.constraints.subset_cost(t, u, kept) if self.constraints is not None else 0.0
+
+    def word_scores(self, t: AnalysedTree) -> np.ndarray:
+        if not self.significance:
+            return np.zeros(len(t.words))
+        from treegram.compression.significance import word_significance
+
+        return self.significance * word_significance(t.words, t.tags)
+
+    def finish(self, tokens: list[str], keep) -> np.ndarray:
+        keep = np.asarray(keep, dtype=bool)
+        return tidy(list(tokens), keep) if self.clean else keep
+
+    def rerank(self, tokens: list[str], candidates: list[tuple[np.ndarray, float]]) -> tuple[np.ndarray, float]:
+        """The best of the decoder's candidates (keep mask, model score), best first, once each is finished and
+        scored by the language model (the first one when `lm` is 0)."""
+        if not self.lm or len(candidates) == 1:
+            return candidates[0]
+        from treegram.ngramlm import english_lm
+
+        lm = english_lm()
+        best = None
+        for keep, score in candidates:
+            done = self.finish(tokens, keep)
+            total = score + self.lm * lm.logprob([w for w, k in zip(tokens, done) if k])
+            if best is None or total > best[1]:
+                best = (done, total)
+        return best
+
+    # -- model files -------------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {"constraints": self.constraints is not None, "significance": self.significance,
+                "reward": self.reward, "clean": self.clean, "lm": self.lm, "nbest": self.nbest,
+                "valency": self.valency.to_json() if self.valency is not None else None}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any] | None) -> "DeletionPolicy":
+        if not d:
+            return cls()
+        return cls(Constraints() if d.get("constraints") else None,
+                   Valency.from_json(d["valency"]) if d.get("valency") else None,
+                   float(d.get("significance", 0.0)), float(d.get("reward", 0.0)), bool(d.get("clean", False)),
+                   float(d.get("lm", 0.0)), int(d.get("nbest", 20)))
+
+    def describe(self) -> dict[str, Any]:
+        return {"constraints": self.constraints is not None, "significance": self.significance,
+                "default_reward": self.reward, "clean_punctuation": self.clean, "lm_weight": self.lm,
+                "valency_heads": len(self.valency.pairs) if self.valency is not None else 0,
+                "valency_weight": self.valency.weight if self.valency is not None else 0.0}
+
+
+# -- `treegram train` options (every compressor's Settings class inherits them) ---------------------------------
+def _option(*a, **k):
+    from treegram.formalism import option
+
+    return option(*a, **k)
+
+
+def _types():
+    from treegram.cli import argtypes
+
+    return argtypes
+
+
+@attrs.frozen
+class PolicyOptions:
+    """The deletion-policy options of `treegram train channel` / `stsg` (group "decoding")."""
+
+    constraints: bool = _option(False, group="decoding",
+                                help="never drop a head, an argument (subject, object, complement, ...), a negation, "
+                                     "a wh-word or a copula's predicate; never break a coordination")
+    tidy: bool = _option(False, group="decoding",
+                         help="repair what deletion leaves: dangling punctuation, a/an before the next word")
+    significance: float = _option(0.0, type=float, group="decoding",
+                                  help="weight of the per-word significance reward (rare content words go last)")
+    valency: float = _option(0.0, type=float, group="decoding",
+                             help="weight of the valency costs (keep dependents the head selects); needs "
+                                  "--valency-text")
+    valency_text: list | None = _option(None, type=Path, nargs="+", group="decoding",
+                                        help="tokenized sentences (one per line) whose parses give the valency "
+                                             "counts")
+    lm: float = _option(0.0, type=float, group="decoding",
+                        help="weight of the English 3-gram language model in reranking the n best compressions")
+    nbest: int = _option(20, type=int, group="decoding", help="compressions reranked with --lm (default 20)")
+    target_rate: float | None = _option(None, type=float, group="decoding",
+                                        help="calibrate the model's default per-word reward so that it keeps this "
+                                             "share of the words of --calibrate-text (default: the training long "
+                                             "sentences) on average")
+    calibrate_text: Path | None = _option(None, type=Path, group="decoding",
+                                          help="tokenized sentences for --target-rate")
+
+    def policy(self, valency: Valency | None = None) -> DeletionPolicy:
+        if self.valency and valency is None:
+            from treegram.errors import InputError
+
+            raise InputError("--valency needs --valency-text (sentences to count dependents in)")
+        if valency is not None:
+            valency.weight = self.valency
+        return DeletionPolicy(Constraints() if self.constraints else None, valency if self.valency else None,
+                              self.significance, 0.0, self.tidy, self.lm, self.nbest)
+
+
+def read_sentences(paths) -> list[list[str]]:
+    """Tokenized sentences, one per line, from files (empty lines skipped)."""
+    from treegram.io import iter_lines
+
+    out = []
+    for p in paths:
+        for line in iter_lines(str(p)):
+            toks = line.split()
+            if toks:
+                out.append(toks)
+    return out
+
+
+def calibrate_reward(model, sentences: list[list[str]], target: float, *, progress=None, iterations: int = 12,
+                     lo: float = -10.0, hi: float = 10.0) -> float:
+    """The per-word reward (bisection) at which `model` keeps `target` of the words of `sentences` on average:
+    set as its policy's default reward, so that `treegram compress` without --rate or --reward compresses to that
+    length on similar text.  Parses once; every step re-decodes the cached charts."""
+    trees = []
+    items = progress(sentences) if progress else sentences
+    for toks in items:
+        tree, _status = model.source_tree(toks)
+        trees.append((tree, toks))
+    total = sum(len(t) for _tr, t in trees)
+    model.policy.reward = 0.0
+    best = hi
+    for _ in range(iterations):
+        mid = (lo + hi) / 2
+        kept = sum(int(np.sum(model.compress_tree(tr, toks, reward=mid).keep)) for tr, toks in trees)
+        if kept / total >= target:
+            best, hi = mid, mid
+        else:
+            lo = mid
+    model.policy.reward = best
+    return best
