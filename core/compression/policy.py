@@ -255,7 +255,9 @@ def apply_options(model, options: PolicyOptions | None, *, parser, parser_id: st
         trees, _counts = parse_sentences(sents, parser, parser_id=parser_id, cache_dir=cache_dir, progress=track)
         valency = Valency().count_trees(analyse(wrap_root(t)) for t in trees).prune(2)
         model.info["valency_sentences"] = len(sents)
+    trained_reward = model.policy.reward if getattr(model, "policy", None) is not None else 0.0
     model.policy = options.policy(valency)
+    model.policy.reward = trained_reward  # a length the trainer calibrated (the SVM's bias) stays unless replaced
     if options.target_rate is not None:
         sents = read_sentences([options.calibrate_text]) if options.calibrate_text else list(default_text)[:500]
         track = (lambda xs: ui.track(xs, description="calibrating the default length")) if ui else None

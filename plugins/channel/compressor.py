@@ -13,6 +13,7 @@ from treegram.compression.treeprep import parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
 from treegram.formalism import save_model
 
+from treegram.plugins.channel import DEFAULT_LEVELS
 from treegram.plugins.channel.model import ChannelGrammar, analyse, project, training_summary
 
 __all__ = ["ChannelModel", "train_channel"]
@@ -111,8 +112,8 @@ class ChannelModel(ParsedCompressor):
 
 # -- training ------------------------------------------------------------------------------------------------------
 
-def train_channel(pairs: list[Pair], parser, *, levels: int = 6, source_lexicalized: bool | None = None, trees=None,
-                  parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1, ui=None,
+def train_channel(pairs: list[Pair], parser, *, levels: int = DEFAULT_LEVELS, source_lexicalized: bool | None = None,
+                  trees=None, parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1, ui=None,
                   options=None) -> ChannelModel:
     """Count the source model, the channel and the added-subtree model over the pairs' long trees (parsed with
     `parser`, or given as `trees`) and their deletion alignments.  `options` (`PolicyOptions`): the deletion

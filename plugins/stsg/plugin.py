@@ -12,6 +12,8 @@ from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
 
+from treegram.plugins.stsg import SVM_C, SVM_LOSS
+
 
 @attrs.frozen
 class STSGOptions(PolicyOptions):
@@ -37,16 +39,21 @@ class STSGOptions(PolicyOptions):
     parse_cache: Path | None = option(None, type=Path,
                                       help="directory for cached source parses (bracket files keyed by input + "
                                            "parser)")
-    loss: str = option("bp2", choices=("prec", "bp1", "bp2", "hamming"), group="svm",
+    loss: str = option(SVM_LOSS, choices=("prec", "bp1", "bp2", "hamming"), group="svm",
                        help="svm: loss of the loss-augmented decoding: 1 - unigram precision (prec), times the "
-                            "one-sided (bp1) or two-sided (bp2, default) brevity penalty, or the Hamming loss")
-    C: float = option(0.01, type=positive_float, group="svm",
-                      help="svm: regularisation trade-off C of 1/2|w|^2 + C/n sum xi (default 0.01, as the paper; best "
-                           "of 0.01-100 on held-out training pairs: benchmarks/RESULTS.md stsg-svm-select)")
+                            "one-sided (bp1) or two-sided (bp2) brevity penalty, or the Hamming loss (default: "
+                            "the best on held-out training pairs, benchmarks/RESULTS.md stsg-svm-select)")
+    C: float = option(SVM_C, type=positive_float, group="svm",
+                      help="svm: regularisation trade-off C of 1/2|w|^2 + C/n sum xi (default 1: the best of "
+                           "0.01-1 on held-out training pairs, benchmarks/RESULTS.md stsg-svm-select)")
     rescaling: str = option("slack", choices=("slack", "margin"), group="svm",
                             help="svm: slack (default, as the paper) or margin rescaling of the loss")
     epsilon: float = option(0.01, type=positive_float, group="svm",
                             help="svm: add a constraint when it is violated by more than this (default 0.01)")
+    calibrate: bool = option(True, flag="--no-calibrate", group="svm",
+                             help="svm: keep the raw model's length (default: a per-kept-word bias calibrated on "
+                                  "held-out training pairs, so that new sentences keep about the gold share of words; "
+                                  "costs a second training on 4/5 of the pairs)")
     checkpoint: Path | None = option(None, type=Path, help="checkpoint file (Gibbs sweeps, SVM passes)")
     resume: bool = option(False, help="continue from --checkpoint if it exists")
     epochs: int = option(10, type=positive_int, group="mcdonald",
@@ -82,7 +89,8 @@ class STSGFormalism(Formalism):
                            beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
                            cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui,
                            **({"loss": options.loss, "C": options.C, "rescaling": options.rescaling,
-                               "epsilon": options.epsilon} if options.method == "svm" else {}))
+                               "epsilon": options.epsilon, "calibrate": options.calibrate}
+                              if options.method == "svm" else {}))
         return apply_options(model, options, parser=parser, parser_id=model_fingerprint(options.parser),
                              cache_dir=options.parse_cache, default_text=[p.source for p in pairs], ui=ui)
 
