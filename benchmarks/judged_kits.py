@@ -47,6 +47,17 @@ REASONS = {
 }
 
 
+#: how each judged kit was built (bench_exercises.py --kit; the `exercise-kits` section describes the latest)
+KITS = {
+    "mc25": "400 random A1/A2 headwords, seed 2511, sheets of 10 words x 1 item, built at main 660b3f4 (before the "
+            "classroom-fitness model and the open-slot rules it led to): 196 choice items of 400 asked, 392 cloze "
+            "sentences, all corpus; its labels trained the fitness model",
+    "fit25": "400 random A1/A2 headwords none of which were in mc25 or a development kit, seed 2613, sheets of 10 "
+             "words x 1 item, built at i-fit 53e3431 with the classroom-fitness model and the open-slot rules: 177 "
+             "choice items of 400 asked, 376 cloze sentences, all corpus",
+}
+
+
 def _yes(x: str) -> bool:
     return x.strip().lower().startswith("y")
 
@@ -81,7 +92,7 @@ def record(name: str, src: Path) -> None:
 
 
 def score(name: str) -> list[str]:
-    out = [f"**Kit {name}**", ""]
+    out = [f"**Kit {name}**" + (f" ({KITS[name]})" if name in KITS else ""), ""]
     key = {r[0]: r for r in _rows(JUDGED / f"{name}-choice.key.tsv")}
     judges = {f.name.split(".ratings-")[1][:-4]: {r[0]: r[1] if len(r) > 1 else "" for r in _rows(f)}
               for f in sorted(JUDGED.glob(f"{name}-choice.ratings-*.tsv"))}
