@@ -40,7 +40,7 @@ from treegram.plugins.vocabgen.generator import ConstrainedGenerator  # noqa: E4
 from treegram.plugins.vocabgen.safety import is_safe  # noqa: E402
 from treegram.plugins.vocabgen.default import default_ranker  # noqa: E402
 from treegram.plugins.vocabgen.selection import (SHEET_THRESHOLD, SheetSource, default_source,  # noqa: E402
-                                                 draw_passing, select_sentences)  # noqa: E402
+                                                 draw_passing, fit_order, select_sentences)  # noqa: E402
 from treegram.plugins.vocabgen.vocab import cefr_vocabulary, headwords, word_forms  # noqa: E402
 
 WORDS4 = ["school", "book", "family", "water"]
@@ -230,7 +230,8 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
         scores = src.scorer.score_batch(corpus.tokens) if src.corpus_floor is not None else None
         words = headwords(level, cumulative=False)[::stride]
         rng = np.random.default_rng(seed)
-        cols = {"old": [], "merged": [], "merged_floor": [], "shipped": [], "generated": []}
+        fit = src.corpus_fitness if src.fitness is not None else None
+        cols = {"old": [], "merged": [], "merged_floor": [], "merged_fit": [], "shipped": [], "generated": []}
         t0 = time.perf_counter()
         half = samples // 2
         for k, w in enumerate(words):
@@ -244,13 +245,16 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
             if scores is not None:
                 cand = [i for i in cand if scores[i] >= src.corpus_floor]
             cols["merged_floor"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
+            if fit is not None:  # the classroom-fitness floor (fitness.py): what sheets can show
+                cand = [i for i in cand if fit[i] >= src.fitness.floor]
+            cols["merged_fit"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
             c_half = {("c", i) for i in rng.choice(cand, size=half).tolist()} if cand else set()
             try:
                 d = draw_passing(src, w, samples - half, rng, forms=forms, allowed=allowed, unique=False,
                                  max_draws=gen_cap)
                 shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
                          if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
-                passed = {s.text for s in d.passed if check(s.tokens, w, level)}
+                passed = {s.text for s in fit_order(src, d.passed) if check(s.tokens, w, level)}
                 shown |= {("g", t) for t in passed}
                 n_gen = len(passed)
             except NoSentenceError:
@@ -262,9 +266,12 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
         rows = []
         labels = {"old": "corpus alone, old excerpt (graded-enja, cefr:A1 sentences)",
                   "merged": "corpus alone, merged excerpt (graded-enja + Tatoeba, cefr:A2 sentences)",
-                  "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor (what sheets show)",
+                  "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor",
+                  "merged_fit": "corpus alone, merged excerpt, items at or above the classroom-fitness floor "
+                                "(what sheets show)",
                   "shipped": f"**shipped route**: 500 draws of those corpus items + 500 outputs of the sheet sampler "
-                             f"(new generated at scorer >= {src.threshold:.2f}, cap {gen_cap} draws)"}
+                             f"(new generated at scorer >= {src.threshold:.2f} and at or above the fitness floor, "
+                             f"cap {gen_cap} draws)"}
         for key, lab in labels.items():
             v = np.asarray(cols[key])
             rows.append([lab, int((v < 10).sum()), int((v > 100).sum()), f"{np.median(v):.0f}"])
