@@ -281,3 +281,25 @@ def test_the_shipped_default_compressor(capsys):
     assert main(["-q", "compress", "He did not resist, according to a spokesman for the city."]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith("He did not resist") and line.endswith(".")
+
+
+def test_strict_rate_breaks_constraints_only_when_asked(capsys):
+    """`--rate` under hard constraints: the nearest allowed length with a note naming --strict-rate; with it, the
+    rate is met and the note says constraints were broken."""
+    from treegram.compression.compressor import compress_tree
+    from treegram.compression.default import default_model, default_model_path
+
+    if default_model_path() is None:
+        pytest.skip("no default compression model in this checkout")
+    m = default_model()
+    toks = "Police say the man was arrested .".split()
+    tree, _ = m.source_tree(toks)
+    soft = compress_tree(m, tree, toks, rate=0.7)
+    strict = compress_tree(m, tree, toks, rate=0.7, strict=True)
+    assert abs(soft.rate - 0.7) > 0.05 and "--strict-rate" in soft.note
+    assert abs(strict.rate - 0.7) <= 0.05 and "breaking the deletion constraints" in strict.note
+    assert m.policy.relaxed().constraints.cost < np.inf and m.policy.constraints.cost == np.inf
+    assert DeletionPolicy().relaxed() is None  # nothing to relax
+    assert main(["-q", "compress", "--strict-rate", "--rate", "0.7", "--json", "Police say the man was arrested."]) == 0
+    rec = json.loads(capsys.readouterr().out)["sentences"][0]
+    assert rec["rate_met"] is True and "breaking" in rec["note"]

@@ -45,6 +45,9 @@ def _configure_compress(p: argparse.ArgumentParser) -> None:
                         "--rate-tolerance of it with the best model score (or the nearest one, with a note)")
     p.add_argument("--rate-tolerance", type=argtypes.probability, default=RATE_TOLERANCE,
                    help=f"how far from --rate a compression may be (default {RATE_TOLERANCE}; 0 = nearest)")
+    p.add_argument("--strict-rate", action="store_true",
+                   help="meet --rate even where the model's deletion constraints forbid every length near it (they "
+                        "are then broken as little as possible, with a note); default: the nearest length they allow")
     p.add_argument("--reward", type=argtypes.finite_float, default=0.0,
                    help="log-scale reward per kept word: > 0 longer, < 0 shorter output (default 0)")
     p.add_argument("--resume", action="store_true",
@@ -173,7 +176,7 @@ def _settings(args: argparse.Namespace):
     from treegram.compression.run import CompressSettings
 
     return CompressSettings(rate=args.rate, reward=args.reward, tolerance=args.rate_tolerance,
-                            tokenized=args.tokenized)
+                            tokenized=args.tokenized, strict_rate=args.strict_rate)
 
 
 def _run_compress(args: argparse.Namespace, ui) -> int:
@@ -303,6 +306,8 @@ def _configure_eval(p: argparse.ArgumentParser) -> None:
                    help="--model: target share of kept tokens per sentence (as `treegram compress --rate`)")
     p.add_argument("--rate-tolerance", type=argtypes.probability, default=RATE_TOLERANCE,
                    help=f"--model: how far from --rate a compression may be (default {RATE_TOLERANCE})")
+    p.add_argument("--strict-rate", action="store_true",
+                   help="--model: meet --rate even where the deletion constraints forbid it (as `treegram compress`)")
     p.add_argument("--reward", type=argtypes.finite_float, default=0.0,
                    help="--model: log-scale reward per kept word (default 0)")
     p.add_argument("--lines", default=None, type=argtypes.line_range,
@@ -409,7 +414,8 @@ def _run_eval(args: argparse.Namespace, ui) -> int:
         if name in systems:
             raise InputError(f"two systems are named {name!r}", hint="name them: --system NAME=FILE")
         systems[name] = Path(path)
-    settings = CompressSettings(rate=args.rate, reward=args.reward, tolerance=args.rate_tolerance, tokenized=True)
+    settings = CompressSettings(rate=args.rate, reward=args.reward, tolerance=args.rate_tolerance, tokenized=True,
+                                strict_rate=args.strict_rate)
 
     def progress(name):
         return lambda xs: ui.track(xs, description=f"compressing with {name}")

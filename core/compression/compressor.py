@@ -107,6 +107,8 @@ class Compressor(Protocol):
     def source_tree(self, tokens: list[str]) -> tuple["Tree", str]: ...
 
     def decoder(self, tree: "Tree", tokens: list[str]) -> SentenceDecoder: ...
+    # optional: ``decoder(tree, tokens, policy=None)`` decodes under another deletion policy than the model's own;
+    # `compress_tree` then relaxes the policy's hard constraints when they forbid every length near an asked rate
 
 
 def is_compressor(model) -> bool:
@@ -118,9 +120,11 @@ def is_compressor(model) -> bool:
 
 
 def compress_tree(model, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0,
-                  tolerance: float = RATE_TOLERANCE) -> Compression:
+                  tolerance: float = RATE_TOLERANCE, strict: bool = False) -> Compression:
     """Compress one parsed sentence with any compressor: the core's decoding and rate control over the model's
-    `decoder`, or the model's own ``compress_tree`` for the older duck-typed models."""
+    `decoder`, or the model's own ``compress_tree`` for the older duck-typed models.  `strict`: when the model's
+    deletion policy forbids every length near `rate`, meet it anyway with its hard constraints as costs (fewest
+    broken) -- off by default, because those outputs read much worse (benchmarks/RESULTS.md `compression-default`)."""
     if rate is not None and not 0.0 <= rate <= 1.0:
         raise InputError(f"--rate must be between 0 and 1, got {rate}")
     dec = getattr(model, "decoder", None)
@@ -134,7 +138,30 @@ def compress_tree(model, tree, tokens: list[str], *, rate: float | None = None, 
                                  "SentenceDecoder")
     if rate is None:
         return decoder.decode(reward)
-    return rate_search(decoder, len(tokens), rate, tolerance=tolerance)
+    out = rate_search(decoder, len(tokens), rate, tolerance=tolerance)
+    if abs(out.rate - rate) > tolerance + 1e-9 and rate_window(len(tokens), rate, tolerance):
+        # the deletion policy's hard constraints may forbid every length near the rate: asked for a length, the
+        # user gets it, breaking as few constraints as possible, and a note says so
+        relaxed = getattr(getattr(model, "policy", None), "relaxed", lambda: None)()
+        if relaxed is not None and _takes_policy(dec):
+            if not strict:
+                out.note = (out.note or "") + "; --strict-rate may reach it by breaking the deletion constraints"
+                return out
+            alt = rate_search(dec(tree, list(tokens), policy=relaxed), len(tokens), rate, tolerance=tolerance)
+            if abs(alt.rate - rate) <= tolerance + 1e-9:
+                alt.note = (f"rate {rate:g} met by breaking the deletion constraints (--strict-rate; under them the "
+                            f"nearest length kept {out.kept}/{len(tokens)} = {out.rate:.2f})")
+                return alt
+    return out
+
+
+def _takes_policy(decoder_method) -> bool:
+    import inspect
+
+    try:
+        return "policy" in inspect.signature(decoder_method).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class ParsedCompressor:
@@ -151,11 +178,11 @@ class ParsedCompressor:
         return parse_source(self.parser, tokens, what=self.what)
 
     def compress_tree(self, tree, tokens: list[str], *, rate: float | None = None, reward: float = 0.0,
-                      tolerance: float = RATE_TOLERANCE) -> Compression:
+                      tolerance: float = RATE_TOLERANCE, strict: bool = False) -> Compression:
         """The core's decoding and rate control over ``self.decoder`` (which a subclass implements)."""
         if not callable(getattr(self, "decoder", None)):
             raise NotImplementedError(f"{type(self).__name__} implements neither decoder nor compress_tree")
-        return compress_tree(self, tree, tokens, rate=rate, reward=reward, tolerance=tolerance)
+        return compress_tree(self, tree, tokens, rate=rate, reward=reward, tolerance=tolerance, strict=strict)
 
     def compress(self, tokens: list[str], *, rate: float | None = None, reward: float = 0.0,
                  tolerance: float = RATE_TOLERANCE) -> Compression:

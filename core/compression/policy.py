@@ -27,6 +27,7 @@ mask through `finish(tokens, keep)`.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,14 @@ class DeletionPolicy:
         """Whether the policy changes anything over plain model decoding."""
         return bool(self.constraints is not None or self.valency is not None or self.significance or self.clean
                     or self.lm or self.length_prior or self.clause)
+
+    def relaxed(self, cost: float = 20.0) -> "DeletionPolicy | None":
+        """This policy with its hard constraints as a finite `cost` per broken one (None when it has none): what
+        `--rate` falls back to when the constraints forbid every length near the asked rate, so that the output
+        has that length and breaks as few constraints as it can."""
+        if self.constraints is None or math.isfinite(self.constraints.cost):
+            return None
+        return attrs.evolve(self, constraints=attrs.evolve(self.constraints, cost=cost))
 
     # -- what decoders ask for -------------------------------------------------------------------------------
     def drop_costs(self, t: AnalysedTree) -> np.ndarray:

@@ -37,6 +37,7 @@ class CompressSettings:
     reward: float = 0.0
     tolerance: float = RATE_TOLERANCE
     tokenized: bool = False
+    strict_rate: bool = False  # --strict-rate: break deletion constraints rather than miss the rate
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -82,7 +83,7 @@ def _sentence(model, tokens: list[str], settings: CompressSettings) -> tuple[dic
     tree, status = model.source_tree(tokens)
     t1 = time.perf_counter()
     comp = compress_tree(model, tree, tokens, rate=settings.rate, reward=settings.reward,
-                         tolerance=settings.tolerance)
+                         tolerance=settings.tolerance, strict=settings.strict_rate)
     t2 = time.perf_counter()
     keep = [bool(k) for k in comp.keep]
     rec: dict[str, Any] = {"status": status, "keep": keep, "rate": round(comp.rate, 4),

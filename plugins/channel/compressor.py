@@ -41,18 +41,19 @@ class ChannelModel(ParsedCompressor):
     def levels(self) -> int:
         return self.grammar.levels
 
-    def decoder(self, tree, tokens: list[str]) -> TreeChartDecoder:
+    def decoder(self, tree, tokens: list[str], policy=None) -> TreeChartDecoder:
         """The compressor contract (`treegram.compression.compressor`): the sentence's channel chart (cached for
         re-decoding the same tree) under the model's deletion policy (`treegram.compression.policy`), Viterbi at any
-        reward (added to the policy's default) and exact lengths for rate control."""
+        reward (added to the policy's default) and exact lengths for rate control; `policy`: another deletion policy
+        (not cached)."""
         tree = wrap_root(tree)
         t = analyse(tree)
         if len(t.words) != len(tokens):
             raise InputError(f"the tree has {len(t.words)} words but the sentence {len(tokens)}")
         key = (tree.to_bracket(), tuple(tokens))
-        dec = self._charts.pop(key, None)
+        dec = self._charts.pop(key, None) if policy is None else None
         if dec is None:
-            pol = self.policy
+            pol = self.policy if policy is None else policy
             chart = self.grammar.chart(t, pol if pol.active else None)
 
             def output(apps, chart=chart):
@@ -62,6 +63,8 @@ class ChannelModel(ParsedCompressor):
             # the policy's word significance rides on the kept words' applications
             dec = TreeChartDecoder(chart.chart, chart.word_mask, tokens, output, [(0, 0)],
                                    chart.word_extra(pol.word_scores(t)), pol)
+            if policy is not None:
+                return dec
         self._charts[key] = dec
         while len(self._charts) > self.CHART_CACHE:
             self._charts.popitem(last=False)

@@ -35,10 +35,10 @@ class STSGModel(ParsedCompressor):
         self.policy = policy if policy is not None else DeletionPolicy()
 
     # -- compression --------------------------------------------------------------------------------------------
-    def decoder(self, tree, tokens: list[str]):
+    def decoder(self, tree, tokens: list[str], policy=None):
         """The compressor contract (`treegram.compression.compressor`): the sentence's tree chart under the model's
-        deletion policy (`treegram.compression.policy`)."""
-        return self.grammar.decoder(wrap_root(tree), tokens, self.policy)
+        deletion policy (`treegram.compression.policy`), or under `policy` if given."""
+        return self.grammar.decoder(wrap_root(tree), tokens, self.policy if policy is None else policy)
 
     # -- persistence --------------------------------------------------------------------------------------------
     def save(self, path) -> None:
