@@ -168,6 +168,111 @@ def inclusion(model, corpus, ranker, words, samples, seed=0, gen_cap=10000, fall
     return rows, np.asarray(all_slor), cost, capped
 
 
+def sheet_checks(corpora):
+    """check(tokens, word, level) -> whether the sheet's own checks beyond words keep the sentence (quality.py:
+    fragments, the word in a sense above the level), when this checkout has them; the corpora's sentences are
+    parsed once, in batches (the sheet parses one at a time)."""
+    try:
+        from treegram.plugins.vocabgen.exercises import _display_tokens, _nlp, target_index
+        from treegram.plugins.vocabgen.quality import fragment_reason, sense_reason
+    except ImportError:
+        return lambda tokens, word, level: True
+    nlp = _nlp()
+    if nlp is None:
+        return lambda tokens, word, level: True
+    from spacy.tokens import Doc
+
+    parsed: dict[tuple, tuple] = {}
+
+    def parse_many(batch):
+        docs = (Doc(nlp.vocab, words=_display_tokens(t)) for t in batch)
+        for t, doc in zip(batch, nlp.pipe(docs, batch_size=512)):
+            parsed[t] = (tuple(x.tag_ for x in doc), tuple(-1 if x.head.i == x.i else x.head.i for x in doc),
+                         tuple(x.dep_ for x in doc))
+
+    t0 = time.perf_counter()
+    parse_many(list(dict.fromkeys(tuple(t) for c in corpora for t in c.tokens)))
+    log(f"  sheet checks: {len(parsed)} corpus sentences parsed [{time.perf_counter() - t0:.0f}s]")
+    memo: dict[tuple, bool] = {}
+
+    def check(tokens, word, level) -> bool:
+        t = tuple(tokens)
+        key = (t, word, level)
+        if key not in memo:
+            if t not in parsed:
+                parse_many([t])
+            p = parsed[t]
+            idx = target_index(t, word)
+            memo[key] = fragment_reason(t, p) is None and (idx is None or sense_reason(t, idx, word, level, p) is None)
+        return memo[key]
+
+    return check
+
+
+def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0):
+    """Issue 25's inclusion tables (paper Figure 5 layout): for every single-word CEFR-J headword of each level
+    (vocabulary cefr:LEVEL + the word's forms), the distinct *sheet-quality* sentences in `samples` outputs of:
+    corpus search in the old excerpt (graded-enja, A1), in the merged excerpt (graded-enja + Tatoeba, A2), the
+    merged excerpt's items at or above the corpus floor, and the shipped route (half the draws from the corpus
+    items a sheet may show, half outputs of the sheet sampler `draw_passing`: new generated sentences at or above
+    the scorer's threshold).  Returns {level: (table rows, words, per-word shipped counts)}."""
+    from treegram.plugins.vocabgen.corpus import CorpusIndex
+
+    model = load_model(default_model_path())
+    corpus = default_corpus()
+    old = CorpusIndex.load(old_corpus_path) if old_corpus_path else None
+    check = sheet_checks([corpus] + ([old] if old is not None else []))
+    out = {}
+    for level in levels:
+        vocab = cefr_vocabulary(level)
+        gen = ConstrainedGenerator(model.generation, model.system, vocab)
+        src = default_source(gen)
+        scores = src.scorer.score_batch(corpus.tokens) if src.corpus_floor is not None else None
+        words = headwords(level, cumulative=False)[::stride]
+        rng = np.random.default_rng(seed)
+        cols = {"old": [], "merged": [], "merged_floor": [], "shipped": [], "generated": []}
+        t0 = time.perf_counter()
+        half = samples // 2
+        for k, w in enumerate(words):
+            forms = word_forms(w, level)
+            allowed = vocab.with_words(forms - vocab.words)
+            for name, c in (("old", old), ("merged", corpus)):
+                cand = c.candidates(vocab, set(forms)) if c is not None else []
+                cand = [i for i in cand if check(c.tokens[i], w, level)]
+                cols[name].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
+            cand = [i for i in corpus.candidates(vocab, set(forms)) if check(corpus.tokens[i], w, level)]
+            if scores is not None:
+                cand = [i for i in cand if scores[i] >= src.corpus_floor]
+            cols["merged_floor"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
+            c_half = {("c", i) for i in rng.choice(cand, size=half).tolist()} if cand else set()
+            try:
+                d = draw_passing(src, w, samples - half, rng, forms=forms, allowed=allowed, unique=False,
+                                 max_draws=gen_cap)
+                shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
+                         if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
+                passed = {s.text for s in d.passed if check(s.tokens, w, level)}
+                shown |= {("g", t) for t in passed}
+                n_gen = len(passed)
+            except NoSentenceError:
+                shown, n_gen = set(), 0
+            cols["shipped"].append(len(c_half | shown))
+            cols["generated"].append(n_gen)
+            if (k + 1) % 100 == 0:
+                log(f"  {level}: {k + 1}/{len(words)} words [{time.perf_counter() - t0:.0f}s]")
+        rows = []
+        labels = {"old": "corpus alone, old excerpt (graded-enja, cefr:A1 sentences)",
+                  "merged": "corpus alone, merged excerpt (graded-enja + Tatoeba, cefr:A2 sentences)",
+                  "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor (what sheets show)",
+                  "shipped": f"**shipped route**: 500 draws of those corpus items + 500 outputs of the sheet sampler "
+                             f"(new generated at scorer >= {src.threshold:.2f}, cap {gen_cap} draws)"}
+        for key, lab in labels.items():
+            v = np.asarray(cols[key])
+            rows.append([lab, int((v < 10).sum()), int((v > 100).sum()), f"{np.median(v):.0f}"])
+        g = np.asarray(cols["generated"])
+        out[level] = (rows, words, cols, time.perf_counter() - t0, g)
+    return out
+
+
 def sheet_mix(words, per_word, seed=0):
     """What sheets take from where: select_sentences(word, per_word) for each word with the default source."""
     model = load_model(default_model_path())
@@ -370,7 +475,7 @@ def previous_parts() -> dict[str, str]:
     return out
 
 
-PARTS = ("inclusion", "mix", "judged", "speed")
+PARTS = ("inclusion", "levels", "mix", "judged", "speed")
 
 
 def main() -> None:
@@ -403,6 +508,9 @@ def main() -> None:
     ap.add_argument("--judged", type=Path, default=None, help="judgments (N<TAB>p|i<TAB>f|u per line)")
     ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--levels", default="A1,A2", help="levels of the `levels` part (issue 25 inclusion tables)")
+    ap.add_argument("--old-corpus", default="", help="the old corpus excerpt (e.g. `git show 295e913:plugins/vocabgen/"
+                    "data/default-corpus.npz > old.npz`) for the `levels` part's corpus-alone row")
     ap.add_argument("--mix-stride", type=int, default=10, help="sheet mix over every K-th A1 headword")
     ap.add_argument("--mix-per-word", type=int, default=10)
     args = ap.parse_args()
@@ -500,6 +608,19 @@ def main() -> None:
         body.extend(inc)
     elif "Word inclusion" in old:
         body.append(old["Word inclusion"].rstrip() + "\n")
+    if "levels" in parts:
+        res = inclusion_levels(args.levels.split(","), args.samples, args.gen_cap, args.old_corpus, args.stride)
+        for level, (rows, words, cols, secs, g) in res.items():
+            body += [f"**Inclusion {level}** (issue 25; {len(words)} single-word CEFR-J {level} headwords, vocabulary "
+                     f"cefr:{level} + the word's forms, {args.samples} samples per word, {secs:.0f} s; goal: < 50 words "
+                     "with < 10 sheet-quality sentences, > 600 with > 100 — scaled for other list lengths)", "",
+                     markdown_table(["route", "words with < 10", "words with > 100", "median per word"], rows), "",
+                     f"Distinct new generated sentences passing the scorer per word (shipped route): median "
+                     f"{np.median(g):.0f}, mean {g.mean():.1f}, none for {int((g == 0).sum())} words.", ""]
+    else:
+        for k, v in old.items():
+            if k.startswith("Inclusion A"):
+                body.append(v.rstrip() + "\n")
     if "mix" in parts:
         t = time.perf_counter()
         mix_words = all_words[::args.mix_stride]

@@ -25,10 +25,11 @@ def source():
 def test_embedded_data_is_small_and_complete():
     from treegram.plugins.vocabgen.default import DATA_FILES, data_dir
 
-    for name in DATA_FILES:
-        assert (data_dir() / name).stat().st_size < 1_000_000
+    sizes = {name: (data_dir() / name).stat().st_size for name in DATA_FILES}
+    assert max(sizes.values()) < 3_000_000 and sum(sizes.values()) < 7_000_000, sizes
     notice = (data_dir() / "NOTICE.md").read_text(encoding="utf-8")
     assert "Tono" in notice and "graded-enja" in notice and "CC BY-SA 4.0" in notice
+    assert "Tatoeba" in notice and "CC BY 2.0 FR" in notice and "pocketsphinx" in notice
 
 
 def test_main_sheet_prefers_corpus_items(source):
@@ -49,8 +50,12 @@ def test_main_sheet_items_are_checked_and_mixed(source):
             assert not allowed.missing(s.tokens), s.text
             assert any(t.lower() in word_forms(w, "A1") for t in s.tokens)
             assert is_safe(s.tokens) and s.provenance and s.word == w
-            if s.source == "corpus":  # exact corpus text with its reference translation and file:line
-                assert s.translation and "graded-enja" in s.provenance and ".tsv:" in s.provenance
+            if s.source == "corpus":  # exact corpus text; graded-enja's with its translation and file:line,
+                # Tatoeba's with its id and contributor (CC BY 2.0 FR)
+                if "graded-enja" in s.provenance:
+                    assert s.translation and ".tsv:" in s.provenance
+                else:
+                    assert s.provenance.startswith("tatoeba.org #") and "CC BY 2.0 FR" in s.provenance
                 i = source.corpus.find_copy(s.tokens)
                 assert source.corpus.texts[i] == s.text
             else:  # new: not a copy of any training sentence, and plausible enough
@@ -160,7 +165,7 @@ def test_dependency_parses_become_phrase_structure():
 def test_draw_passing_stops_when_enough_pass_and_is_seeded(source):
     from treegram.plugins.vocabgen.selection import draw_passing
 
-    src = attrs.evolve(source, fallbacks=())
+    src = attrs.evolve(source, fallbacks=(), threshold=0.5)  # the mechanics, at a threshold many drafts pass
     d = draw_passing(src, "make", 5, np.random.default_rng(4))
     assert len(d.passed) == 5 and not d.capped and 0 < d.draws <= src.draw_cap(5)
     assert len({s.text for s in d.passed}) == 5  # unique by default
@@ -198,7 +203,7 @@ def test_poorly_covered_words_draw_from_the_fallback(source):
     d = draw_passing(fussy, "make", 3, np.random.default_rng(1))
     assert d.fallback_used and lazy._gen is not None
     assert d.passed and all("fallback model" in s.provenance for s in d.passed)
-    easy = attrs.evolve(source, fallbacks=(lazy,), min_distinct=1, probe=200)
+    easy = attrs.evolve(source, fallbacks=(lazy,), min_distinct=1, probe=200, threshold=0.5)
     assert not poorly_covered(easy, "make")
     d = draw_passing(easy, "make", 3, np.random.default_rng(1))
     assert not d.fallback_used and all("fallback" not in s.provenance for s in d.passed)
@@ -218,6 +223,22 @@ def test_below_threshold_items_are_bounded_per_word(source):
     groups, problems = select_sentences(strict, ["make"], 8, np.random.default_rng(0), allow_unchecked=True)
     assert len(groups["make"]) == strict.max_below == 2  # drawing found more below the threshold; 2 are shown
     assert any("only 2 different sentence(s)" in p for p in problems)
+
+
+def test_corpus_floor_skips_low_scoring_corpus_items(source):
+    from treegram.plugins.vocabgen.selection import CorpusPool
+    from treegram.plugins.vocabgen.vocab import word_forms as wf
+
+    forms = wf("school", "A1")
+    allowed = source.vocab.with_words(forms - source.vocab.words)
+    pool = CorpusPool(source, "school", forms, allowed, np.random.default_rng(0))
+    first = [s for _, s in zip(range(20), pool)]
+    assert len(first) == 20 and all(s.score is not None for s in first)
+    assert [s.text for s in pool][:20] == [s.text for s in first]  # iterating again replays the same items
+    floor = float(np.median([s.score for s in first]))
+    strict = CorpusPool(attrs.evolve(source, corpus_floor=floor), "school", forms, allowed, np.random.default_rng(0))
+    kept = [s for _, s in zip(range(20), strict)]
+    assert kept and all(s.score >= floor for s in kept) and strict.skipped > 0
 
 
 def test_fragments_and_senses_above_the_level_are_not_sheet_sentences():

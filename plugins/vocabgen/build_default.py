@@ -43,12 +43,16 @@ from pathlib import Path
 
 import numpy as np
 
+from treegram.plugins.vocabgen.corpus import dedup_key
+
 DATA_DIR = Path(__file__).resolve().parent / "data"
-CORPUS_LEVEL = "A1"
 MODEL_LEVEL = "C2"
 THRESHOLD_PERCENTILE = 10.0
 FALLBACK_LEVEL = "A1"
 FALLBACK_FILE = "default-model-rare.npz"
+LSTM_FILE = "default-lstm.npz"
+CORPUS_LEVEL = "A2"
+JUDGED_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "judged"
 WORDNET_FILE = "default-model-wordnet.npz"
 
 
@@ -65,6 +69,56 @@ def read_graded(root: Path) -> list[tuple[str, str, str, int]]:
                 if en.strip():
                     out.append((en.strip(), ja.strip(), f"{part}/{f.name}", i))
     return out
+
+
+def read_tatoeba(root: Path) -> list[tuple[str, int, str]]:
+    """(english, Tatoeba id, contributor) of every row of `sentences/tatoeba-en/tatoeba-en.tsv.gz` (CC BY 2.0 FR;
+    its SOURCE.txt says how the rows were gathered), in file order (by id); [] when the folder is absent."""
+    import gzip
+
+    path = root / "sentences" / "tatoeba-en" / "tatoeba-en.tsv.gz"
+    if not path.is_file():
+        return []
+    out = []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        header = fh.readline().rstrip("\n").split("\t")
+        if header[:3] != ["id", "user", "sentence"]:
+            raise SystemExit(f"{path}: unexpected header {header!r} (want id<TAB>user<TAB>sentence)")
+        for line in fh:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 3 and parts[0].isdigit() and parts[2].strip() and parts[1]:
+                out.append((parts[2].strip(), int(parts[0]), parts[1]))
+    return out
+
+
+def merge_sources(rows, tatoeba):
+    """graded-enja rows + the Tatoeba sentences it lacks, deduplicated by `dedup_key` (case, spacing, apostrophe
+    and punctuation variants are one sentence).  Returns (rows, attribution): rows are (english, japanese, file,
+    line) with file "" and line 0 for a Tatoeba-only sentence (no Japanese reference: graded-enja's are the only
+    ones), and attribution[i] is the (Tatoeba id, contributor) of row i when Tatoeba has the sentence (graded-enja's
+    Tanaka part is Tatoeba's: its rows keep their Japanese and get the Tatoeba attribution), else None.  Within
+    each source the first row of a key is kept."""
+    from treegram.plugins.vocabgen.corpus import dedup_key
+
+    by_key: dict[str, tuple[int, str]] = {}
+    for text, tid, user in tatoeba:
+        by_key.setdefault(dedup_key(text), (tid, user))
+    out, attribution, seen = [], [], set()
+    for r in rows:
+        k = dedup_key(r[0])
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append(r)
+        attribution.append(by_key.get(k))
+    for text, tid, user in tatoeba:
+        k = dedup_key(text)
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append((text, "", "", 0))
+        attribution.append((tid, user))
+    return out, attribution
 
 
 def _key(text: str) -> str:
@@ -87,6 +141,51 @@ def align(parsed, rows):
         j = used.get(k, 0)
         out.append(lst[min(j, len(lst) - 1)])
         used[k] = j + 1
+    return out
+
+
+def merged_parses(args, rows, parsed, src):
+    """graded-enja + Tatoeba (merge_sources), and one safe parse per distinct merged sentence: [(parse, merged
+    index)], graded-enja's parses first (their rows keep their Japanese), then the Tatoeba-only sentences'."""
+    from treegram.plugins.vocabgen.parsing import parse_sentences
+    from treegram.plugins.vocabgen.safety import is_safe
+    from treegram.plugins.vocabgen.vocab import user_cache_dir
+
+    tatoeba = [] if args.no_tatoeba else read_tatoeba(args.data)
+    merged, attribution = merge_sources(rows, tatoeba)
+    key_to_m = {dedup_key(r[0]): m for m, r in enumerate(merged)}
+    extra = [m for m, r in enumerate(merged) if not r[2]]
+    print(f"tatoeba-en: {len(tatoeba)} sentences; merged with graded-enja: {len(merged)} distinct "
+          f"({len(extra)} only in Tatoeba, {sum(a is not None for a in attribution) - len(extra)} graded-enja rows "
+          "attributed to their Tatoeba id)", flush=True)
+    pairs = [(p, key_to_m[dedup_key(rows[i][0])]) for p, i in zip(parsed, src) if i is not None]
+    if extra:
+        eparsed = parse_sentences([merged[m][0] for m in extra], cache_dir=user_cache_dir() / "parses")
+        esrc = align(eparsed, [merged[m] for m in extra])
+        pairs += [(p, extra[i]) for p, i in zip(eparsed, esrc) if i is not None]
+    out, seen = [], set()
+    for p, m in pairs:
+        if m not in seen and is_safe(p.words):
+            seen.add(m)
+            out.append((p, m))
+    print(f"{len(out)} distinct safe parsed sentences (graded-enja + Tatoeba)", flush=True)
+    return merged, attribution, out
+
+
+def judged_keys(paths) -> set[str]:
+    """dedup keys of the judged sentences (benchmarks/judged/*.tsv and the blind kits: `N<TAB>text` lines), held out
+    of the scorers' training data so the judged sets measure them on sentences they never saw."""
+    from treegram.plugins.vocabgen.corpus import dedup_key
+
+    out: set[str] = set()
+    for p in paths:
+        p = Path(p)
+        files = sorted(p.glob("*.tsv")) + sorted(p.glob("*/blind.txt")) if p.is_dir() else [p]
+        for f in files:
+            for line in f.read_text(encoding="utf-8").splitlines():
+                parts = line.split("\t")
+                if len(parts) == 2 and parts[1].strip():
+                    out.add(dedup_key(parts[1]))
     return out
 
 
@@ -119,6 +218,15 @@ def main(argv=None) -> int:
     ap.add_argument("--min-count", type=int, default=2)
     ap.add_argument("--out", type=Path, default=DATA_DIR)
     ap.add_argument("--lm-min-count", type=int, default=3)
+    ap.add_argument("--lstm-vocab", type=int, default=3000)
+    ap.add_argument("--lstm-dim", type=int, default=96)
+    ap.add_argument("--lstm-epochs", type=int, default=1)
+    ap.add_argument("--lstm-sentences", type=int, default=0, help="train the LSTM on at most this many sentences")
+    ap.add_argument("--no-tatoeba", action="store_true",
+                    help="corpus items and scorers from graded-enja alone (the data before the Tatoeba merge)")
+    ap.add_argument("--exclude", nargs="*", type=Path, default=[JUDGED_DIR],
+                    help="judged sentence files or folders held out of the scorers' training data (default: "
+                         "benchmarks/judged, when present)")
     ap.add_argument("--only", default="model,corpus,lm,pcfg",
                     help="which files to rebuild (comma-separated: model,corpus,lm,pcfg; `fallback` builds the "
                          "optional fallback model, `wordnet` the optional WordNet-smoothed A1 model; neither is shipped)")
@@ -156,12 +264,21 @@ def main(argv=None) -> int:
     if "wordnet" in only:
         build_wordnet(deps, args)
         written.append(WORDNET_FILE)
-    if "corpus" in only:
-        build_corpus(safe, parsed, rows, args)
-        written.append("default-corpus.npz")
-    if "lm" in only:
-        build_lm(deps, args)
-        written.append("default-lm.npz")
+    if only & {"corpus", "lm", "lstm"}:
+        merged, attribution, msafe = merged_parses(args, rows, parsed, src)
+        held = judged_keys(args.exclude)
+        scorer_sents = [p.words for p, _ in msafe if dedup_key(" ".join(p.words)) not in held]
+        print(f"scorer training sentences: {len(scorer_sents)} (judged sentences held out: "
+              f"{len(msafe) - len(scorer_sents)})", flush=True)
+        if "corpus" in only:
+            build_corpus(msafe, parsed, merged, attribution, args)
+            written.append("default-corpus.npz")
+        if "lm" in only:
+            build_lm(scorer_sents, args)
+            written.append("default-lm.npz")
+        if "lstm" in only:
+            build_lstm(scorer_sents, args)
+            written.append(LSTM_FILE)
     for name in written:
         recompress(args.out / name)
         print(f"  {name}: {(args.out / name).stat().st_size / 1e6:.2f} MB")
@@ -244,43 +361,61 @@ def build_wordnet(deps, args) -> None:
     _restrict_and_save(model, FALLBACK_LEVEL, args.out / WORDNET_FILE)
 
 
-def build_corpus(safe, parsed, rows, args) -> None:
+def build_corpus(msafe, parsed, merged, attribution, args) -> None:
+    """The corpus items: distinct safe merged sentences of at most 12 tokens within cefr:CORPUS_LEVEL + names that
+    pass the fragment and text checks (corpus.fragment_reason, corpus.text_reason), with graded-enja's Japanese
+    where it has one, provenance and Tatoeba attribution; hashes of every other parsed sentence for copy detection."""
+    from collections import Counter
+
     from treegram.io import save_bundle
-    from treegram.plugins.vocabgen.corpus import encode_corpus, sentence_key, split_offsets, tokenize_with
+    from treegram.plugins.vocabgen.corpus import (encode_corpus, fragment_reason, sentence_key, split_offsets,
+                                                  text_reason, tokenize_with)
     from treegram.plugins.vocabgen.vocab import cefr_vocabulary
 
     vocab = cefr_vocabulary(CORPUS_LEVEL)
     seen: set[str] = set()
     keep = []
-    for p, i in safe:
+    why: Counter = Counter()
+    for p, m in msafe:
+        text = merged[m][0]
         k = sentence_key(p.words)
         if k in seen or vocab.missing(p.words) or len(p.words) > 12:
             continue
+        reason = text_reason(text) or fragment_reason(p)
+        if reason is not None:
+            why[reason.split(" (")[0]] += 1
+            continue
         try:
-            if tokenize_with(rows[i][0], split_offsets(rows[i][0], p.words)) != tuple(p.words):
+            if tokenize_with(text, split_offsets(text, p.words)) != tuple(p.words):
                 continue
         except ValueError:
             continue
         seen.add(k)
-        keep.append((p, i))
-    files = sorted({rows[i][2] for _, i in keep})
+        keep.append((p, m))
+    files = sorted({merged[m][2] for _, m in keep if merged[m][2]})
     fidx = {f: n for n, f in enumerate(files)}
-    meta, arrays = encode_corpus([rows[i][0] for _, i in keep], [p.words for p, _ in keep],
-                                 [rows[i][1] for _, i in keep], files, [fidx[rows[i][2]] for _, i in keep],
-                                 [rows[i][3] for _, i in keep], [sentence_key(p.words) for p in parsed if sentence_key(p.words) not in seen],
-                                 {"format": "treegram-vocabgen-corpus", "version": 1, "level": CORPUS_LEVEL,
+    all_keys = {sentence_key(p.words) for p in parsed} | {sentence_key(p.words) for p, _ in msafe}
+    meta, arrays = encode_corpus([merged[m][0] for _, m in keep], [p.words for p, _ in keep],
+                                 [merged[m][1] for _, m in keep], files,
+                                 [fidx[merged[m][2]] if merged[m][2] else -1 for _, m in keep],
+                                 [merged[m][3] for _, m in keep], sorted(all_keys - seen),
+                                 {"format": "treegram-vocabgen-corpus", "version": 2, "level": CORPUS_LEVEL,
                                   "source": "graded-enja-corpus (github marmooo/graded-enja-corpus, commit "
-                                            "e8d2b94), CC BY-SA 4.0"})
+                                            "e8d2b94), CC BY-SA 4.0; Tatoeba English sentences (tatoeba.org, "
+                                            "tatoeba-en pack of ../shared/data), CC BY 2.0 FR",
+                                  "filtered_out": dict(why.most_common())},
+                                 tatoeba=[attribution[m] for _, m in keep])
     save_bundle(args.out / "default-corpus.npz", meta, arrays)
-    print(f"corpus items: {len(keep)} distinct safe sentences (<= 12 tokens) within cefr:{CORPUS_LEVEL} + names; "
-          f"+ hashes of the other training sentences", flush=True)
+    n_tat = sum(not merged[m][2] for _, m in keep)
+    print(f"corpus items: {len(keep)} distinct safe sentences (<= 12 tokens) within cefr:{CORPUS_LEVEL} + names "
+          f"({len(keep) - n_tat} graded-enja, {n_tat} Tatoeba only); filtered out: {dict(why.most_common())}",
+          flush=True)
 
 
-def build_lm(deps, args) -> None:
+def build_lm(sents, args) -> None:
     from treegram.io import save_bundle
     from treegram.plugins.vocabgen.ranking import NgramScorer
 
-    sents = [p.words for p in deps]
     held = sents[::10]
     train = [s for n, s in enumerate(sents) if n % 10]
     lm90 = NgramScorer.train(train, min_count=args.lm_min_count)
@@ -293,6 +428,18 @@ def build_lm(deps, args) -> None:
                   "heldout_slor_percentiles": {str(q): float(np.percentile(scores, q)) for q in (5, 10, 25, 50)}})
     save_bundle(args.out / "default-lm.npz", lmeta, larrays)
     print(f"scorer: {lm.info}; SLOR threshold {threshold:.3f} (held-out p{THRESHOLD_PERCENTILE:.0f})", flush=True)
+
+
+def build_lstm(sents, args) -> None:
+    """The LSTM language model of the scorer (nnlm.py; needs PyTorch at build time only)."""
+    from treegram.io import save_bundle
+    from treegram.plugins.vocabgen.nnlm import train
+
+    if args.lstm_sentences and len(sents) > args.lstm_sentences:  # an even subset (every k-th sentence)
+        sents = sents[::-(-len(sents) // args.lstm_sentences)]
+    meta, arrays = train(sents, vocab_size=args.lstm_vocab, dim=args.lstm_dim, epochs=args.lstm_epochs, seed=1)
+    save_bundle(args.out / LSTM_FILE, meta, arrays)
+    print(f"lstm: {meta['info']}", flush=True)
 
 
 if __name__ == "__main__":

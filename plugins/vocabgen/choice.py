@@ -143,41 +143,41 @@ def primary_class(word: str, tag: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _sentence_class_counts() -> tuple[dict[str, Counter], Counter]:
-    """(word form -> Counter of the WordNet classes of the nouns it shares corpus sentences with, in how many
-    sentences; word form -> its number of sentences)."""
+@lru_cache(maxsize=65536)
+def _noun_class(t: str) -> str | None:
+    return primary_class(t, "NN") if len(t) > 2 else None
+
+
+@lru_cache(maxsize=4096)
+def _lemma_sentence_classes(lemma: str) -> tuple[Counter, int]:
+    """(Counter of the WordNet classes of the nouns that share corpus sentences with a form of `lemma`, over those
+    sentences and forms; how many (sentence, form) pairs there are) — read through the corpus's token index, so only
+    the sentences holding the lemma are visited (the merged excerpt has 144k sentences)."""
     c = _corpus()
-    counts: dict[str, Counter] = {}
-    n = Counter()
+    total: Counter = Counter()
+    m = 0
     if c is None:
-        return counts, n
-    cls: dict[str, str | None] = {}
-    for toks in c.tokens:
-        low = {t.lower() for t in toks if t.isalpha()}
-        here = set()
-        for t in low:
-            if t not in cls:
-                cls[t] = primary_class(t, "NN") if len(t) > 2 else None
-            if cls[t]:
-                here.add(cls[t])
-        for t in low:
-            n[t] += 1
+        return total, m
+    fs = forms_of(lemma) | {lemma}
+    idx = c.by_token()
+    ids: set[int] = set()
+    for f in fs:
+        ids.update(idx.get(f, ()))
+    for i in ids:
+        low = {t.lower() for t in c.tokens[i] if t.isalpha()}
+        here = {k for k in map(_noun_class, low) if k}
+        for f in fs & low:
+            m += 1
             if here:
-                counts.setdefault(t, Counter()).update(here - {cls[t]})
-    return counts, n
+                total.update(here - {_noun_class(f)})
+    return total, m
 
 
 def sentence_classes(lemma: str, share: float = SENTENCE_SHARE) -> frozenset[str]:
     """The WordNet classes of the nouns that share at least `share` of a lemma's corpus sentences (and two of
     them): the broad, sentence-level evidence adjectives need (their dependency pairs are sparse: "cute" is in no
     pair with a book), and what a context word says about nouns ("afraid" of people, things, acts)."""
-    counts, n = _sentence_class_counts()
-    total = Counter()
-    m = 0
-    for f in forms_of(lemma) | {lemma}:
-        total.update(counts.get(f, ()))
-        m += n[f]
+    total, m = _lemma_sentence_classes(lemma)
     return frozenset(k for k, v in total.items() if v >= max(2, share * m))
 
 
@@ -452,8 +452,7 @@ MIN_ADJ_SENTENCES = 8
 
 
 def _sentences_of(lemma: str) -> int:
-    _counts, n = _sentence_class_counts()
-    return sum(n[f] for f in forms_of(lemma) | {lemma})
+    return _lemma_sentence_classes(lemma)[1]
 
 
 class _AdjForms(dict):

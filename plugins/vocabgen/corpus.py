@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,6 +28,16 @@ def sentence_key(tokens_or_text) -> str:
     """The copy-detection key: lowercase, every space removed ("I don't know." == "I do n't know .")."""
     s = tokens_or_text if isinstance(tokens_or_text, str) else "".join(tokens_or_text)
     return "".join(s.split()).lower()
+
+
+def dedup_key(text: str) -> str:
+    """The key under which two corpus sentences are one: NFKC, lowercase, curly apostrophes straight, then only
+    letters, digits and apostrophes ("Hello, Tom!" == "hello tom."; "It's" != "Its")."""
+    s = unicodedata.normalize("NFKC", text).lower().replace("\u2019", "'").replace("\u2018", "'")
+    return _NOT_KEY.sub("", s)
+
+
+_NOT_KEY = re.compile(r"[^\w']|_")
 
 
 def key_hash(key: str) -> int:
@@ -56,7 +68,10 @@ def tokenize_with(text: str, offsets) -> tuple[str, ...]:
 
 
 def encode_corpus(texts: list[str], tokens: list[list[str]], ja: list[str], files: list[str], file_ids, lines,
-                  all_keys, meta: dict) -> tuple[dict, dict[str, np.ndarray]]:
+                  all_keys, meta: dict, tatoeba: list[tuple[int, str] | None] | None = None
+                  ) -> tuple[dict, dict[str, np.ndarray]]:
+    """The excerpt as arrays.  `file_ids` index `files` (-1 = not in graded-enja: a Tatoeba-only sentence, no
+    Japanese); `tatoeba[i]` is the (sentence id, contributor) of sentence i when it is a Tatoeba sentence."""
     offs: list[int] = []
     counts = []
     for t, toks in zip(texts, tokens):
@@ -66,14 +81,28 @@ def encode_corpus(texts: list[str], tokens: list[list[str]], ja: list[str], file
         offs.extend(o)
         counts.append(len(o))
     hashes = np.unique(np.asarray([key_hash(k) for k in all_keys], dtype=np.uint64)).astype(np.uint32)
+    if len(files) >= 255:
+        raise ValueError("too many graded-enja files for the uint8 file column")
     arrays = {
         "text_xz": np.frombuffer(lzma.compress("\n".join(texts).encode("utf-8"), preset=9), dtype=np.uint8),
         "ja_xz": np.frombuffer(lzma.compress("\n".join(ja).encode("utf-8"), preset=9), dtype=np.uint8),
         "split_count": np.asarray(counts, dtype=np.uint8), "split_offset": np.asarray(offs, dtype=np.uint8),
-        "file": np.asarray(file_ids, dtype=np.uint8), "line": np.asarray(lines, dtype=np.uint32),
+        "file": np.asarray([NO_FILE if f < 0 else f for f in file_ids], dtype=np.uint8),
+        "line": np.asarray(lines, dtype=np.uint32),
         "hash_delta": np.diff(hashes.astype(np.int64), prepend=0).astype(np.uint32),
     }
-    return dict(meta, files=files, sentences=len(texts)), arrays
+    meta = dict(meta, files=files, sentences=len(texts))
+    if tatoeba is not None:
+        users = sorted({a[1] for a in tatoeba if a is not None})
+        uidx = {u: k for k, u in enumerate(users)}
+        arrays["tatoeba_id"] = np.asarray([a[0] if a else 0 for a in tatoeba], dtype=np.uint32)
+        arrays["tatoeba_user"] = np.asarray([uidx[a[1]] if a else 0 for a in tatoeba], dtype=np.uint16)
+        meta["tatoeba_users"] = users
+    return meta, arrays
+
+
+#: the file column's value for a sentence that is not in graded-enja (a Tatoeba-only sentence)
+NO_FILE = 255
 
 
 class CorpusIndex:
@@ -88,6 +117,9 @@ class CorpusIndex:
             self.file = np.asarray(arrays["file"])
             self.line = np.asarray(arrays["line"])
             self.hashes = np.cumsum(np.asarray(arrays["hash_delta"], dtype=np.int64))
+            self.tatoeba_id = np.asarray(arrays["tatoeba_id"]) if "tatoeba_id" in arrays else None
+            self.tatoeba_user = np.asarray(arrays["tatoeba_user"]) if "tatoeba_user" in arrays else None
+            self.tatoeba_users = list(meta.get("tatoeba_users", []))
         except (KeyError, lzma.LZMAError, UnicodeDecodeError, ValueError) as exc:
             raise ModelFileError(f"corrupt corpus data ({exc})", hint="reinstall treegram") from None
         if not (len(self.texts) == len(self.ja) == len(counts) == len(self.file) == len(self.line)):
@@ -98,7 +130,7 @@ class CorpusIndex:
         self.meta = meta
         self.by_key = {sentence_key(t): i for i, t in enumerate(self.texts)}
         self._by_token: dict[str, list[int]] | None = None
-        self._missing: dict[tuple, list[frozenset[str]]] = {}
+        self._missing: dict[tuple, dict[int, frozenset[str]]] = {}
 
     @staticmethod
     def load(path: str | Path) -> CorpusIndex:
@@ -111,7 +143,16 @@ class CorpusIndex:
         return len(self.texts)
 
     def provenance(self, i: int) -> str:
-        return f"{SOURCE_NAME} {self.files[int(self.file[i])]}:{int(self.line[i])} (CC BY-SA 4.0)"
+        """Where sentence i comes from, with its licence: the graded-enja file and line, and for a Tatoeba sentence
+        its id and contributor (CC BY 2.0 FR asks for both wherever the sentence is shown)."""
+        parts = []
+        f = int(self.file[i])
+        if f != NO_FILE:
+            parts.append(f"{SOURCE_NAME} {self.files[f]}:{int(self.line[i])} (CC BY-SA 4.0)")
+        tid = int(self.tatoeba_id[i]) if self.tatoeba_id is not None else 0
+        if tid:
+            parts.append(f"tatoeba.org #{tid} ({self.tatoeba_users[int(self.tatoeba_user[i])]}) (CC BY 2.0 FR)")
+        return "; ".join(parts)
 
     def find_copy(self, tokens) -> int | None:
         """Index of the excerpt sentence these tokens copy (None if not in the excerpt)."""
@@ -136,23 +177,71 @@ class CorpusIndex:
             self._by_token = idx
         return self._by_token
 
-    def missing_sets(self, vocab) -> list[frozenset[str]]:
-        """Per sentence, the (lowercase) tokens `vocab` does not allow there (computed once per vocabulary)."""
+    def _missing_of(self, vocab, ids) -> dict[int, frozenset[str]]:
+        """The (lowercase) tokens `vocab` does not allow in each sentence of `ids` (cached per vocabulary, computed
+        only for sentences a sheet looks at: a whole A2 excerpt takes ~1 s, a word's candidates milliseconds)."""
         key = (vocab.name, len(vocab.words), len(vocab.phrases), len(vocab.names))
-        if key not in self._missing:
-            self._missing[key] = [frozenset(t.lower() for t in vocab.missing(toks)) for toks in self.tokens]
-        return self._missing[key]
+        cache = self._missing.setdefault(key, {})
+        for i in ids:
+            if i not in cache:
+                cache[i] = frozenset(t.lower() for t in vocab.missing(self.tokens[i]))
+        return cache
 
     def candidates(self, vocab, forms: set[str]) -> list[int]:
         """Sentences containing one of `forms` whose every other word is in `vocab`."""
-        miss = self.missing_sets(vocab)
         ids: set[int] = set()
         idx = self.by_token()
         for f in forms:
             ids.update(idx.get(f, ()))
+        miss = self._missing_of(vocab, ids)
         return sorted(i for i in ids if miss[i] <= forms)
 
 
 @lru_cache(maxsize=2)
 def load_corpus(path: str) -> CorpusIndex:
     return CorpusIndex.load(path)
+
+
+# -- which real sentences may be corpus items ----------------------------------------------------------------------
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+#: all-capital words that are ordinary in a beginners' sentence (anything else in capitals is shouting or an acronym)
+_CAPS_OK = frozenset({"I", "OK", "TV", "CD", "DVD", "PC", "UK", "US", "USA", "A", "AM", "PM", "DJ", "ID"})
+_ODD_CHARS = frozenset('"()[]{}:;/\\*_#@&%$~<>|=+…“”‘')
+
+
+def fragment_reason(dep) -> str | None:
+    """Why a parsed sentence is not a complete sentence for a worksheet, or None.  Complete = the root is a verb
+    with a subject, or an imperative (a base-form verb root with none: "Open the door."); and the root clause is not
+    introduced by a subordinating conjunction ("Because the train did not wait for me." is an answer, not a
+    sentence: its root has a `mark` dependent)."""
+    roots = [i for i, h in enumerate(dep.heads, start=1) if h == 0]
+    if len(roots) != 1:
+        return "more than one root"
+    r = roots[0]
+    tag = dep.tags[r - 1]
+    rels = dep.relations or ("",) * len(dep.words)
+    kids = [k for k, h in enumerate(dep.heads, start=1) if h == r]
+    if not (tag.startswith("VB") or tag == "MD"):
+        return f"no verb at the root ({dep.words[r - 1]}/{tag})"
+    if any(rels[k - 1] == "mark" for k in kids):
+        return f"a subordinate clause alone ({dep.words[kids[0] - 1]} ...)"
+    if not any(rels[k - 1] in _SUBJECTS for k in kids) and tag != "VB":
+        return "no subject"
+    return None
+
+
+def text_reason(text: str) -> str | None:
+    """Why a sentence's text looks unfit for a worksheet, or None: it must start with a capital letter or a digit
+    and end with . ! or ? (one sentence, no ellipsis), have no quotes, brackets, colons or symbols, and no word in
+    capitals beyond I, OK, TV and the like."""
+    t = text.strip()
+    if not t or not (t[0].isupper() or t[0].isdigit()):
+        return "does not start with a capital letter"
+    if t[-1] not in ".!?" or t.endswith("..") or any(c in t[:-1] for c in "!?"):
+        return "not one sentence ending in . ! or ?"
+    if any(c in _ODD_CHARS for c in t):
+        return "quotes, brackets or symbols"
+    for w in re.findall(r"[A-Za-z]+", t):
+        if len(w) > 1 and w.isupper() and w not in _CAPS_OK:
+            return f"a word in capitals ({w})"
+    return None

@@ -142,21 +142,42 @@ def default_scorer():
 
 
 @lru_cache(maxsize=1)
+def default_lstm():
+    """The LSTM language model (nnlm.LSTMScorer) when `build_default --only lstm` wrote it into the data folder (not
+    shipped: measured as a scorer option, it adds nothing over the shipped features), else None."""
+    from treegram.io import load_bundle
+    from treegram.plugins.vocabgen.nnlm import from_bundle
+
+    path = data_dir() / "default-lstm.npz"
+    if not path.is_file():
+        return None
+    meta, arrays = load_bundle(path)
+    return from_bundle(meta, arrays)
+
+
+@lru_cache(maxsize=1)
 def default_ranker():
     """The embedded plausibility ranker (ranking.PlausibilityRanker: logistic regression over n-gram features,
     `data/plausibility-ranker.json`, with its calibrated threshold), or None when a data file is absent."""
     import json
 
-    from treegram.plugins.vocabgen.ranking import PlausibilityRanker
+    from treegram.plugins.vocabgen.ranking import GeneralLM, PlausibilityRanker, Resources
 
     lm, _ = default_scorer()
     path = data_dir() / "plausibility-ranker.json"
     if lm is None or not path.is_file():
         return None
     spec = json.loads(path.read_text(encoding="utf-8"))
-    pcfg = None
-    if "pcfg_slor" in spec["features"]:
+    names = set(spec["features"])
+    res = Resources(lm)
+    if "pcfg_slor" in names:
         from treegram.plugins.vocabgen.syntax import default_pcfg
 
-        pcfg = default_pcfg()
-    return PlausibilityRanker(lm, spec, pcfg)
+        res.pcfg = default_pcfg()
+    if names & {"ps_slor", "ps_min", "ps_oov"}:
+        res.general = GeneralLM()
+    if names & {"nn_slor", "nn_min", "nn_mean"}:
+        res.lstm = default_lstm()
+        if res.lstm is None:
+            return None
+    return PlausibilityRanker(res, spec)

@@ -18,9 +18,11 @@ Arrays (all numpy, saved inside the default data bundle, never pickle): sorted i
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+import attrs
 import numpy as np
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
@@ -176,32 +178,163 @@ class NgramScorer:
         return self.slor(tokens)
 
 
+# -- a general-English trigram model: pocketsphinx's ----------------------------------------------------------------
+_CLITICS = ("n't", "'s", "'re", "'m", "'ll", "'ve", "'d", "'")
+
+
+class GeneralLM:
+    """The US-English trigram model inside the `pocketsphinx` wheel (`model/en-us/en-us.lm.bin`, BSD licence: CMU
+    Sphinx / Alpha Cephei), read with the package's own `NGramModel`, which answers one n-gram (at most 3 words) per
+    call: ``prob([w, h1, h2])`` = log P(w | h2 h1) in its log base.  A broad model of spoken/written English beside
+    the in-domain one: it knows word sequences the graded corpus never has, and lacks punctuation and digits.
+
+    Words for it: lowercased, clitics glued back ("do n't" -> "don't", "Tom 's" -> "tom's", when it knows the glued
+    form), hyphenated words glued when known, punctuation dropped; a word it does not know is skipped (counted by
+    `oov`).  `local(tokens)` gives ln P3(w_i | w_i-2 w_i-1) - ln P1(w_i) for every known word and </s>."""
+
+    def __init__(self, path: str | None = None):
+        import os
+
+        from pocketsphinx import Config, LogMath, NGramModel, get_model_path
+
+        path = path or os.path.join(get_model_path(), "en-us", "en-us.lm.bin")
+        self.logmath = LogMath()
+        self.model = NGramModel(Config(), self.logmath, path)
+        self._ln = float(self.logmath.log_to_ln(-100000)) / -100000.0  # ln per log unit (a constant base)
+        self._uni: dict[str, float | None] = {}
+
+    def unigram(self, w: str) -> float | None:
+        """ln P1(w), None when w is not in the model."""
+        if w not in self._uni:
+            v = self.model.prob([w])
+            self._uni[w] = None if v < -400_000_000 else v * self._ln
+        return self._uni[w]
+
+    def words(self, tokens: Sequence[str]) -> tuple[list[str], int]:
+        """(the model's words for the tokens, how many were unknown and skipped)."""
+        out: list[str] = []
+        glue_next = False
+        for t in tokens:
+            w = t.lower()
+            if out and (w in _CLITICS or glue_next):
+                g = out[-1] + w
+                if self.unigram(g) is not None:
+                    out[-1] = g
+                    glue_next = False
+                    continue
+            glue_next = False
+            if w == "-" and out:
+                glue_next = True
+                out[-1] = out[-1] + "-"
+                continue
+            if any(ch.isalnum() for ch in w):
+                out.append(w)
+        out = [w.rstrip("-") for w in out]
+        known = [w for w in out if self.unigram(w) is not None]
+        return known, len(out) - len(known)
+
+    def local(self, tokens: Sequence[str]) -> tuple[np.ndarray, int]:
+        ws, oov = self.words(tokens)
+        seq = ["<s>"] + ws + ["</s>"]
+        vals = []
+        for i in range(1, len(seq)):
+            hist = seq[max(0, i - 2):i][::-1]
+            lp = self.model.prob([seq[i], *hist]) * self._ln
+            vals.append(lp - self.unigram(seq[i]))
+        return np.asarray(vals, dtype=np.float64), oov
+
+
+def wordfreq_zipf(tokens: Sequence[str]) -> np.ndarray:
+    """Zipf frequencies (log10 per billion words + 3) from the `wordfreq` package of the alphabetic tokens."""
+    from wordfreq import zipf_frequency
+
+    return np.asarray([zipf_frequency(t.lower(), "en") for t in tokens if t[:1].isalpha()] or [0.0])
+
+
 # -- the shipped ranker -------------------------------------------------------------------------------------------
-#: every feature `features` computes; the ranker uses the ones its file names
-FEATURES = ("slor", "min_local", "length", "pcfg_slor")
+#: every feature `feature_matrix` computes; a ranker uses the ones its file names
+FEATURES = ("slor", "min_local", "length", "pcfg_slor", "ps_slor", "ps_min", "ps_oov", "wf_min", "wf_mean",
+            "nn_slor", "nn_min", "nn_mean")
 
 
-def features(lm: NgramScorer, tokens: Sequence[str], pcfg=None, names: Sequence[str] = FEATURES) -> dict[str, float]:
-    """Plausibility features of a token sequence:
+@attrs.define
+class Resources:
+    """The models the features read: the in-domain trigram model (always), treegram's PCFG, pocketsphinx's general
+    trigram model and the LSTM (each optional: a feature whose model is absent cannot be asked for)."""
 
-    * `slor`      — SLOR under the trigram model (above);
+    lm: NgramScorer
+    pcfg: object | None = None
+    general: GeneralLM | None = None
+    lstm: object | None = None        # nnlm.LSTMScorer
+
+
+def feature_matrix(res: Resources, batch: Sequence[Sequence[str]], names: Sequence[str] = FEATURES) -> np.ndarray:
+    """Plausibility features of token sequences, one row per sentence, one column per name:
+
+    * `slor`      — SLOR under the in-domain trigram model (above);
     * `min_local` — the worst single position, min_i [log P_KN(w_i | h_i) - log P_uni(w_i)] over the tokens and
       </s>: SPINEDEP's sentences are spliced from frequent fragments, and one bad join is what a mean hides;
     * `length`    — the number of tokens;
     * `pcfg_slor` — SLOR under treegram's own PCFG (syntax.py): (log inside P_G(w) - sum log P_uni(w_i)) / (n+1);
-      only when `pcfg` is given and the name is asked for (a parse per sentence, ~1 ms).
-    """
-    if not tokens:
-        return {k: float("-inf") for k in names}
-    loc = lm.local_slor(tokens)
-    out = {"slor": float(loc.mean()), "min_local": float(loc.min()), "length": float(len(tokens))}
-    if "pcfg_slor" in names and pcfg is not None:
-        from treegram.plugins.vocabgen.syntax import inside_logprob
+    * `ps_slor`, `ps_min`, `ps_oov` — mean and worst local SLOR under pocketsphinx's general English trigram
+      model (`GeneralLM`), and the share of words it does not know;
+    * `wf_min`, `wf_mean` — the rarest and the mean Zipf frequency (`wordfreq`) of the words;
+    * `nn_slor`, `nn_min`, `nn_mean` — SLOR, worst local SLOR and mean log-probability under the LSTM (nnlm.py).
+    An empty sentence gets -inf everywhere."""
+    names = tuple(names)
+    out = np.full((len(batch), len(names)), -np.inf)
+    col = {k: j for j, k in enumerate(names)}
+    live = [i for i, t in enumerate(batch) if t]
+    if "nn_slor" in col or "nn_min" in col or "nn_mean" in col:
+        if res.lstm is None:
+            raise ValueError("LSTM features asked for without the LSTM model")
+        locs = res.lstm.local_slor_batch([batch[i] for i in live])
+        lps = None
+        if "nn_mean" in col:
+            lps = [lp for part in range(0, len(live), 256)
+                   for lp in res.lstm.token_logprobs_batch([batch[i] for i in live[part:part + 256]])]
+        for k, i in enumerate(live):
+            if "nn_slor" in col:
+                out[i, col["nn_slor"]] = locs[k].mean()
+            if "nn_min" in col:
+                out[i, col["nn_min"]] = locs[k].min()
+            if lps is not None:
+                out[i, col["nn_mean"]] = lps[k].mean()
+    for i in live:
+        tokens = batch[i]
+        loc = res.lm.local_slor(tokens) if ("slor" in col or "min_local" in col) else None
+        f = {}
+        if loc is not None:
+            f["slor"], f["min_local"] = float(loc.mean()), float(loc.min())
+        f["length"] = float(len(tokens))
+        if "pcfg_slor" in col:
+            if res.pcfg is None:
+                raise ValueError("pcfg_slor asked for without the PCFG")
+            from treegram.plugins.vocabgen.syntax import inside_logprob
 
-        ids = np.asarray([lm.index.get(t.lower(), 0) for t in tokens], dtype=np.int64)
-        lu = np.log(lm.uni_ml[ids].astype(np.float64)).sum()
-        out["pcfg_slor"] = float((inside_logprob(pcfg, tokens) - lu) / (len(tokens) + 1))
-    return {k: out[k] for k in names if k in out}
+            ids = np.asarray([res.lm.index.get(t.lower(), 0) for t in tokens], dtype=np.int64)
+            lu = np.log(res.lm.uni_ml[ids].astype(np.float64)).sum()
+            f["pcfg_slor"] = float((inside_logprob(res.pcfg, tokens) - lu) / (len(tokens) + 1))
+        if "ps_slor" in col or "ps_min" in col or "ps_oov" in col:
+            if res.general is None:
+                raise ValueError("pocketsphinx features asked for without its model")
+            ploc, oov = res.general.local(tokens)
+            f["ps_slor"], f["ps_min"] = float(ploc.mean()), float(ploc.min())
+            f["ps_oov"] = oov / max(1, sum(1 for t in tokens if any(ch.isalnum() for ch in t)))
+        if "wf_min" in col or "wf_mean" in col:
+            z = wordfreq_zipf(tokens)
+            f["wf_min"], f["wf_mean"] = float(z.min()), float(z.mean())
+        for k, v in f.items():
+            if k in col:
+                out[i, col[k]] = v
+    return out
+
+
+def features(lm: NgramScorer, tokens: Sequence[str], pcfg=None, names: Sequence[str] = FEATURES[:4]) -> dict[str, float]:
+    """The features of one sentence as a dict (`feature_matrix` with the trigram model and the PCFG only)."""
+    names = [k for k in names if k != "pcfg_slor" or pcfg is not None]
+    row = feature_matrix(Resources(lm, pcfg), [tokens], names)[0]
+    return dict(zip(names, (float(x) for x in row)))
 
 
 class PlausibilityRanker:
@@ -213,9 +346,10 @@ class PlausibilityRanker:
     `threshold` is the score a generated sentence needs to reach a sheet, calibrated in nested cross-validation so
     that what passes is as plausible as the judged set allows (see the file's `calibration`)."""
 
-    def __init__(self, lm: NgramScorer, spec: dict, pcfg=None):
-        self.lm = lm
-        self.pcfg = pcfg
+    def __init__(self, lm: NgramScorer | Resources, spec: dict, pcfg=None):
+        self.res = lm if isinstance(lm, Resources) else Resources(lm, pcfg)
+        self.lm = self.res.lm
+        self.pcfg = self.res.pcfg
         self.spec = spec
         self.names = tuple(spec["features"])
         self.mean = np.asarray(spec["mean"], dtype=np.float64)
@@ -223,15 +357,27 @@ class PlausibilityRanker:
         self.coef = np.asarray(spec["coef"], dtype=np.float64)
         self.intercept = float(spec["intercept"])
         self.threshold = float(spec["threshold"])
+        self._cache: dict[tuple[str, ...], float] = {}
 
     def vector(self, tokens: Sequence[str]) -> np.ndarray:
-        f = features(self.lm, tokens, self.pcfg, self.names)
-        return np.asarray([f[k] for k in self.names], dtype=np.float64)
+        return feature_matrix(self.res, [tokens], self.names)[0]
+
+    def score_batch(self, batch: Sequence[Sequence[str]]) -> np.ndarray:
+        """Scores of many token sequences at once (the LSTM runs them as one batch); cached per sentence."""
+        keys = [tuple(t) for t in batch]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
+        if todo:
+            X = feature_matrix(self.res, todo, self.names)
+            ok = np.isfinite(X).all(axis=1)
+            vals = np.where(ok, self.intercept + ((np.where(ok[:, None], X, 0.0) - self.mean) / self.scale)
+                            @ self.coef, -np.inf)
+            if len(self._cache) > 200_000:
+                self._cache.clear()
+            self._cache.update(zip(todo, (float(v) for v in vals)))
+        return np.asarray([self._cache[k] for k in keys], dtype=np.float64)
 
     def score(self, tokens: Sequence[str]) -> float:
-        if not tokens:
-            return float("-inf")
-        return float(self.intercept + ((self.vector(tokens) - self.mean) / self.scale) @ self.coef)
+        return float(self.score_batch([tokens])[0])
 
     def slor(self, tokens: Sequence[str]) -> float:
         return self.lm.slor(tokens)
@@ -244,3 +390,41 @@ class PlausibilityRanker:
                 "mean": [float(x) for x in sc.mean_], "scale": [float(x) for x in sc.scale_],
                 "coef": [float(x) for x in lr.coef_[0]], "intercept": float(lr.intercept_[0]),
                 "threshold": float(threshold), **extra}
+
+
+# -- the public scorer: what sheets, distractor checks and generators call -----------------------------------------
+_TOKEN = re.compile(r"(?i)(?:can(?=not\b)|ca(?=n't\b)|wo(?=n't\b)|sha(?=n't\b)|\w+(?=n't\b)|n't\b|'(?:s|re|m|ll|ve|d)\b"
+                    r"|(?:mr|mrs|ms|dr|st)\.|\d+(?:[.,:]\d+)*|\w+|[^\w\s])")
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens as the training parses have them (spaCy's English rules for what sheets contain): clitics split
+    ("don't" -> do n't, "Tom's" -> Tom 's, "cannot" -> can not), punctuation and hyphens apart, "Mr." whole."""
+    return _TOKEN.findall(text.replace("\u2019", "'"))
+
+
+def _tokens(sentence) -> list[str]:
+    return tokenize(sentence) if isinstance(sentence, str) else list(sentence)
+
+
+def plausibility(sentence) -> float:
+    """The embedded scorer's log-odds that a sentence (text or tokens) is plausible — grammatical and sensible as
+    judged blind (benchmarks/RESULTS.md `plausibility`).  Higher is better; compare with `sheet_threshold()`."""
+    return float(plausibility_batch([sentence])[0])
+
+
+def plausibility_batch(sentences) -> np.ndarray:
+    """`plausibility` of many sentences at once (much faster than one by one: the LSTM runs them as a batch)."""
+    from treegram.plugins.vocabgen.default import default_ranker
+
+    ranker = default_ranker()
+    if ranker is None:
+        raise RuntimeError("the embedded plausibility scorer is missing: reinstall treegram")
+    return ranker.score_batch([_tokens(s) for s in sentences])
+
+
+def sheet_threshold() -> float:
+    """The score a generated sentence needs to reach a sheet (the embedded ranker's calibrated threshold)."""
+    from treegram.plugins.vocabgen.default import default_ranker
+
+    return default_ranker().threshold

@@ -33,7 +33,7 @@ retarded nigger negro jap chink fag faggot dyke racist
 
 #: multiword senses (lemmas); a phrase matches when its lemmas occur in order with at most GAP tokens between parts
 UNSAFE_PHRASES = (
-    ("make", "water"), ("pass", "water"), ("give", "head"),
+    ("make", "water"), ("pass", "water"), ("water", "break"), ("give", "head"),
     *((v, "with", who) for v in ("bed", "sleep", "slept") for who in ("him", "her", "me", "you", "them")),
     ("get", "laid"), ("make", "love"), ("blow", "job"), ("go", "down", "on"), ("make", "out", "with"),
     ("beat", "up"), ("shut", "up"), ("take", "a", "leak"), ("one", "night", "stand"), ("hard", "on"),

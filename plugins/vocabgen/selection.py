@@ -66,6 +66,7 @@ class SheetSource:
     margin: int = 2                       # passing items drawn beyond those wanted (near-duplicates get skipped)
     max_below: int = 2                    # at most this many below-threshold items per word (the last resort)
     corpus_share: float = 1.0             # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
+    corpus_floor: float | None = None     # corpus items (and copies) scoring below this are skipped as odd
     fallbacks: tuple = ()                 # ConstrainedGenerators (or LazyGenerators) for poorly covered words
     probe: int = 1000                     # draws of the primary that decide whether a word is poorly covered
     min_distinct: int = 20                # ... fewer distinct new sentences passing the ranker than this
@@ -183,17 +184,54 @@ def _check(tokens, vocab: Vocabulary, forms: frozenset[str]) -> str | None:
     return unsafe_reason(tokens)
 
 
-def _corpus_items(src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary) -> list[Sentence]:
-    c = src.corpus
-    if c is None:
-        return []
-    out = []
-    for i in c.candidates(src.vocab, set(forms)):
-        toks = c.tokens[i]
-        if _check(toks, allowed, forms) is None:
-            out.append(Sentence(toks, c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None,
-                                _score(src, toks)))
-    return out
+class CorpusPool:
+    """A word's corpus items in a seeded random order, scored lazily in small batches as a sheet takes them: items
+    the scorer rates below `src.corpus_floor` (odd or broken real sentences) are skipped, and a common word's
+    thousands of candidates are never all scored.  Iterating again replays the items already scored."""
+
+    def __init__(self, src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary, rng):
+        c = src.corpus
+        ids = c.candidates(src.vocab, set(forms)) if c is not None else []
+        self.src, self.word, self.forms, self.allowed = src, word, forms, allowed
+        self.todo = [ids[int(i)] for i in rng.permutation(len(ids))] if ids else []
+        self.items: list[Sentence] = []
+        self.pos = 0
+        self.skipped = 0
+
+    def __len__(self) -> int:  # the candidates (an upper bound on the items)
+        return len(self.todo)
+
+    def _more(self, k: int = 16) -> bool:
+        c, src = self.src.corpus, self.src
+        if self.pos >= len(self.todo):
+            return False
+        batch = [i for i in self.todo[self.pos:self.pos + k] if _check(c.tokens[i], self.allowed, self.forms) is None]
+        self.pos += k
+        scores = _scores(src, [c.tokens[i] for i in batch])
+        for i, sc in zip(batch, scores):
+            if src.corpus_floor is not None and sc is not None and sc < src.corpus_floor:
+                self.skipped += 1
+                continue
+            self.items.append(Sentence(c.tokens[i], c.texts[i], self.word, "corpus", c.provenance(i),
+                                       c.ja[i] or None, sc))
+        return True
+
+    def __iter__(self):
+        k = 0
+        while True:
+            while k >= len(self.items):
+                if not self._more():
+                    return
+            yield self.items[k]
+            k += 1
+
+
+def _scores(src: SheetSource, batch) -> list[float | None]:
+    if src.scorer is None:
+        return [None] * len(batch)
+    if hasattr(src.scorer, "score_batch"):
+        return [round(float(x), 3) for x in src.scorer.score_batch(batch)]
+    return [_score(src, t) for t in batch]
 
 
 def _score(src: SheetSource, tokens) -> float | None:
@@ -248,6 +286,8 @@ def draw_passing(src: SheetSource, word: str, want: int, rng, *, forms: frozense
                 break
             out.draws += info["attempts"]
             st["draws"] += info["attempts"]
+            if src.scorer is not None and hasattr(src.scorer, "score_batch"):  # one batch: the LSTM is fast so
+                src.scorer.score_batch([s.tokens for s in sents if s.text not in seen])
             for s in sents:
                 if _count(out, count_copies) >= want:
                     break
@@ -320,8 +360,11 @@ def _classify(src: SheetSource, s: Sentence, word: str, forms, allowed, provenan
     if c is not None:
         i = c.find_copy(s.tokens)
         if i is not None:
-            return ("copy", Sentence(c.tokens[i], c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None,
-                                     _score(src, c.tokens[i])))
+            sc = _score(src, c.tokens[i])
+            if src.corpus_floor is not None and sc is not None and sc < src.corpus_floor:
+                st["rejected"] += 1
+                return ("drop",)
+            return ("copy", Sentence(c.tokens[i], c.texts[i], word, "corpus", c.provenance(i), c.ja[i] or None, sc))
         if c.is_training_sentence(s.tokens):
             st["copies_not_shown"] += 1
             return ("drop",)
@@ -390,10 +433,8 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
         forms = word_forms(w, src.level)
         reject = _quality_check(w, src.level, st) if checks else None
         allowed = _allowed(src.vocab, forms)
-        corpus = _corpus_items(src, w, forms, allowed)
-        order = rng.permutation(len(corpus)) if corpus else []
-        corpus = [corpus[int(i)] for i in order]
-        want_c = math.ceil(per_word * src.corpus_share) if corpus else 0
+        corpus = CorpusPool(src, w, forms, allowed, rng)
+        want_c = math.ceil(per_word * src.corpus_share) if len(corpus) else 0
         error = capped_note = None
         chosen: list[Sentence] = []
         got_c = _take(corpus, want_c, chosen, sheet, reject)
@@ -407,13 +448,13 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
                                    f"{src.draw_cap(need + src.margin)})")
             except NoSentenceError as exc:
                 new, below, copies, error = [], [], [], str(exc)
-            seen = {c.text for c in corpus}
+            seen = {c.text for c in corpus.items}
             copies = [c for c in copies if c.text not in seen and not seen.add(c.text)]
             got_c += _take(copies, want_c - got_c, chosen, sheet, reject)
             got_g = _take(new, per_word - got_c, chosen, sheet, reject)
             if got_c + got_g < per_word:  # too few new sentences: more corpus items
-                got_c += _take([c for c in corpus + copies if c not in chosen], per_word - got_c - got_g, chosen,
-                               sheet, reject)
+                got_c += _take([c for c in [*corpus, *copies] if c not in chosen], per_word - got_c - got_g,
+                               chosen, sheet, reject)
             if got_c + got_g < per_word and allow_unchecked:  # still short: below the threshold, marked, noted
                 # bounded: drawing until items pass finds many below the threshold, and they are judged far
                 # less plausible (benchmarks/RESULTS.md `sheets`), so a short sheet beats a sheet of them
