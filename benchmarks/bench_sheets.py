@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import attrs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import machine_line, markdown_table, write_section  # noqa: E402
@@ -209,13 +210,16 @@ def sheet_checks(corpora):
     return check
 
 
-def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0):
+def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0, baseline=True):
     """Issue 25's inclusion tables (paper Figure 5 layout): for every single-word CEFR-J headword of each level
     (vocabulary cefr:LEVEL + the word's forms), the distinct *sheet-quality* sentences in `samples` outputs of:
     corpus search in the old excerpt (graded-enja, A1), in the merged excerpt (graded-enja + Tatoeba, A2), the
     merged excerpt's items at or above the corpus floor, and the shipped route (half the draws from the corpus
     items a sheet may show, half outputs of the sheet sampler `draw_passing`: new generated sentences at or above
-    the scorer's threshold).  Returns {level: (table rows, words, per-word shipped counts)}."""
+    the scorer's threshold; the sheet sampler draws edits of real sentences first, edits.py).  `baseline` adds the
+    same route without the edit generator (SPINEDEP alone, what shipped before).  Returns {level: (table rows, words,
+    per-word counts, seconds, distinct new generated per word, distinct new edits per word)}."""
+    from treegram.plugins.vocabgen.edits import EDIT_THRESHOLD, is_edit
     from treegram.plugins.vocabgen.corpus import CorpusIndex
 
     model = load_model(default_model_path())
@@ -227,10 +231,11 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
         vocab = cefr_vocabulary(level)
         gen = ConstrainedGenerator(model.generation, model.system, vocab)
         src = default_source(gen)
+        plain = attrs.evolve(src, editor=None)
         scores = src.scorer.score_batch(corpus.tokens) if src.corpus_floor is not None else None
         words = headwords(level, cumulative=False)[::stride]
         rng = np.random.default_rng(seed)
-        cols = {"old": [], "merged": [], "merged_floor": [], "shipped": [], "generated": []}
+        cols = {"old": [], "merged": [], "merged_floor": [], "plain": [], "shipped": [], "generated": [], "edits": []}
         t0 = time.perf_counter()
         half = samples // 2
         for k, w in enumerate(words):
@@ -245,31 +250,40 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
                 cand = [i for i in cand if scores[i] >= src.corpus_floor]
             cols["merged_floor"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
             c_half = {("c", i) for i in rng.choice(cand, size=half).tolist()} if cand else set()
-            try:
-                d = draw_passing(src, w, samples - half, rng, forms=forms, allowed=allowed, unique=False,
-                                 max_draws=gen_cap)
-                shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
-                         if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
-                passed = {s.text for s in d.passed if check(s.tokens, w, level)}
-                shown |= {("g", t) for t in passed}
-                n_gen = len(passed)
-            except NoSentenceError:
-                shown, n_gen = set(), 0
-            cols["shipped"].append(len(c_half | shown))
-            cols["generated"].append(n_gen)
+            for name, s_ in (("plain", plain), ("shipped", src)) if baseline else (("shipped", src),):
+                try:
+                    d = draw_passing(s_, w, samples - half, np.random.default_rng([seed, k]), forms=forms,
+                                     allowed=allowed, unique=False, max_draws=gen_cap)
+                    shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
+                             if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
+                    passed = {s.text for s in d.passed if check(s.tokens, w, level)}
+                    shown |= {("g", t) for t in passed}
+                    n_gen = len(passed)
+                    n_edit = len({s.text for s in d.passed if is_edit(s) and s.text in passed})
+                except NoSentenceError:
+                    shown, n_gen, n_edit = set(), 0, 0
+                cols[name].append(len(c_half | shown))
+                if name == "shipped":
+                    cols["generated"].append(n_gen)
+                    cols["edits"].append(n_edit)
             if (k + 1) % 100 == 0:
                 log(f"  {level}: {k + 1}/{len(words)} words [{time.perf_counter() - t0:.0f}s]")
         rows = []
         labels = {"old": "corpus alone, old excerpt (graded-enja, cefr:A1 sentences)",
                   "merged": "corpus alone, merged excerpt (graded-enja + Tatoeba, cefr:A2 sentences)",
                   "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor (what sheets show)",
+                  "plain": f"the route without edits: 500 draws of those corpus items + 500 outputs of the SPINEDEP "
+                           f"sheet sampler (new generated at scorer >= {src.threshold:.2f}, cap {gen_cap} draws)",
                   "shipped": f"**shipped route**: 500 draws of those corpus items + 500 outputs of the sheet sampler "
-                             f"(new generated at scorer >= {src.threshold:.2f}, cap {gen_cap} draws)"}
+                             f"(edits of real sentences at scorer >= {EDIT_THRESHOLD:.2f} first, then SPINEDEP at "
+                             f">= {src.threshold:.2f}; cap {gen_cap} draws)"}
         for key, lab in labels.items():
+            if not cols[key]:
+                continue
             v = np.asarray(cols[key])
             rows.append([lab, int((v < 10).sum()), int((v > 100).sum()), f"{np.median(v):.0f}"])
         g = np.asarray(cols["generated"])
-        out[level] = (rows, words, cols, time.perf_counter() - t0, g)
+        out[level] = (rows, words, cols, time.perf_counter() - t0, g, np.asarray(cols["edits"]))
     return out
 
 
@@ -509,6 +523,8 @@ def main() -> None:
     ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--levels", default="A1,A2", help="levels of the `levels` part (issue 25 inclusion tables)")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="levels part: skip the route without edits (SPINEDEP alone; halves the time)")
     ap.add_argument("--old-corpus", default="", help="the old corpus excerpt (e.g. `git show 295e913:plugins/vocabgen/"
                     "data/default-corpus.npz > old.npz`) for the `levels` part's corpus-alone row")
     ap.add_argument("--mix-stride", type=int, default=10, help="sheet mix over every K-th A1 headword")
@@ -609,14 +625,17 @@ def main() -> None:
     elif "Word inclusion" in old:
         body.append(old["Word inclusion"].rstrip() + "\n")
     if "levels" in parts:
-        res = inclusion_levels(args.levels.split(","), args.samples, args.gen_cap, args.old_corpus, args.stride)
-        for level, (rows, words, cols, secs, g) in res.items():
+        res = inclusion_levels(args.levels.split(","), args.samples, args.gen_cap, args.old_corpus, args.stride,
+                               baseline=not args.no_baseline)
+        for level, (rows, words, cols, secs, g, ed) in res.items():
             body += [f"**Inclusion {level}** (issue 25; {len(words)} single-word CEFR-J {level} headwords, vocabulary "
                      f"cefr:{level} + the word's forms, {args.samples} samples per word, {secs:.0f} s; goal: < 50 words "
                      "with < 10 sheet-quality sentences, > 600 with > 100 — scaled for other list lengths)", "",
                      markdown_table(["route", "words with < 10", "words with > 100", "median per word"], rows), "",
                      f"Distinct new generated sentences passing the scorer per word (shipped route): median "
-                     f"{np.median(g):.0f}, mean {g.mean():.1f}, none for {int((g == 0).sum())} words.", ""]
+                     f"{np.median(g):.0f}, mean {g.mean():.1f}, none for {int((g == 0).sum())} words; of them edits "
+                     f"of real sentences: median {np.median(ed):.0f}, mean {ed.mean():.1f}, none for "
+                     f"{int((ed == 0).sum())} words.", ""]
     else:
         for k, v in old.items():
             if k.startswith("Inclusion A"):

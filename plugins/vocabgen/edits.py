@@ -88,6 +88,10 @@ PRONOUN = "-pron-"
 #: ... and possessive determiners ("my banana" is evidence for "your banana")
 POSSESSIVE = "-poss-"
 _PERSONAL = frozenset("i you he she we they me him her us them".split())
+#: words that select nothing about their neighbours: support verbs, pronouns, possessives, "thing" words (a slot they
+#: alone select is open: only a close concrete neighbour fills it)
+_LIGHT = frozenset("""be have do get take make give put keep let thing one something anything everything nothing
+it this that these those what who which there here""".split()) | {PRONOUN, POSSESSIVE}
 
 #: relations kept in the collapsed graph (a `pobj` becomes `prep:<preposition>` from the preposition's governor;
 #: a copula's subject and its predicate are joined by `pred`)
@@ -425,7 +429,7 @@ class Edit:
     form: str
     tokens: tuple[str, ...]
     text: str
-    kind: str = "swap"              # swap | set (months, days, numbers) | respell (a spelling variant)
+    kind: str = "swap"              # swap | synonym | set (months, days, numbers) | respell (a spelling variant)
     cosine: float = 0.0             # GloVe cosine of the anchor's lemma and the word
     selected: int = 0               # neighbours (not light words) whose pairs with the word select it
     specificity: float = 0.0        # the most a neighbour prefers the anchor to the word (log ratio of shares)
@@ -468,9 +472,7 @@ class EditGenerator:
         d = data
         names = d.pair_rels
         self._light = np.zeros(d.L + 1, dtype=bool)
-        from treegram.plugins.vocabgen.choice import LIGHT
-
-        for w in set(LIGHT) | {PRONOUN, POSSESSIVE, "it", "this", "that", "what", "who", "there", "one"}:
+        for w in _LIGHT:
             if w in d.lix:
                 self._light[d.lix[w]] = True
 
@@ -508,6 +510,7 @@ class EditGenerator:
             out: list[Edit] = []
             seen: set[tuple[str, ...]] = set()
             found = [self._respellings(w, forms, allowed), self._set_swaps(w, allowed)]
+            found += [self._synonym_swaps(w, cls, forms, allowed) for cls in self.classes(w)]
             found += [self._swaps(w, cls, forms, allowed) for cls in self.classes(w)]
             for group in found:
                 for e in group:
@@ -609,12 +612,12 @@ class EditGenerator:
 
             if not (classes(T, 1) & classes(X, 2) and classes(X, 1) & classes(T, 2)):
                 return None
-        if X in _NOT_ANCHORS or (cls == "verb" and (X in _SUPPORT_VERBS or T in _SUPPORT_VERBS)):
+        if X in _NOT_ANCHORS or T in _NOT_ANCHORS or (cls == "verb" and (X in _SUPPORT_VERBS or T in _SUPPORT_VERBS)):
             return None
         cos = self.data.cosine(T, X)
         return cos if cos is not None and cos >= (MIN_VERB_COSINE if cls == "verb" else MIN_COSINE) else None
 
-    def _edit(self, a: int, T: str, cls: str, forms, allowed) -> Edit | None:
+    def _edit(self, a: int, T: str, cls: str, forms, allowed, coherence: bool = True) -> Edit | None:
         from treegram.plugins.vocabgen.vocab import inflect
 
         d, c = self.data, self.corpus
@@ -654,8 +657,8 @@ class EditGenerator:
                         return None  # "I drink water" -> no "I drink banana"
                 elif any(x in _COUNT_DET for x in dets) and not countable(T):
                     return None
-            elif not countable(T):
-                return None
+            elif not countable(T) or not self.corpus.by_token().get(form.lower()):
+                return None  # a plural the corpus never uses ("baseballs" for the game)
             sx_t, sx_x = _sex(T), _sex(low[k])
             if sx_t != sx_x and (sx_t or sx_x):
                 if sx_t and sx_x:
@@ -673,7 +676,7 @@ class EditGenerator:
             new[0] = form[:1].upper() + form[1:]
         if allowed.missing(new):
             return None
-        drift = self._drift(T, toks, lem, k)
+        drift = self._drift(T, toks, lem, k) if coherence else 0.0
         if drift is None:
             return None
         from treegram.plugins.vocabgen.safety import is_safe
@@ -737,6 +740,49 @@ class EditGenerator:
             out.update(idx.get(f, ()))
         return frozenset(out)
 
+    # -- synonyms ------------------------------------------------------------------------------------------------
+    def _synonym_swaps(self, T: str, cls: str, forms, allowed) -> list[Edit]:
+        """Swaps of a WordNet synonym of T ("My dad is a doctor." -> daddy, "I ate a hamburger." -> burger): an
+        anchor whose first sense is one of T's two first senses (so the sentence says the same): no pair evidence
+        needed, the agreement and plausibility checks as for any swap."""
+        d, c = self.data, self.corpus
+        idx = c.by_token()
+        out = []
+        if self._tag_share(T, _CLASS_TAGS[cls] + ("NNP", "NNPS")) < 0.5:
+            return []  # "miss", "play": mostly verbs; their noun synsets are rare senses
+        for x in synonyms(T, cls):
+            x_id = d.lix.get(x, -1)
+            cos = d.cosine(T, x)
+            if x_id < 0 or x in _NOT_ANCHORS or cos is None or cos < MIN_COSINE:
+                continue
+            from treegram.plugins.vocabgen.choice import forms_of
+
+            ids = sorted({i for f in forms_of(x) | {x} for i in idx.get(f, ())})
+            for i in ids:
+                s0 = int(d.start[i])
+                if s0 < 0:
+                    continue
+                for k in range(len(c.tokens[i])):
+                    a = s0 + k
+                    if d.lemma[a] == x_id and d.tag[a] in _CLASS_TAGS[cls]:
+                        e = self._edit(a, T, cls, forms, allowed, coherence=False)
+                        if e is not None:
+                            out.append(attrs.evolve(e, kind="synonym", cosine=round(cos, 3)))
+        return out
+
+    def _tag_share(self, word: str, tags) -> float:
+        """The share of the word's corpus tokens (the word as written, any case) tagged with one of `tags` (1.0 when
+        the word occurs fewer than 3 times: no evidence against)."""
+        d = self.data
+        if not hasattr(self, "_word_ids"):
+            self._word_ids = {w: i for i, w in enumerate(d.word_names)}
+        i = self._word_ids.get(word.lower())
+        if i is None:
+            return 1.0
+        mask = d.word == i
+        n = int(mask.sum())
+        return 1.0 if n < 3 else float(np.isin(d.tag[mask], tags).mean())
+
     # -- closed sets: months, days, number words, weather ---------------------------------------------------------
     def _set_swaps(self, T: str, allowed) -> list[Edit]:
         """Swaps within a closed set ("in May" -> "in August", "fourteen years old" -> "sixteen years old", "It's
@@ -794,6 +840,8 @@ class EditGenerator:
         d, c = self.data, self.corpus
         idx = c.by_token()
         out = []
+        to_uk, to_us = _regional()
+        region = to_uk if T in to_uk.values() else to_us if T in to_us.values() else None
         for variant in spelling_variants(T):
             vforms = {}
             for cls in ("noun", "verb", "adjective"):
@@ -810,6 +858,10 @@ class EditGenerator:
                 new = list(toks)
                 for j, t in enumerate(toks):
                     got = vforms.get((t.lower(), d.tag[s0 + j]))
+                    if got is None and region is not None and d.lemma[s0 + j] >= 0:
+                        other = region.get(d.lemmas[int(d.lemma[s0 + j])])  # the sentence in one spelling
+                        got = inflect(other, d.tag[s0 + j]) if other else None
+                        got = got if got is None or got in self.vocab or got in forms else None
                     if got is not None:
                         new[j] = got if not t[:1].isupper() else got[:1].upper() + got[1:]
                 if new == list(toks) or allowed.missing(new) or c.is_training_sentence(new):
@@ -826,7 +878,8 @@ class EditGenerator:
 
         c = self.corpus
         src = c.texts[e.item]
-        how = f"respelled {e.anchor} -> {e.form}" if e.kind == "respell" else f"{e.anchor} -> {e.form}"
+        how = {"respell": f"respelled {e.anchor} -> {e.form}",
+               "synonym": f"{e.anchor} -> its synonym {e.form}"}.get(e.kind, f"{e.anchor} -> {e.form}")
         prov = f"{EDIT_PREFIX} \"{src}\" ({c.provenance(e.item)}): {how}"
         return Sentence(e.tokens, e.text, word, "generated", prov, None, score)
 
@@ -851,6 +904,69 @@ continent continents color colors colour colours""".split()), False),
 )
 
 
+@lru_cache(maxsize=8)
+def _synset_words(part: str) -> dict[int, tuple[str, ...]]:
+    """WordNet synset offset -> its single-word lemmas (lowercase), for one part of speech."""
+    from treegram.plugins.vocabgen.vocab import wordnet_dir
+
+    d = wordnet_dir()
+    out: dict[int, tuple[str, ...]] = {}
+    if d is None:
+        return out
+    with open(d / f"data.{part}", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if line[:1].isdigit():
+                f = line.split(" ", 4 + 2 * 64)
+                n = int(f[3], 16)
+                words = [w.split("(")[0].lower() for w in line.split()[4:4 + 2 * n:2]]
+                out[int(f[0])] = tuple(w for w in words if w.isalpha())
+    return out
+
+
+@lru_cache(maxsize=4096)
+def synonyms(word: str, cls: str) -> tuple[str, ...]:
+    """WordNet synonyms X of `word` whose first sense is one of the word's two first senses (for a noun, verb or
+    adjective class)."""
+    from treegram.plugins.vocabgen.choice import _wn_index
+
+    if cls != "noun":
+        return ()  # verbs and adjectives that share a synset differ in their frames ("tell" / "say", "did" / "made")
+    from treegram.plugins.vocabgen.choice import lexnames
+
+    idx = _wn_index("noun")
+    words, proper = _synset_words("noun"), _proper_synsets()
+    senses = idx.get(word.lower(), [])
+    # the word's first sense; its second when the first is a name ("burger": Warren Burger, then the hamburger)
+    mine = {senses[0]} if senses else set()
+    if len(senses) > 1 and senses[0] in proper:
+        mine.add(senses[1])
+    if not set(lexnames(word, "NN", 1)) & _THINGS and not (senses and senses[0] in proper):
+        return ()  # abstract nouns: their synonyms share one sense of many ("life" / "living")
+    out = []
+    for off in mine:
+        for x in words.get(off, ()):
+            if x != word.lower() and idx.get(x, [None])[0] == off and x not in out:
+                out.append(x)
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _proper_synsets() -> frozenset[int]:
+    """Offsets of the noun synsets whose first lemma is capitalized (a person or place name sense)."""
+    from treegram.plugins.vocabgen.vocab import wordnet_dir
+
+    d = wordnet_dir()
+    out = set()
+    if d is not None:
+        with open(d / "data.noun", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line[:1].isdigit():
+                    f = line.split(" ", 5)
+                    if f[4][:1].isupper():
+                        out.add(int(f[0]))
+    return frozenset(out)
+
+
 @lru_cache(maxsize=4096)
 def spelling_variants(word: str) -> tuple[str, ...]:
     """Other spellings of the word's CEFR-J headword ("color" for "colour", "airplane" for "aeroplane"): slash
@@ -864,6 +980,49 @@ def spelling_variants(word: str) -> tuple[str, ...]:
         if w in alts:
             out += [a for a in alts if a != w and a.isalpha() and _close(a, w) and a not in out]
     return tuple(out)
+
+
+_UK_WORDS = frozenset("""grey maths mum programme gramme kilogramme jewellery aeroplane cheque tyre pyjamas
+aluminium yoghurt practise judgement acknowledgement gaol enquire enquiry disc cosy cosiness mamma""".split())
+
+
+def british(a: str, b: str) -> bool | None:
+    """Whether `a` is the British spelling of the pair (a, b) of variants (colour/color, centre/center,
+    apologise/apologize, catalogue/catalog, defence/defense, ...); None when the pair is no such spelling pair."""
+    for x, y, uk in ((a, b, True), (b, a, False)):
+        if x in _UK_WORDS:
+            return uk
+        if "our" in x and x.replace("our", "or") == y:
+            return uk
+        if x.endswith("re") and y.endswith("er") and x[:-2] == y[:-2]:
+            return uk
+        if x.replace("is", "iz") == y or x.replace("ys", "yz") == y:
+            return uk
+        if x.replace("ae", "e") == y or x.replace("oe", "e") == y or x == y + "ue" or x.replace("ence", "ense") == y:
+            return uk
+        if x.replace("ll", "l") == y and "ll" in x and not y.endswith("l"):
+            return uk
+    return None
+
+
+@lru_cache(maxsize=1)
+def _regional() -> tuple[dict[str, str], dict[str, str]]:
+    """(American -> British lemma, British -> American lemma) over the CEFR-J slash headwords."""
+    from treegram.plugins.vocabgen.vocab import cefrj_entries
+
+    to_uk: dict[str, str] = {}
+    to_us: dict[str, str] = {}
+    for hw, _pos, _lv in cefrj_entries():
+        alts = [a.strip().lower() for a in hw.split("/")]
+        for a in alts:
+            for b in alts:
+                if a < b and a.isalpha() and b.isalpha() and _close(a, b):
+                    uk = british(a, b)
+                    if uk is not None:
+                        u, m = (a, b) if uk else (b, a)
+                        to_uk.setdefault(m, u)
+                        to_us.setdefault(u, m)
+    return to_uk, to_us
 
 
 def _close(a: str, b: str) -> bool:
@@ -909,10 +1068,14 @@ def _retext(text: str, old, new) -> str | None:
     return "".join(out)
 
 
-def acceptable(e: Edit, edit_score: float, host_score: float) -> bool:
-    """The plausibility check of an edit: at or above EDIT_THRESHOLD under the plausibility scorer and no more than
-    MAX_DROP below its host.  A respelling changes no word's meaning (and the scorer's models know one spelling):
-    its host is scored instead."""
+def acceptable(e: Edit, edit_score: float, host_score: float, threshold: float = EDIT_THRESHOLD) -> bool:
+    """The plausibility check of an edit: at or above `threshold` under the plausibility scorer, and no more than
+    MAX_DROP below its host.  A respelling changes no word's meaning (and the scorer's models know one
+    spelling): it is as plausible as its host, a corpus item sheets show as it is.  A synonym swap says what its
+    host says, but the scorer's n-gram models know a rarer synonym in few contexts ("I ate a burger." scores far
+    below "I ate a hamburger."): its host must pass the threshold."""
     if e.kind == "respell":
-        return host_score >= EDIT_THRESHOLD
-    return edit_score >= EDIT_THRESHOLD and edit_score >= host_score - MAX_DROP
+        return True  # the host is a corpus item a sheet shows as it is
+    if e.kind == "synonym":
+        return host_score >= threshold  # the same sentence in other words: the scorer judges the frame it knows
+    return edit_score >= threshold and edit_score >= host_score - MAX_DROP

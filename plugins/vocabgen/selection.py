@@ -356,7 +356,7 @@ def _draw_edits(src: SheetSource, word: str, want: int, rng, forms, allowed, bud
         if _count(out, count_copies) >= want or out.draws >= budget:
             break
         part = order[a:a + min(batch, budget - out.draws)]
-        scores = src.scorer.score_batch([e.tokens for e in part] + [src.corpus.tokens[e.item] for e in part])
+        scores = src.scorer.score_batch([e.tokens for e in part] + [ed.corpus.tokens[e.item] for e in part])
         for e, sc, host in zip(part, scores[:len(part)], scores[len(part):]):
             if _count(out, count_copies) >= want:
                 break
