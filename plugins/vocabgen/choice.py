@@ -23,8 +23,8 @@ Both need the same judgement, "could this word fit here?", answered conservative
   a corpus sentence with a noun of the context's class, or when it co-occurs with a context word in a corpus
   sentence.
 * **plausibility margin** (`margin_ok`): the sentence with the answer must beat the sentence with the option by
-  `MARGIN` under the plausibility scorer (`default.default_ranker()`: whichever scorer ships, through its public
-  `score`).
+  `MARGIN` under the plausibility scorer (`ranking.plausibility_batch`, the scorer's public function: whichever
+  ranker ships).
 
 Every lookup is a cached table: lemmas from the precomputed inflection table, WordNet lexnames by seeking the data
 files' byte offsets, the corpus by its token index.
@@ -40,19 +40,22 @@ MARGIN = 0.5
 #: a class of nouns seen in at least this share of a word's corpus sentences counts as seen with it
 SENTENCE_SHARE = 0.05
 #: ... and for what a context word says about a noun option ("afraid" is often beside acts: "afraid of fights")
-CONTEXT_SHARE = 0.15
+CONTEXT_SHARE = 0.10
 #: heads and dependents that say nothing about what fills a slot
 LIGHT = frozenset("""be have do get take make give put keep want like love need see find use let become seem say
 think know try help start begin show bring leave go come look feel hope wish thing one way lot kind something
 anything nothing everything someone anyone time day people man woman person""".split())
-_CONTENT = ("NN", "VB", "JJ", "RB", "CD")
+_CONTENT = ("NN", "VB", "JJ", "RB")  # not numbers: "He has two _____" says nothing about what he has
 _STOP_ADV = frozenset("""not n't very too so also just only still even then there here now again ever never always
 often sometimes much more most well really quite all""".split())
 #: a word whose spelling and sound disagree at the start (a/an)
 _AN_EXCEPTIONS = {"hour": "an", "honest": "an", "honour": "an", "honor": "an", "heir": "an", "hourly": "an",
                   "one": "a", "once": "a", "euro": "a", "european": "a", "ewe": "a"}
 _INDEF = frozenset({"a", "an", "another", "every", "each", "either", "neither"})
-_QUANTITY = frozenset("little much lot lots some all none most part any many few both one".split())
+#: heads of "X of ___" that take any noun ("a large number of ___", "a picture of my ___"): the context is the
+#: word above them
+_QUANTITY = frozenset("""little much lot lots some all none most part any many few both one number kind sort type
+picture photo photograph name rest side end half couple pair group plenty amount""".split())
 _MASS_DET = frozenset({"much", "little", "less", "more", "some"})
 
 
@@ -124,7 +127,8 @@ def partner_classes() -> dict[str, frozenset[str]]:
         if parent[1] in ("ROOT", "-") or not node[1].isalpha() or not parent[1].isalpha():
             continue
         for (a_tag, a), (b_tag, b) in ((node, parent), (parent, node)):
-            cls = primary_class(b, b_tag)
+            # a personal pronoun is a person ("listen to him": listen takes people)
+            cls = "noun.person" if b_tag == "PRP" and b in _PERSONAL else primary_class(b, b_tag)
             if cls is None:
                 continue
             for lem in lemmas(a):
@@ -430,9 +434,11 @@ def slot_context(tokens, index: int, parsed) -> frozenset[str]:
         add(h)
         if tags[h] in ("IN", "TO") and heads[h] >= 0:  # "a glass of ___": the preposition's head
             g = heads[h]
-            add(g)
-            if tokens[g].lower() in _QUANTITY and heads[g] >= 0:  # "drank very little of ___": its head too
-                add(heads[g])
+            if tokens[g].lower() in _QUANTITY:  # "drank very little of ___": the word above says what fits
+                if heads[g] >= 0:
+                    add(heads[g])
+            else:
+                add(g)
         if tokens[h].lower() in lemmas_of_be() or (tags[index].startswith("JJ") and deps[index] == "acomp"):
             for k in range(n):  # "the soup is ___": the copula's subject
                 if heads[k] == h and deps[k] in ("nsubj", "nsubjpass"):
@@ -630,10 +636,12 @@ def _word_risk(option_lemma: str, tag: str, answer_lemma: str, context: frozense
 
 @lru_cache(maxsize=1)
 def _scorer():
+    """ranking.plausibility_batch, the scorer's public function (whichever ranker ships), or None without one."""
     try:
         from treegram.plugins.vocabgen.default import default_ranker
+        from treegram.plugins.vocabgen.ranking import plausibility_batch
 
-        return default_ranker()
+        return plausibility_batch if default_ranker() is not None else None
     except Exception:  # noqa: BLE001 - no scorer: no margin check
         return None
 
@@ -649,4 +657,5 @@ def beats(answer_tokens, option_tokens, by: float = MARGIN) -> bool:
     sc = _scorer()
     if sc is None:
         return True
-    return sc.score(tuple(answer_tokens)) - sc.score(tuple(option_tokens)) >= by
+    a, b = sc([tuple(answer_tokens), tuple(option_tokens)])
+    return float(a) - float(b) >= by

@@ -124,11 +124,13 @@ class CorpusIndex:
             raise ModelFileError(f"corrupt corpus data ({exc})", hint="reinstall treegram") from None
         if not (len(self.texts) == len(self.ja) == len(counts) == len(self.file) == len(self.line)):
             raise ModelFileError("corrupt corpus data (column lengths differ)", hint="reinstall treegram")
-        ptr = np.concatenate([[0], np.cumsum(counts)])
-        self.tokens = [tokenize_with(t, offs[ptr[i]:ptr[i + 1]].tolist()) for i, t in enumerate(self.texts)]
+        ptr = np.concatenate([[0], np.cumsum(counts)]).tolist()
+        offl = offs.tolist()  # plain lists: slicing a numpy array per sentence costs more than the tokenizing
+        self.tokens = [tokenize_with(t, offl[ptr[i]:ptr[i + 1]]) if ptr[i] != ptr[i + 1] else tuple(t.split())
+                       for i, t in enumerate(self.texts)]
         self.files = list(meta.get("files", []))
         self.meta = meta
-        self.by_key = {sentence_key(t): i for i, t in enumerate(self.texts)}
+        self._by_key: dict[str, int] | None = None
         self._by_token: dict[str, list[int]] | None = None
         self._missing: dict[tuple, dict[int, frozenset[str]]] = {}
 
@@ -153,6 +155,13 @@ class CorpusIndex:
         if tid:
             parts.append(f"tatoeba.org #{tid} ({self.tatoeba_users[int(self.tatoeba_user[i])]}) (CC BY 2.0 FR)")
         return "; ".join(parts)
+
+    @property
+    def by_key(self) -> dict[str, int]:
+        """copy key -> sentence index (built on first use: only generation needs it)."""
+        if self._by_key is None:
+            self._by_key = {sentence_key(t): i for i, t in enumerate(self.texts)}
+        return self._by_key
 
     def find_copy(self, tokens) -> int | None:
         """Index of the excerpt sentence these tokens copy (None if not in the excerpt)."""
