@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -522,6 +521,7 @@ class EditGenerator:
 
     # -- swaps into open-class slots ---------------------------------------------------------------------------
     def _swaps(self, T: str, cls: str, forms, allowed) -> list[Edit]:
+        """T swapped into every slot of class `cls` that admits it."""
         d = self.data
         t_id = d.lix.get(T, -1)
         keys, _counts = d.evidence(T)
