@@ -1,12 +1,14 @@
 """One compression table for every system (issue 13 item 5): keep-all, McDonald (2006), the large-margin STSG
-(Cohn & Lapata 2007; Prec, Prec x BP1, Prec x BP2), EM, VB and the Gibbs-sampled Bayesian STSG (GS, mean of
-several seeds as Yamangil & Shieber 2010 average) on broadcast news, train lines 1-1000 -> dev 1001-1170, scored
+(Cohn & Lapata 2007: `svm` = `treegram train stsg --method svm` with its defaults, the length-calibrated version-2
+model of issue 24; `svm-v1` = the issue-13 model, version-1 features, Prec x BP2, C 0.01; `svm-LOSS` = version 2 with
+that loss at --svm-c), EM, VB and the Gibbs-sampled Bayesian STSG (GS, mean of several seeds as Yamangil & Shieber
+2010 average) on broadcast news, train lines 1-1000 -> dev 1001-1170, scored
 against all three annotators: CompR, token F1, RelP/RelR/RelF1, rules, training seconds, compression speed; the same
 systems at matched compression rates (one global per-word reward per system, found by bisection so that its dev
 CompR hits the target rate); approximate-randomization tests (GS vs SVM vs EM, ...) at the systems' own rates and
 at the matched rates.
 
-    python benchmarks/bench_compression.py [--systems keep-all,mcdonald,svm-prec,svm-bp1,svm-bp2,em,vb,gs]
+    python benchmarks/bench_compression.py [--systems keep-all,mcdonald,svm,svm-v1,em,vb,gs]
         [--gs-seeds 0,1,2,3,4] [--gs-sweeps 500] [--work benchmarks/out/compression] [--refresh] [--no-write]
 
 Every system's dev outputs (own rate and matched rates), training and decoding seconds are cached as JSON in
@@ -32,9 +34,12 @@ from treegram.formalism import load_model  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
 from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 
-ALL = ["keep-all", "mcdonald", "svm-prec", "svm-bp1", "svm-bp2", "em", "vb", "gs"]
-LABEL = {"keep-all": "keep-all", "mcdonald": "McDonald", "svm-prec": "SVM Prec", "svm-bp1": "SVM Prec x BP1",
-         "svm-bp2": "SVM Prec x BP2", "em": "EM", "vb": "VB", "gs": "GS"}
+ALL = ["keep-all", "mcdonald", "svm", "svm-v1", "svm-prec", "svm-bp1", "svm-bp2", "svm-hamming", "em", "vb", "gs"]
+DEFAULT = ["keep-all", "mcdonald", "svm", "svm-v1", "em", "vb", "gs"]
+LABEL = {"keep-all": "keep-all", "mcdonald": "McDonald", "svm": "SVM (default)", "svm-v1": "SVM v1 (issue 13)",
+         "svm-prec": "SVM Prec", "svm-bp1": "SVM Prec x BP1", "svm-bp2": "SVM Prec x BP2", "svm-hamming": "SVM Hamming",
+         "em": "EM", "vb": "VB", "gs": "GS"}
+SVMS = ("svm", "svm-v1", "svm-bp2", "svm-bp1", "svm-prec", "svm-hamming")
 
 
 def svm_available() -> bool:
@@ -45,6 +50,12 @@ def svm_available() -> bool:
     from treegram.plugins.stsg.plugin import STSGOptions
 
     return "svm" in attrs.fields_dict(STSGOptions)["method"].metadata[OPTION_KEY].choices
+
+
+def svm_defaults() -> str:
+    from treegram.plugins.stsg import SVM_C, SVM_LOSS
+
+    return f"loss {SVM_LOSS}, C {SVM_C:g}"
 
 
 def rate_of(keeps, dev_tokens) -> float:
@@ -93,9 +104,10 @@ def train_system(name: str, seed: int, ex, corpus, args):
                                callback=lambda r: print(f"  epoch {r['epoch']}: {r['mistakes']} mistakes, hamming "
                                                         f"{r['hamming']}", file=sys.stderr))
         rules = None
-    elif name.startswith("svm-"):
-        model = train_stsg(ex.train_pairs, ex.parser, method="svm", loss=name[4:], C=args.svm_c, seed=seed,
-                           corpus=corpus)
+    elif name in SVMS:
+        opts = ({} if name == "svm" else {"loss": "bp2", "C": 0.01, "version": 1, "calibrate": False}
+                if name == "svm-v1" else {"loss": name[4:], "C": args.svm_c})
+        model = train_stsg(ex.train_pairs, ex.parser, method="svm", seed=seed, corpus=corpus, **opts)
         rules = model.grammar.num_rules() if hasattr(getattr(model, "grammar", None), "num_rules") \
             else model.info.get("rules")
     else:
@@ -118,8 +130,14 @@ def settings_tag(name: str, seed: int, args) -> str:
         return f"{name}-i{args.em_iterations}-a{args.alpha:g}-b{args.beta:g}"
     if name == "mcdonald":
         return f"mcdonald-e{args.mcdonald_epochs}-{args.mcdonald_update}-s{seed}"
-    if name.startswith("svm-"):
-        return f"{name}-C{args.svm_c:g}-s{seed}"
+    if name == "svm":
+        from treegram.plugins.stsg import SVM_C, SVM_LOSS
+
+        return f"svm-default-{SVM_LOSS}-C{SVM_C:g}-v2cal-s{seed}"
+    if name == "svm-v1":
+        return f"svm-v1-bp2-C0.01-s{seed}"
+    if name in SVMS:
+        return f"{name}-C{args.svm_c:g}-v2cal-s{seed}"
     return name
 
 
@@ -250,7 +268,7 @@ def reference_gs(results_md: Path) -> str | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--systems", default=",".join(ALL), help="comma-separated, from " + ",".join(ALL))
+    ap.add_argument("--systems", default=",".join(DEFAULT), help="comma-separated, from " + ",".join(ALL))
     ap.add_argument("--gs-seeds", default="0,1,2,3,4")
     ap.add_argument("--gs-sweeps", type=int, default=500, help="annealed sweeps per GS seed (paper: 5000)")
     ap.add_argument("--em-iterations", type=int, default=30)
@@ -287,7 +305,7 @@ def main() -> None:
     not_run: dict[str, str] = {}
     outputs: dict[str, list[dict]] = {}
     for name in systems:
-        if name.startswith("svm-") and not have_svm:
+        if name in SVMS and not have_svm:
             not_run[name] = ("the large-margin STSG (`--method svm`, branch i13a) is not merged into this "
                              "checkout yet")
             continue
@@ -350,9 +368,10 @@ def main() -> None:
                      f"{n_dev / dec:.0f}" if dec else "-", f"{n_dev / (dec + parse_s):.1f}" if dec else "-"])
 
     def sig_rows(items: dict, prefix=lambda n: n):
-        svms = [s for s in ("svm-bp2", "svm-bp1", "svm-prec") if prefix(s) in items]
+        svms = [s for s in SVMS if prefix(s) in items]
         pairs = [("gs", "em")] + [(a, s) for s in svms for a in ("gs", "em")] + [("gs", "vb"), ("gs", "mcdonald")] \
-            + [(s, "mcdonald") for s in svms] + [("em", "mcdonald")]
+            + [(s, "mcdonald") for s in svms] + [("em", "mcdonald")] + ([("svm", "svm-v1")] if {"svm", "svm-v1"} <=
+                                                                     set(svms) else [])
         out = []
         for a, b in pairs:
             if a is None or b is None or prefix(a) not in items or prefix(b) not in items:
@@ -377,11 +396,11 @@ def main() -> None:
 
     # the paper's orderings (Yamangil & Shieber 2010 Table 1: SVM 54.46 < EM 57.67 < GS 61.64 RelF1)
     def order_line(values: dict, what: str) -> str:
-        have = [n for n in ("svm-bp2", "em", "gs") if n in values]
+        have = [n for n in ("svm", "em", "gs") if n in values]
         if len(have) < 2:
             return f"{what}: not enough systems run to compare."
         parts = []
-        for a, b in [("svm-bp2", "em"), ("em", "gs"), ("svm-bp2", "gs")]:
+        for a, b in [("svm", "em"), ("em", "gs"), ("svm", "gs")]:
             if a in values and b in values:
                 holds = values[a] < values[b]
                 parts.append(f"{LABEL[a]} < {LABEL[b]}: {'holds' if holds else 'does not hold'} "
@@ -397,14 +416,14 @@ def main() -> None:
     def observations() -> list[str]:
         """Computed remarks: McDonald against the tree-based systems, and the SVMs' relation precision."""
         out = []
-        trees = [n for n in ("svm-prec", "svm-bp1", "svm-bp2", "em", "vb", "gs") if n in outputs]
+        trees = [n for n in (*SVMS, "em", "vb", "gs") if n in outputs]
         if "mcdonald" in outputs and trees:
             gaps = [matched[(k, "mcdonald")][0]["rel_f1"] - matched[(k, n)][0]["rel_f1"] for k in targets
                     for n in trees]
             out.append(f"- McDonald vs every tree-based system at every matched rate: RelF1 difference "
                        f"{min(gaps):+.2f} to {max(gaps):+.2f} (McDonald minus the other), i.e. the paper's McDonald < "
                        f"STSG ordering {'does not hold' if min(gaps) > 0 else 'holds only in part'} here.")
-        svms = [n for n in ("svm-prec", "svm-bp1", "svm-bp2") if n in outputs]
+        svms = [n for n in SVMS if n in outputs]
         if svms and "keep-all" in outputs:
             keep_p = own["keep-all"][0]["rel_precision"]
             worst = max([own[n][0]["rel_precision"] for n in svms]
@@ -441,7 +460,9 @@ def main() -> None:
         f"{args.gs_seeds} (mean ± sd over seeds). EM/VB: {args.em_iterations} iterations (as in `stsg`). McDonald: "
         f"kept-bigram features over treegram's parse (POS = parse preterminals, head-rule dependencies, "
         f"constituents), {args.mcdonald_epochs} epochs of 1-best {args.mcdonald_update}, averaged weights, seed 0. "
-        f"SVM: C={args.svm_c:g}. RelF1: spaCy {scorer.versions['spacy']} {scorer.versions['pipeline']} dependency "
+        f"SVM (default): `treegram train stsg --method svm` ({svm_defaults()}, length calibrated on held-out training "
+        f"pairs); SVM v1: the issue-13 model (version-1 features, Prec x BP2, C 0.01, not calibrated); other SVM "
+        f"rows: version 2 at C={args.svm_c:g}, calibrated. RelF1: spaCy {scorer.versions['spacy']} {scorer.versions['pipeline']} dependency "
         f"triples without punctuation (a proxy for the paper's Stanford GRs, so absolute figures differ from the "
         f"paper's). {machine_line()}.",
         "",

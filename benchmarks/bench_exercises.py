@@ -36,7 +36,9 @@ government""".split())
 
 
 #: (words, seed) of the development kits whose items were read while tuning: their words are no kit's either
-DEV_KITS = ((30, 7), (80, 11), (100, 23))
+#: (400, 2511) is kit mc25: its judged labels trained the classroom-fitness model and its judged choice items
+#: guided the open-slot rules of choice.py, so later kits measure on other words
+DEV_KITS = ((30, 7), (80, 11), (100, 23), (400, 2511))
 
 
 def kit_words(n: int, seed: int, exclude: frozenset[str] = DEV_WORDS) -> dict[str, list[str]]:
@@ -50,6 +52,19 @@ def kit_words(n: int, seed: int, exclude: frozenset[str] = DEV_WORDS) -> dict[st
         pool = [w for w in headwords(level, cumulative=False) if len(w) >= 2 and w not in exclude]
         out[level] = sorted(pool[int(i)] for i in rng.choice(len(pool), size=k, replace=False))
     return out
+
+
+def used_words(until: tuple[int, int] | None = None) -> set[str]:
+    """The words of DEV_WORDS and of every kit of DEV_KITS before `until`, each kit drawn as it was: the first
+    three excluding DEV_WORDS only, each later one excluding everything before it."""
+    dev = set(DEV_WORDS)
+    first = set(DEV_WORDS)
+    for k, (n, seed) in enumerate(DEV_KITS):
+        if (n, seed) == until:
+            break
+        ws = kit_words(n, seed, frozenset(first if k < 3 else dev))
+        dev.update(w for level in ws.values() for w in level)
+    return dev
 
 
 def _norm(text: str) -> str:
@@ -80,10 +95,7 @@ def make_kits(args) -> None:
     from treegram.plugins.vocabgen.vocab import parse_vocab_spec
 
     out = Path(args.kit_out)
-    dev = set(DEV_WORDS)
-    if (args.kit_words, args.kit_seed) not in DEV_KITS:
-        for n, seed in DEV_KITS:
-            dev.update(w for ws in kit_words(n, seed).values() for w in ws)
+    dev = used_words(until=(args.kit_words, args.kit_seed))
     words = kit_words(args.kit_words, args.kit_seed, frozenset(dev))
     model = load_vocabgen(args.model, UI(quiet=True))
     rng = np.random.default_rng(args.kit_seed)

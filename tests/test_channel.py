@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 
+import attrs
 import numpy as np
 import pytest
 from conftest import write_demo_pairs
@@ -203,6 +204,24 @@ def test_cli_train_and_compress_round_trip(files, capsys):
     # the model file is JSON + NPZ and reloads to the same decisions
     again = load_model(files / "ch6.model").compress(sent.split())
     assert list(again.keep) == list(comp.keep)
+
+
+def test_default_is_knight_and_marcu_level_4(files, capsys):
+    """`treegram train channel` without --levels trains the better measured setting (RESULTS `channel`): level 4
+    with the PCFG source model; level-6 model files still load as level 6."""
+    from treegram.plugins.channel import DEFAULT_LEVELS
+    from treegram.plugins.channel.plugin import ChannelOptions
+
+    assert DEFAULT_LEVELS == 4 and attrs.fields_dict(ChannelOptions)["levels"].default == 4
+    out = files / "default.model"
+    assert main(["-q", "train", "channel", "--pairs", str(files / "src.txt"), str(files / "tgt.txt"), "--parser",
+                 str(files / "parser.model"), "--out", str(out), "--parse-cache", str(files / "cache")]) == 0
+    m = load_model(out)
+    assert m.levels == 4 and not m.grammar.source.lexicalized
+    m4 = load_model(files / "ch4.model")  # the same model as an explicit --levels 4
+    sent = "The cat slept on the mat .".split()
+    assert list(m.compress(sent).keep) == list(m4.compress(sent).keep)
+    assert load_model(files / "ch6.model").levels == 6
 
 
 def test_cli_grammar_summary(files, capsys):

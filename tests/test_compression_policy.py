@@ -79,14 +79,15 @@ def test_constraints_protect_heads_arguments_negation_and_allow_adjuncts():
 
 
 def test_coordination_keeps_conjunction_and_conjunct_together():
-    s = DepSentence(["cats", "and", "dogs", "sleep"], ["NNS", "CC", "NNS", "VBP"], [4, 1, 1, 0],
-                    ["nsubj", "cc", "conj", "ROOT"])
-    t = analyse(wrap_root(project(s)))
-    np_ = [u for u in range(len(t)) if t.labels[u] == "NP-nsubj"][0]
-    head, cc, conj = t.children[np_]
-    con = Constraints()
-    assert con.subset_cost(t, np_, [head, cc, conj]) == 0 and con.subset_cost(t, np_, [head]) == 0
-    assert con.subset_cost(t, np_, [head, cc]) == np.inf and con.subset_cost(t, np_, [head, conj]) == np.inf
+    s = DepSentence(["And", "cats", "and", "dogs", "sleep"], ["CC", "NNS", "CC", "NNS", "VBP"], [5, 5, 2, 2, 0],
+                    ["cc", "nsubj", "cc", "conj", "ROOT"])
+    for binarize in (False, True):
+        t = analyse(wrap_root(project(s, binarize=binarize)))
+        cost = Constraints().drop_costs(t)
+        by_word = {t.words[t.word_pos[u]]: cost[u] for u in range(len(t)) if t.word_pos[u] >= 0}
+        assert by_word["dogs"] == np.inf  # a conjunct is an argument
+        ccs = [cost[u] for u in range(len(t)) if t.word_pos[u] >= 0 and t.words[t.word_pos[u]] in ("And", "and")]
+        assert sorted(ccs) == [0.0, np.inf]  # "and" before "dogs" stays; the sentence-opening "And" may go
 
 
 def test_punctuation_and_article_repairs():
@@ -238,18 +239,45 @@ def test_dependency_parser_and_ngram_lm():
     assert lm.logprob("an open door".split()) > lm.logprob("a open door".split())
 
 
-def test_train_channel_with_spacy_policy_and_calibrated_length(tmp_path, capsys):
+@pytest.mark.parametrize("formalism,extra", [("channel", ["--levels", "4"]), ("stsg", ["--method", "em"])])
+def test_train_with_spacy_policy_and_calibrated_length(tmp_path, capsys, formalism, extra):
     write_demo_pairs(tmp_path)
-    out = tmp_path / "ch.model"
-    assert main(["-q", "train", "channel", "--pairs", str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"),
-                 "--parser", "spacy", "--levels", "4", "--constraints", "--tidy", "--significance", "1",
-                 "--lm", "0.3", "--target-rate", "0.8", "--out", str(out)]) == 0
+    out = tmp_path / "m.model"
+    assert main(["-q", "train", formalism, "--pairs", str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"),
+                 "--parser", "spacy", *extra, "--constraints", "--tidy", "--significance", "1",
+                 "--target-rate", "0.8", "--out", str(out)]) == 0
     m = load_model(out)
-    assert m.parser.formalism == "spacy-dependency" and m.policy.constraints is not None and m.policy.lm == 0.3
+    assert m.parser.formalism == "spacy-dependency" and m.policy.constraints is not None and m.policy.clean
     sents = [line.split() for line in (tmp_path / "src.txt").read_text().splitlines()[:300]]
-    kept = sum(int(m.compress(s).keep.sum()) for s in sents)
-    assert abs(kept / sum(map(len, sents)) - 0.8) < 0.05  # the calibrated default length
+    rate = sum(m.compress(s).kept for s in sents) / sum(map(len, sents))
+    reached = m.info["calibration_rate_reached"]
+    if formalism == "channel":
+        assert abs(rate - 0.8) < 0.05 and reached == pytest.approx(rate, abs=1e-3)  # the calibrated default length
+    else:  # random deletions (the demo pairs) give an STSG few deletion rules that keep heads and arguments
+        assert reached is None or reached >= 0.8
     capsys.readouterr()
-    assert main(["-q", "compress", "--model", str(out), "--input", "The old cat slept on the mat .", "--json"]) == 0
+    assert main(["-q", "compress", "--model", str(out), "--tokenized", "--input", "The old cat slept on the mat .",
+                 "--json"]) == 0
     res = json.loads(capsys.readouterr().out)["sentences"][0]
     assert res["status"] == "ok" and "cat" in res["compression"] and "slept" in res["compression"]
+
+
+def test_the_shipped_default_compressor(capsys):
+    """The model file in the package: it loads, keeps what the policy protects, and compresses typed text with no
+    options at about the length it was calibrated to."""
+    from treegram.compression.default import default_model, default_model_path
+
+    if default_model_path() is None:
+        pytest.skip("no default compression model in this checkout")
+    m = default_model()
+    assert m.formalism == "channel" and m.parser.formalism == "spacy-dependency" and m.policy.constraints is not None
+    text = ("Police said on Monday that the man , a teacher from Ohio , was not arrested after the long chase "
+            "through the city .").split()
+    c = m.compress(text)
+    out = c.compressed
+    assert 0.4 < c.rate < 1.0 and all(w in text for w in out)
+    for w in ("Police", "said", "man", "was", "not", "arrested"):
+        assert w in out
+    assert main(["-q", "compress", "He did not resist, according to a spokesman for the city."]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("He did not resist") and line.endswith(".")

@@ -280,3 +280,131 @@ def test_cli_resume_continues_the_checkpointed_run(files, capsys):
     b, c = load_model(files / "b.model"), load_model(files / "c.model")
     assert b.info["iterations_run"] == c.info["iterations_run"] > 2
     assert np.array_equal(b.grammar.weights, c.grammar.weights)
+
+
+# -- version 2: features, separable data, length calibration, version-1 files ------------------------------------------
+
+def _pp_adjective_corpus(trees):
+    """Compressions that drop every PP, adjective and adverb: a deletion pattern the grammar can express exactly."""
+    src = [wrap_root(t) for t in trees]
+    keeps = []
+    for t in src:
+        drop = set()
+        for node in t.subtrees():
+            if node.label in ("PP", "ADVP") or (node.is_preterminal and node.label in ("JJ", "RB")):
+                drop.update(w for w in _word_positions(t, node))
+        keeps.append(np.array([i not in drop for i in range(len(t.leaves()))]))
+    return PairCorpus(src, [derive_target(s, k) for s, k in zip(src, keeps)], keeps)
+
+
+def _word_positions(root, node):
+    """Word positions of `node` inside `root` (by identity, pre-order)."""
+    pos, out = 0, []
+
+    def walk(n, inside):
+        nonlocal pos
+        for c in n.children:
+            if isinstance(c, str):
+                if inside:
+                    out.append(pos)
+                pos += 1
+            else:
+                walk(c, inside or c is node)
+
+    walk(root, root is node)
+    return out
+
+
+def test_unseen_rules_get_frequencies_below_the_seen_ones():
+    corpus = _corpus(12)
+    induced = induce_grammar(corpus)
+    seen = [induced.smoothed_log_frequencies(r.fragment) for r in induced.rules]
+    from treegram.plugins.stsg.grammar import copy_delete_rules
+
+    unseen = [f for t in demo_trees()[12:30] for n in wrap_root(t).subtrees() if n.children
+              for f in copy_delete_rules(n) if not induced.is_seen(str(f))]
+    assert unseen
+    worst_seen = min(lp[2] for lp in seen)
+    for f in unseen[:50]:
+        lts, lst, ljoint = induced.smoothed_log_frequencies(f)
+        # version 1 gave them no value, read as 0 = probability 1, above every seen rule
+        assert ljoint < worst_seen and lts <= 0 and lst <= 0
+        assert induced.log_prob_given_roots(f) < 0
+        v2 = SVMGrammar(induced, FeatureIndex()).features(f)
+        assert v2["unseen"] == 1.0 and v2["lp(s,t)"] == ljoint and "lp(e|c)" in v2
+        src = str(f).partition(" / ")[0]
+        if induced.source_count.get(src):  # a source side seen with other targets: below each of them
+            assert lts < min(math.log(r.count / induced.source_count[src]) for r in induced.rules
+                             if r.source_text == src)
+        v1 = SVMGrammar(induced, FeatureIndex(), version=1).features(f)
+        assert "lp(s,t)" not in v1 and "lp(e|c)" not in v1
+
+
+def test_svm_reaches_the_gold_and_keeps_constituents_whole_on_a_separable_set():
+    trees = demo_trees()
+    train, test = _pp_adjective_corpus(trees[:36]), _pp_adjective_corpus(trees[36:])
+    grammar, info = train_svm(train, loss="hamming", C=1.0, iterations=30)
+    assert info["converged"] and info["grammar_version"] == 2
+    exact = sum(np.array_equal(grammar.decode(s)[1], k) for s, k in zip(train.sources, train.keeps))
+    assert exact >= 0.9 * len(train.sources)
+    f1 = []
+    for src, keep in zip(test.sources, test.keeps):
+        tree, out, _ = grammar.decode(src)
+        tp = int((out & keep).sum())
+        f1.append(2 * tp / (out.sum() + keep.sum()))
+        for node in src.subtrees():  # a PP is kept whole or dropped whole: no stranded preposition or object
+            if node.label == "PP":
+                kept = [out[i] for i in _word_positions(src, node)]
+                assert all(kept) or not any(kept)
+    assert np.mean(f1) > 0.9
+
+
+def test_length_calibration_brings_held_out_pairs_to_the_gold_rate():
+    from treegram.plugins.stsg.largemargin import calibrate_length_bias
+
+    corpus = _corpus(40, seed=2, rate=0.6)
+    cal = calibrate_length_bias(corpus, holdout=4, loss="bp2", C=0.01, iterations=10)
+    assert cal["pairs"] == 10
+    assert abs(cal["rate_after"] - cal["gold_rate"]) <= abs(cal["rate_before"] - cal["gold_rate"])
+    assert abs(cal["rate_after"] - cal["gold_rate"]) < 8.0
+    # the bias moves the rate the right way: below zero when the raw model keeps more than the gold
+    assert (cal["bias"] < 0) == (cal["rate_before"] > cal["gold_rate"]) or cal["bias"] == 0
+
+
+def test_version_1_model_files_still_load_and_decode_as_before(files, tmp_path):
+    """A model file written before grammar versions (no "version" in its metadata) is the issue-13 model: version-1
+    features, the same decisions as when it was trained."""
+    from treegram.plugins.stsg.compressor import train_stsg
+    from treegram.plugins.stsg.largemargin import SVMSTSGModel
+
+    corpus = _corpus(16)
+    grammar, info = train_svm(corpus, loss="bp2", C=0.01, iterations=5, version=1)
+    path = tmp_path / "v1.model"
+    SVMSTSGModel(grammar, load_model(files / "svm.model").parser, info).save(path)
+    meta, arrays = load_bundle(path)
+    del meta["plugin_meta"]["svm"]["version"]  # as issue-13 files were written
+    save_bundle(path, meta, arrays)
+    old = load_model(path)
+    assert old.grammar.version == 1
+    for t in [wrap_root(t) for t in demo_trees()[16:30]]:
+        a, b = grammar.decode(t), old.grammar.decode(t)
+        assert np.array_equal(a[1], b[1]) and a[2] == pytest.approx(b[2])
+    assert train_stsg  # the CLI path is covered by the `files` fixture (version 2, calibrated)
+
+
+def test_cli_trains_the_calibrated_version_2_model_by_default(files, capsys):
+    import attrs
+
+    from treegram.plugins.stsg.plugin import STSGOptions
+
+    opts = attrs.fields_dict(STSGOptions)
+    assert (opts["loss"].default, opts["C"].default, opts["calibrate"].default) == ("hamming", 1.0, True)
+    m = load_model(files / "svm.model")
+    assert m.grammar.version == 2 and m.info["calibration"]["pairs"] > 0
+    assert m.policy.reward == m.info["calibration"]["bias"]  # the calibrated default length
+    common = ["train", "stsg", "--method", "svm", "--C", "1", "--pairs", str(files / "src.txt"),
+              str(files / "tgt.txt"), "--parser", str(files / "parser.model"), "--json"]
+    assert main(["-q", *common, "--no-calibrate", "--out", str(files / "raw.model")]) == 0
+    capsys.readouterr()
+    raw = load_model(files / "raw.model")
+    assert raw.info["calibration"] is None and raw.policy.reward == 0.0

@@ -296,6 +296,8 @@ class TreeChartDecoder:
         if item is None:
             raise InputError("no derivation for the source tree (internal error: copy rules should always apply)")
         pol = self.policy
+        if pol is not None and pol.length_prior and pol.target is not None:
+            return self._decode_by_length(reward, pol)
         if pol is not None and pol.lm:
             cands = []
             for sc, apps in self.chart.kbest(item[0], item[1], pol.nbest, scores):
@@ -307,6 +309,27 @@ class TreeChartDecoder:
                     return self._finish(tree, k, sc, reward)
         tree, keep = self.output(vit.derivation(*item))
         return self._finish(tree, keep, vit.score(*item), reward)
+
+    def _decode_by_length(self, reward: float, pol) -> Compression:
+        """The policy's soft per-sentence length: the best compression of each length, scored with the reward, the
+        length prior and (with `lm`) the language model; the best of them."""
+        n = len(self.tokens)
+        cands = []
+        # lengths far below the target are never worth their prior cost; skipping them keeps this cheap
+        for k in range(max(1, math.floor((pol.target - 0.4) * n)), n + 1):
+            c = self.decode_length(k)
+            if c is not None:
+                c.score += reward * c.kept - pol.length_penalty(n, c.kept)
+                c.reward = reward
+                cands.append(c)
+        if not cands:
+            return self.decode(reward)
+        if pol.lm:
+            from treegram.ngramlm import english_lm
+
+            lm = english_lm()
+            return max(cands, key=lambda c: c.score + pol.lm * lm.logprob(c.compressed))
+        return max(cands, key=lambda c: c.score)
 
     def decode_length(self, k: int) -> Compression | None:
         n = len(self.tokens)
@@ -358,12 +381,13 @@ def parse_source(parser, tokens: list[str], *, what: str = "compression"):
 
 def load_parser(spec):
     """The parser a compressor is trained with: ``spacy`` for the pinned spaCy pipeline's dependency parses read as
-    dependency-projected trees (`treegram.depparse`), else the path of a treegram parsing model (pcfg, tsg, ...)."""
-    from treegram.depparse import FORMALISM, DependencyParser
+    dependency-projected trees (`treegram.depparse`; ``spacy-binary``: binarized head-outward), else the path of a
+    treegram parsing model (pcfg, tsg, ...)."""
+    from treegram.depparse import FORMALISM, SPECS, DependencyParser
     from treegram.formalism import load_model
 
-    if str(spec) in ("spacy", FORMALISM):
-        return DependencyParser()
+    if str(spec) in SPECS or str(spec) == FORMALISM:
+        return DependencyParser(binarize=SPECS.get(str(spec), False))
     path = Path(spec)
     if not path.is_file():
         raise InputError(f"{path}: parser model not found",
@@ -379,10 +403,10 @@ def load_parser(spec):
 def parser_fingerprint(spec) -> str:
     """What identifies a parser's output in parse caches: the model file's hash, or the spaCy pipeline's version."""
     from treegram.compression.treeprep import model_fingerprint
-    from treegram.depparse import FORMALISM, pipeline_version
+    from treegram.depparse import FORMALISM, SPECS, pipeline_version
 
-    if str(spec) in ("spacy", FORMALISM):
-        return pipeline_version()
+    if str(spec) in SPECS or str(spec) == FORMALISM:
+        return f"{pipeline_version()} {spec}"
     return model_fingerprint(spec)
 
 

@@ -9,18 +9,19 @@ that a decoder adds when a surviving node drops children:
 - `drop_costs(t)[c]`: the cost of dropping node c while its parent survives.  Protected: the head child (no
   constituent survives without its head), dependents whose relation is an argument (`ARGUMENT_RELATIONS`: subjects,
   objects, clausal complements, the object of a preposition, auxiliaries, negation, determiners, markers, ...),
-  negation words (and the phrase one heads), wh-words (and every phrase holding one, up to its clause), and the
-  predicate of a copula (the first dependent after a form of *be*).  A punctuation mark is never dropped on its
-  own (`keep_punctuation`): it goes with the constituent it belongs to, or in `clean_punctuation` when a deletion
-  left it dangling.
-- `subset_cost(t, u, kept)`: the cost of a choice of surviving children of u that breaks an agreement between
-  siblings: a coordinating conjunction survives exactly when a conjunct after it does (no "A B" and no "A and").
+  negation words and wh-words (and every phrase holding one, up to its clause: "n't yet", "how long"), and the
+  predicate of a copula (the first dependent after a form of *be*), and the parts of a name ("[St.] Louis").
+  Conjuncts are arguments too: deleting "and I don't kick down doors" loses as much as deleting the first clause
+  would; so is the conjunction before a conjunct (no "A B"), while a conjunction without one ("And ..." opening a
+  sentence) may go.  A punctuation mark is never dropped on its own (`keep_punctuation`): it goes with the constituent it
+  belongs to, or in `clean_punctuation` when a deletion left it dangling.
 
 Relations come from dependency-projected trees (`treegram.trees.depproject`, ``NP-nsubj``); on PTB trees without
 relations only the head, negation and wh-word constraints apply.
 
 `clean_punctuation(tokens, keep)` then repairs what word deletion leaves: punctuation at the start, runs of
-punctuation (", ," and ", ."), a bracket or quote whose partner or content was deleted.
+punctuation (", ," and ", ."), a bracket or quote whose partner or content was deleted; `agree_articles` undoes a
+deletion that left "a" before a vowel ("a [big] apple"); `tidy` does both.
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ __all__ = ["ARGUMENT_RELATIONS", "NEGATION", "WH_WORDS", "BE_FORMS", "Constraint
 ARGUMENT_RELATIONS = frozenset({
     "nsubj", "nsubjpass", "csubj", "csubjpass", "expl",  # subjects
     "dobj", "iobj", "dative", "attr", "acomp", "oprd", "xcomp", "ccomp", "pcomp", "pobj",  # complements
-    "aux", "auxpass", "neg", "prt", "case", "det", "predet", "mark", "poss", "agent_",
+    "aux", "auxpass", "neg", "prt", "case", "det", "predet", "mark", "poss",
+    "conj",  # a conjunct carries as much as the first one: annotators keep both ("I don't use guns and I don't ...")
 })
 NEGATION = frozenset({"not", "n't", "never", "no", "nothing", "nobody", "none", "neither", "nor", "nowhere",
                       "cannot", "without"})
-WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "whether"})
+WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "whether",
+                      "however", "whatever", "whoever", "whenever", "wherever", "whichever"})
 BE_FORMS = frozenset({"be", "am", "is", "are", "was", "were", "been", "being", "'s", "'re", "'m"})
 PUNCTUATION = frozenset({",", ".", ":", ";", "!", "?", "-", "--", "...", "``", "''", '"', "'", "`", "(", ")",
                          "-LRB-", "-RRB-", "[", "]", "-LSB-", "-RSB-", "{", "}", "-LCB-", "-RCB-"})
@@ -50,6 +53,10 @@ _OPEN = {"(": ")", "-LRB-": "-RRB-", "[": "]", "-LSB-": "-RSB-", "{": "}", "-LCB
 _CLOSE = {v: k for k, v in _OPEN.items()}
 _FINAL = frozenset({".", "?", "!"})
 _TRAILING = frozenset({",", ":", ";", "-", "--"})
+# a deleted clause they open was a sentence-level modifier: the comma before it closed the clause before ("As he put
+# it , [when ...] , it does")
+_SUBORDINATORS = frozenset({"when", "if", "because", "although", "though", "while", "since", "after", "before",
+                            "unless", "until", "as", "once", "whereas"})
 _PREDICATE = frozenset({"acomp", "attr", "prep", "advmod", "npadvmod", "oprd", "ccomp", "xcomp"})
 
 INF = math.inf
@@ -74,25 +81,34 @@ class Constraints:
             if not kids:
                 continue
             out[kids[t.head_child(u, kids)]] = self.cost
+            head_tag = t.tags[t.head[u]]
             for c in kids:
-                if dependency_relation(t.labels[c]) in self.arguments:
+                rel = dependency_relation(t.labels[c])
+                if rel in self.arguments:
                     out[c] = self.cost
+                elif rel == "compound" and head_tag.startswith("NNP") and t.tags[t.head[c]].startswith("NNP"):
+                    out[c] = self.cost  # part of a name: "[St.] Louis", "[McDonnell] Douglas"
                 elif self.keep_punctuation and t.word_pos[c] >= 0 and t.words[t.word_pos[c]] in PUNCTUATION:
                     out[c] = self.cost  # punctuation goes with what it separates: `clean_punctuation`
             hw = t.words[t.head[u]].lower()
             if hw in BE_FORMS and t.tags[t.head[u]].startswith(("VB", "AUX")):
                 self._protect_predicate(t, u, out)
+        # a conjunction stays with the conjunct after it; dependents of one head word may sit at different nodes
+        # (binarized trees), so they are grouped by the head word's position
+        conj_after: dict[int, int] = {}
+        for c in range(1, n):
+            if dependency_relation(t.labels[c]) == "conj":
+                h = t.head[t.parent[c]]
+                conj_after[h] = max(conj_after.get(h, -1), t.span[c][0])
+        for c in range(1, n):
+            if dependency_relation(t.labels[c]) == "cc" and t.span[c][0] < conj_after.get(t.head[t.parent[c]], -1):
+                out[c] = self.cost
         for u in range(n):
             if t.word_pos[u] < 0:
                 continue
             w = t.words[t.word_pos[u]].lower()
-            if w in self.negation:  # the word and the phrase it heads ("almost never")
-                v = u
-                out[v] = self.cost
-                while t.parent[v] > 0 and t.head[t.parent[v]] == t.head[u]:
-                    v = t.parent[v]
-                    out[v] = self.cost
-            elif w in self.wh_words:  # every phrase holding it up to its clause ("how long", "what time")
+            if w in self.negation or w in self.wh_words:
+                # the word and every phrase holding it up to its clause: "n't" inside "n't yet", "how long"
                 v = u
                 out[v] = self.cost
                 while t.parent[v] > 0 and not t.tags[t.head[t.parent[v]]].startswith(("VB", "MD")):
@@ -102,36 +118,21 @@ class Constraints:
         return out
 
     def _protect_predicate(self, t: AnalysedTree, u: int, out: np.ndarray) -> None:
-        """The first dependent after a copula that can be its predicate ("He 's [down to earth]")."""
+        """The predicate of a copula: its first complement after the verb ("He 's [down to earth]", "they 're still
+        [in Europe]"), an adverb only when nothing else follows it ("it is [here]")."""
         h = t.head[u]
-        for c in t.children[u]:
-            if t.span[c][0] > h and dependency_relation(t.labels[c]) in _PREDICATE:
-                out[c] = self.cost
-                return
-
-    def subset_cost(self, t: AnalysedTree, u: int, kept: list[int]) -> float:
-        """The cost of node u keeping exactly the children `kept` (node numbers, in order)."""
-        kids = t.children[u]
-        rel = [dependency_relation(t.labels[c]) for c in kids]
-        if "cc" not in rel:
-            return 0.0
-        ks = set(kept)
-        for i, c in enumerate(kids):
-            if rel[i] != "cc":
-                continue
-            later_conj = [kids[j] for j in range(i + 1, len(kids)) if rel[j] == "conj"]
-            if not later_conj:
-                continue
-            if (c in ks) != any(x in ks for x in later_conj):
-                return self.cost
-        return 0.0
+        after = [c for c in t.children[u] if t.span[c][0] > h and dependency_relation(t.labels[c]) in _PREDICATE]
+        strong = [c for c in after if dependency_relation(t.labels[c]) != "advmod"]
+        if strong or after:
+            out[(strong or after)[0]] = self.cost
 
 
 def clean_punctuation(tokens: list[str], keep) -> np.ndarray:
     """The keep mask with dangling punctuation removed (never adds a word):
 
     - punctuation before the first kept word (but a kept opening bracket or quote whose partner survives);
-    - the two commas around deleted material (an appositive or parenthetical between commas);
+    - the two commas around deleted material (an appositive or parenthetical between commas; one stays before a
+      capitalised word or a number, or when the deleted material was a clause opened by a subordinator);
     - in a run of kept punctuation marks the ones before the last (", , ," -> ","; ", ." -> "."), brackets and
       quotes excepted;
     - a bracket or quote pair with nothing kept between them, and one whose partner was deleted;
@@ -165,11 +166,15 @@ def clean_punctuation(tokens: list[str], keep) -> np.ndarray:
             break
         if keep[i] and tokens[i] not in paired:
             keep[i] = False
-    # a comma pair around deleted material ("The man , [a teacher] , was") goes with it
+    # a comma pair around deleted material ("The man , [a teacher] , was") goes with it -- unless a name or a
+    # number follows, as in a sign-off or a list of places ("Lisa Price , [for CNN] , Chicago"): then one stays
     kept_idx = [i for i in range(n) if keep[i]]
     for a, b in zip(kept_idx, kept_idx[1:]):
         if b > a + 1 and tokens[a] == "," and tokens[b] == "," and not keep[a + 1:b].any():
-            keep[a] = keep[b] = False
+            nxt = next((tokens[j] for j in range(b + 1, n) if keep[j]), "")
+            keep[a] = False
+            if not (nxt[:1].isupper() or nxt[:1].isdigit() or tokens[a + 1].lower() in _SUBORDINATORS):
+                keep[b] = False
     # runs of kept punctuation: keep the last (a final . ? ! wins over a comma before it)
     kept_idx = [i for i in range(n) if keep[i]]
     for a, b in zip(kept_idx, kept_idx[1:]):

@@ -9,6 +9,9 @@ corpus frequency is `wordfreq`'s Zipf frequency (log10 occurrences per billion w
     sig(w) = UNSEEN (5)            for such a word wordfreq has never seen (names, numbers, typos)
     sig(w) = 0                     otherwise (function words, punctuation, adverbs)
 
+and, with `floor`, every noun, verb and number at least `floor`: a common verb ("make sure", "get advice") carries
+a clause's content as much as a rare one, and annotators keep it.
+
 Zipf 7 is "the"; a word with Zipf 3 (about one in a million) scores 4.  Tags may carry a dependency relation
 (``NN-nsubj``: `treegram.trees.depproject`); it is ignored.
 
@@ -27,6 +30,7 @@ import numpy as np
 __all__ = ["word_significance", "CONTENT_TAGS", "UNSEEN"]
 
 CONTENT_TAGS = ("NN", "VB", "JJ", "CD", "FW")
+_FLOORED = ("NN", "VB", "CD")
 UNSEEN = 5.0
 _TOP = 7.0
 
@@ -38,7 +42,7 @@ def _zipf(word: str) -> float:
     return zipf_frequency(word, "en")
 
 
-def word_significance(words: Sequence[str], tags: Sequence[str]) -> np.ndarray:
+def word_significance(words: Sequence[str], tags: Sequence[str], floor: float = 0.0) -> np.ndarray:
     """sig(w) for every word (see the module docstring)."""
     out = np.zeros(len(words))
     for i, (w, tag) in enumerate(zip(words, tags)):
@@ -46,4 +50,6 @@ def word_significance(words: Sequence[str], tags: Sequence[str]) -> np.ndarray:
             continue
         z = _zipf(w.lower())
         out[i] = max(0.0, _TOP - z) if z > 0 else UNSEEN
+        if floor and tag.startswith(_FLOORED):
+            out[i] = max(out[i], floor)
     return out

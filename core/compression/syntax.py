@@ -73,6 +73,16 @@ class WittenBell:
             return backoff
         return (self.table[ctx].get(outcome, 0.0) + types * backoff) / (total + types)
 
+    def logprob(self, ctx: str, outcome: str, log_backoff: float) -> float:
+        """log of `prob` with the back-off given as a log (no underflow for long rules' tiny back-offs)."""
+        total, types = self.stats(ctx)
+        if total <= 0:
+            return log_backoff
+        c = self.table[ctx].get(outcome, 0.0)
+        if c > 0:
+            return math.log(c + types * math.exp(log_backoff)) - math.log(total + types)
+        return math.log(types) + log_backoff - math.log(total + types)
+
     def seen(self, ctx: str) -> bool:
         return self.stats(ctx)[0] > 0
 
@@ -221,22 +231,22 @@ class SyntaxModel:
         self.vocab.add(w)
 
     # -- probabilities ----------------------------------------------------------------------------------------
-    def base_rule_prob(self, cat: str, kids: tuple[str, ...]) -> float:
+    def base_rule_logp(self, cat: str, kids: tuple[str, ...]) -> float:
         u = 1.0 / (len(self.categories) + 1)
-        p = self.child.prob(cat, STOP, u)
+        lp = math.log(self.child.prob(cat, STOP, u))
         for k in kids:
-            p *= self.child.prob(cat, k, u)
-        return p
+            lp += math.log(self.child.prob(cat, k, u))
+        return lp
 
     def rule_logp(self, cat: str, hw: str, kids: tuple[str, ...]) -> float:
         key = ("r", cat, hw if self.lexicalized else "", kids)
         got = self._memo.get(key)
         if got is None:
             out = " ".join(kids)
-            p = self.rule.prob(cat, out, self.base_rule_prob(cat, kids))
+            lp = self.rule.logprob(cat, out, self.base_rule_logp(cat, kids))
             if self.lexicalized:
-                p = self.rule_lex.prob(context_key(cat, hw), out, p)
-            got = self._memo[key] = math.log(p)
+                lp = self.rule_lex.logprob(context_key(cat, hw), out, lp)
+            got = self._memo[key] = lp
         return got
 
     def word_logp(self, w: str, tag: str, cat: str, pcat: str, phw: str) -> float:

@@ -46,11 +46,22 @@ def phrase_label(tag: str, relations) -> str:
     return "XP"
 
 
-def project(sent, *, relations_in_labels: bool = True, root: str | None = None) -> Tree:
+def project(sent, *, relations_in_labels: bool = True, root: str | None = None, binarize: bool = False) -> Tree:
     """The projected tree of a dependency parse (`treegram.corpora.dependency.DepSentence`: 1-based heads, 0 =
     root).  Several roots (or a bare word) are gathered under an ``XP``; `root` wraps the result in one more node
     (e.g. ``"ROOT"``).  Non-projective arcs are first lifted (`projective_heads`), so the tree's words are the
-    sentence's in order."""
+    sentence's in order.
+
+    `binarize`: every phrase takes its dependents one at a time, head-outward -- right dependents first, nearest
+    first, then left ones -- through intermediate ``@``-nodes (``@S``), so each node holds the head part and one
+    dependent and a grammar over these trees decides dependent by dependent (what to keep never depends on how many
+    siblings a head happens to have):
+
+    >>> from treegram.corpora.dependency import DepSentence
+    >>> project(DepSentence(["Police", "arrested", "him", "."], ["NNS", "VBD", "PRP", "."], [2, 0, 2, 2],
+    ...                     ["nsubj", "ROOT", "dobj", "punct"]), binarize=True).to_bracket()
+    '(S (NNS-nsubj Police) (@S (@S (VBD arrested) (PRP-dobj him)) (.-punct .)))'
+    """
     n = len(sent.words)
     heads = projective_heads(sent.heads)
     kids: list[list[int]] = [[] for _ in range(n + 1)]
@@ -78,8 +89,18 @@ def project(sent, *, relations_in_labels: bool = True, root: str | None = None) 
             continue
         parts = [built.pop(k) for k in kids[i]] + [(i, Tree(tag, (sent.words[i - 1],)))]
         parts.sort(key=lambda p: p[0])
-        cat = label(i, phrase_label(tag, (rels[k - 1] for k in kids[i])))
-        built[i] = (parts[0][0], Tree(cat, tuple(t for _, t in parts)))
+        base = phrase_label(tag, (rels[k - 1] for k in kids[i]))
+        cat = label(i, base)
+        if not binarize or len(parts) <= 2:
+            built[i] = (parts[0][0], Tree(cat, tuple(t for _, t in parts)))
+            continue
+        h = next(j for j, (pos, _t) in enumerate(parts) if pos == i)
+        cur = parts[h][1]
+        steps = [(False, t) for _p, t in parts[h + 1:]] + [(True, t) for _p, t in reversed(parts[:h])]
+        for k, (left, dep) in enumerate(steps):
+            lab = cat if k == len(steps) - 1 else "@" + base
+            cur = Tree(lab, (dep, cur) if left else (cur, dep))
+        built[i] = (parts[0][0], cur)
     tops = sorted(built[r] for r in kids[0])
     if len(tops) == 1 and not tops[0][1].is_preterminal:
         tree = tops[0][1]

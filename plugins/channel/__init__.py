@@ -9,3 +9,8 @@ level-4 special case.
 
 Pair reading, tree preparation and evaluation are shared with stsg through `treegram.compression`.
 """
+
+# The default back-off chain of `treegram train channel`: Knight & Marcu's level 4 with its PCFG source model, the
+# better measured setting on broadcast-news dev (benchmarks/RESULTS.md `channel`, `compression-defaults`; 6 is the
+# lexicalized model).  Model files carry their own levels, so older level-6 models load unchanged.
+DEFAULT_LEVELS = 4

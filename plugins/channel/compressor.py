@@ -8,11 +8,12 @@ from typing import Any
 
 from treegram.compression.align import Pair
 from treegram.compression.compressor import ParsedCompressor, TreeChartDecoder, embed_parser, embedded_parser
-from treegram.compression.policy import DeletionPolicy
+from treegram.compression.policy import DeletionPolicy, apply_options
 from treegram.compression.treeprep import parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
 from treegram.formalism import save_model
 
+from treegram.plugins.channel import DEFAULT_LEVELS
 from treegram.plugins.channel.model import ChannelGrammar, analyse, project, training_summary
 
 __all__ = ["ChannelModel", "train_channel"]
@@ -111,8 +112,8 @@ class ChannelModel(ParsedCompressor):
 
 # -- training ------------------------------------------------------------------------------------------------------
 
-def train_channel(pairs: list[Pair], parser, *, levels: int = 6, source_lexicalized: bool | None = None, trees=None,
-                  parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1, ui=None,
+def train_channel(pairs: list[Pair], parser, *, levels: int = DEFAULT_LEVELS, source_lexicalized: bool | None = None,
+                  trees=None, parser_path=None, parser_id: str = "", cache_dir=None, workers: int = 1, ui=None,
                   options=None) -> ChannelModel:
     """Count the source model, the channel and the added-subtree model over the pairs' long trees (parsed with
     `parser`, or given as `trees`) and their deletion alignments.  `options` (`PolicyOptions`): the deletion
@@ -140,39 +141,12 @@ def train_channel(pairs: list[Pair], parser, *, levels: int = 6, source_lexicali
             skipped += 1  # an empty compression has no short tree
             continue
         g.observe(t, p.keep)
-    policy, extra = _policy(options, parser, parser_id, cache_dir, ui)
     info = {"levels": levels, "source_lexicalized": g.source.lexicalized, "training_pairs": len(pairs),
-            **extra,
             "non_deletion_pairs": sum(not p.pure_deletion for p in pairs),
             "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0),
-            **training_summary(len(pairs) - skipped, skipped, g),
-            "training_seconds": round(time.perf_counter() - start, 2)}
-    model = ChannelModel(g, parser, info, policy)
-    if options is not None and options.target_rate is not None:
-        from treegram.compression.policy import calibrate_reward, read_sentences
+            **training_summary(len(pairs) - skipped, skipped, g)}
 
-        sents = (read_sentences([options.calibrate_text]) if options.calibrate_text
-                 else [p.source for p in pairs[:500]])
-        track = (lambda xs: ui.track(xs, description="calibrating the default length")) if ui else None
-        model.info["default_reward"] = round(calibrate_reward(model, sents, options.target_rate, progress=track), 4)
-        model.info["calibrated_rate"] = options.target_rate
+    model = apply_options(ChannelModel(g, parser, info), options, parser=parser, parser_id=parser_id,
+                          cache_dir=cache_dir, default_text=[p.source for p in pairs], ui=ui)
     model.info["training_seconds"] = round(time.perf_counter() - start, 2)
     return model
-
-
-def _policy(options, parser, parser_id: str, cache_dir, ui):
-    """The deletion policy of the options (with the valency counts of --valency-text), and what to record of it."""
-    if options is None:
-        return None, {}
-    from treegram.compression.policy import read_sentences
-    from treegram.compression.valency import Valency
-
-    valency = None
-    extra: dict[str, Any] = {}
-    if options.valency_text:
-        sents = read_sentences(options.valency_text)
-        track = (lambda xs: ui.track(xs, description="parsing --valency-text")) if ui else None
-        trees, _counts = parse_sentences(sents, parser, parser_id=parser_id, cache_dir=cache_dir, progress=track)
-        valency = Valency().count_trees(analyse(wrap_root(t)) for t in trees).prune(2)
-        extra["valency_sentences"] = len(sents)
-    return options.policy(valency), extra

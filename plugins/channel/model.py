@@ -65,6 +65,8 @@ from treegram.compression.syntax import (STOP, TOP, AnalysedTree, SyntaxModel, W
 from treegram.errors import InputError
 from treegram.trees import Tree
 
+from treegram.plugins.channel import DEFAULT_LEVELS
+
 __all__ = ["WittenBell", "SyntaxModel", "Channel", "AnalysedTree", "analyse", "subsets", "ChannelGrammar",
            "MAX_FULL", "MAX_DROPS_WIDE", "project", "STOP", "TOP"]
 
@@ -109,7 +111,7 @@ class Channel:
     """p(long rule | short rule) with Witten-Bell back-off over Table 1's levels (`levels=6`: from level 1;
     `levels=4`: Knight & Marcu, from level 4)."""
 
-    def __init__(self, levels: int = 6):
+    def __init__(self, levels: int = DEFAULT_LEVELS):
         if levels not in (4, 6):
             raise InputError(f"--levels must be 6 (lexicalized) or 4 (Knight & Marcu), got {levels}")
         self.levels = levels
@@ -206,7 +208,7 @@ class Channel:
 class ChannelGrammar:
     """Source model p(s), channel p(l|s) and the syntax model of added subtrees."""
 
-    def __init__(self, levels: int = 6, source_lexicalized: bool | None = None):
+    def __init__(self, levels: int = DEFAULT_LEVELS, source_lexicalized: bool | None = None):
         self.levels = levels
         # the source (and added-subtree) model is lexicalized with the 6-level channel, a PCFG with KM's; the
         # other two combinations are ablations (which half of the model the lexicalization helps or hurts)
@@ -269,7 +271,7 @@ class ChannelGrammar:
     # -- decoding ---------------------------------------------------------------------------------------------
     def chart(self, t: AnalysedTree, policy=None) -> "SentenceChart":
         """The chart of all compressions of t; `policy` (a `treegram.compression.policy.DeletionPolicy`, or
-        anything with its `drop_costs` / `subset_cost`) leaves out what its constraints forbid and charges its
+        anything with its `drop_costs`) leaves out what its constraints forbid and charges its
         drop costs."""
         return SentenceChart(self, t, policy)
 
@@ -337,7 +339,6 @@ class SentenceChart:
                 ks = set(kept)
                 if policy is not None:
                     cost = sum(drop_cost[kids[i]] for i in range(len(kids)) if i not in ks)
-                    cost += policy.subset_cost(t, u, kept_nodes)
                     if cost == math.inf:
                         continue  # never: leave the application out of the chart
                 else:

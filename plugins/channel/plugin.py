@@ -12,6 +12,8 @@ from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
 
+from treegram.plugins.channel import DEFAULT_LEVELS
+
 
 @attrs.frozen
 class ChannelOptions(PolicyOptions):
@@ -22,11 +24,13 @@ class ChannelOptions(PolicyOptions):
                               "per line")
     parser: str = option(required=True, type=str,
                          help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees")
-    levels: int = option(6, type=int, choices=(6, 4),
-                         help="6: lexicalized channel and source model, Witten-Bell over the six back-off levels "
-                              "(Yamangil & Nelken 2008; default); 4: from level 4 down, unlexicalized (Knight & "
-                              "Marcu 2000)")
+                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
+                              "one dependent per node)")
+    levels: int = option(DEFAULT_LEVELS, type=int, choices=(4, 6),
+                         help="4: from level 4 down, unlexicalized (Knight & Marcu 2000; default: the better "
+                              "measured on broadcast-news dev, benchmarks/RESULTS.md `channel`); 6: lexicalized "
+                              "channel and source model, Witten-Bell over the six back-off levels (Yamangil & "
+                              "Nelken 2008)")
     source: str = option("default", choices=("default", "lexicalized", "pcfg"),
                          help="source and added-subtree model: lexicalized with --levels 6, a PCFG with --levels 4 "
                               "(default); the other combinations are ablations")

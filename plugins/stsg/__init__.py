@@ -17,3 +17,8 @@
 - `compressor`: `STSGModel` (model file with the embedded parser) and `train_stsg`
 - `plugin`: `treegram train stsg`, `treegram compress`, `treegram eval-compression`
 """
+
+# Defaults of `treegram train stsg --method svm`, chosen without dev on held-out training pairs (lines 801-1000 after
+# training on 1-800: RelF1 at the held-out gold rate, benchmarks/RESULTS.md `stsg-svm-select`).
+SVM_LOSS = "hamming"
+SVM_C = 1.0

@@ -114,8 +114,8 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
                checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None,
                **svm_options) -> STSGModel:
     """Train a compression model (gibbs: the Bayesian STSG; em / vb: the fixed-grammar baselines; svm: the
-    large-margin STSG of Cohn & Lapata 2007, `svm_options` = loss, C, rescaling, epsilon of
-    `largemargin.train_svm`)."""
+    large-margin STSG of Cohn & Lapata 2007, `svm_options` = loss, C, rescaling, epsilon (and `prepared`) of
+    `largemargin.train_svm`, and `calibrate` (default True): the length bias of `largemargin.calibrate_length_bias`)."""
     from treegram.bayes import AnnealingSchedule, CheckpointConfig, GibbsSampler
 
     from treegram.plugins.stsg.em import train_em
@@ -169,15 +169,30 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
         info.update({k: v for k, v in em_info.items() if k != "trace"})
         info["trace"] = em_info["trace"]
     elif method == "svm":
-        from treegram.plugins.stsg.largemargin import SVMSTSGModel, train_svm
+        from treegram.plugins.stsg.largemargin import SVMSTSGModel, calibrate_length_bias, train_svm
 
         iterations = 50 if iterations is None else iterations
+        calibrate = svm_options.pop("calibrate", True)
+        cal = None
+        if calibrate:
+            if ui:
+                ui.note("length calibration: a model trained without every 5th pair, its bias per kept word set so "
+                        "that it keeps as many words of those pairs as their compressions do")
+            same = {k: v for k, v in svm_options.items() if k in ("loss", "C", "rescaling", "epsilon", "version")}
+            if svm_options.get("prepared") is not None:
+                same["version"] = svm_options["prepared"].version
+            cal = calibrate_length_bias(corpus, iterations=iterations, **same,
+                                        progress=(lambda xs: track(xs, "calibration charts")) if ui else None)
+            if ui:
+                ui.note(f"length bias {cal['bias']:+.3f} per kept word: held-out rate {cal['rate_before']}% -> "
+                        f"{cal['rate_after']}% (gold {cal['gold_rate']}%)")
         grammar, svm_info = train_svm(corpus, iterations=iterations, checkpoint=checkpoint, resume=resume, ui=ui,
                                       callback=callback, **svm_options)
         info.update(svm_info)
+        info["calibration"] = cal
         info.pop("alpha", None)  # the DP concentration plays no part in the SVM
         info["training_seconds"] = round(time.perf_counter() - start, 2)
-        return SVMSTSGModel(grammar, parser, info)
+        return SVMSTSGModel(grammar, parser, info, DeletionPolicy(reward=cal["bias"] if cal else 0.0))
     else:
         raise InputError(f"unknown training method {method!r}", hint="use gibbs, em, vb or svm")
     info["training_seconds"] = round(time.perf_counter() - start, 2)

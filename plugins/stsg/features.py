@@ -16,6 +16,15 @@ decomposes over the tree chart, eq. 1 / Figure 1).  Features of a rule e = <gamm
                  unseen: 1 for the copy/deletion rules added for productions the induction never produced
                  deletion: 1 for rules whose target is epsilon
 
+Version 2 (`treegram train stsg --method svm` from issue 24 on; version-1 model files keep their features):
+
+    frequencies  unseen rules get the relative frequencies of half an occurrence (`InducedGrammar.
+                 smoothed_log_frequencies`) instead of none: a missing log frequency reads as 0 = probability 1,
+                 the *best* value, so the learner had to push rare rules up to keep unseen ones down
+    generative   lp(e|c): the rule's Laplace-smoothed log probability given its root pair, as the Bayesian STSG's
+                 finite grammar scores it (`grammar.FiniteSTSG.from_counts`); phi(t|s) conditions on the source
+                 side only, so it charges every node of a deleted subtree for being deleted again
+
 Features are indexed (`FeatureIndex`: name -> column, JSON) and a rule's vector is a sparse (columns, values) pair.
 """
 
@@ -62,7 +71,16 @@ def _productions(t: Tree) -> list[str]:
 
 
 def _lcs_kept(a: list[str], b: list[str]) -> list[bool]:
-    """Which symbols of a one longest common subsequence with b keeps (small inputs: plain DP)."""
+    """Which symbols of a one longest common subsequence with b keeps (small inputs: plain DP).  When b is a
+    subsequence of a (every deletion rule), the earliest match is the DP's answer, found in one pass."""
+    keep = [False] * len(a)
+    j = 0
+    for i, x in enumerate(a):
+        if j < len(b) and x == b[j]:
+            keep[i] = True
+            j += 1
+    if j == len(b):
+        return keep
     n, m = len(a), len(b)
     t = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
@@ -82,9 +100,11 @@ def _lcs_kept(a: list[str], b: list[str]) -> list[bool]:
     return keep
 
 
-def rule_features(frag: Fragment, lrf: tuple[float, float, float] | None) -> dict[str, float]:
-    """The features of one rule (`lrf`: its log relative frequencies, None for a rule outside the induced
-    grammar, which is then flagged unseen)."""
+def rule_features(frag: Fragment, lrf: tuple[float, float, float] | None, *, unseen: bool | None = None,
+                  lp_root: float | None = None) -> dict[str, float]:
+    """The features of one rule.  `lrf`: its log relative frequencies (version 1: None for a rule outside the
+    induced grammar); `unseen`: whether the rule is outside the induced grammar (default: `lrf` is None);
+    `lp_root`: the version-2 generative score lp(e|c)."""
     src, tgt = frag.source, frag.target
     text_s = _fmt(src)
     text_t = "ε" if tgt is None else _fmt(tgt)
@@ -92,10 +112,12 @@ def rule_features(frag: Fragment, lrf: tuple[float, float, float] | None) -> dic
     f["src=" + text_s] = 1.0
     f["tgt=" + text_t] = 1.0
     f["rule=" + text_s + " / " + text_t] = 1.0
-    if lrf is None:
+    if lrf is None if unseen is None else unseen:
         f["unseen"] = 1.0
-    else:
+    if lrf is not None:
         f["lp(t|s)"], f["lp(s|t)"], f["lp(s,t)"] = lrf
+    if lp_root is not None:
+        f["lp(e|c)"] = lp_root
     ct = frag.ct if frag.ct is not None else "ε"
     f["root_s=" + frag.cs] = 1.0
     f["root_t=" + ct] = 1.0

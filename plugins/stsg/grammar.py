@@ -430,8 +430,6 @@ def _policy_cost(rule: Rule, i: int, kids: list, binding: list, words: list, wor
         for c in sub:
             if not alive[c]:
                 cost += drop_cost[c]
-        if len(sub) > 1:
-            cost += policy.subset_cost(t, node, kept)
     return cost, kept_words
 
 

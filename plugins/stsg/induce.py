@@ -25,7 +25,11 @@ source tree decodes; `InducedGrammar.is_seen` tells them apart and the feature s
 
 Counts.  Every rule keeps its extraction count c(s, t) (occurrences of the pair in the corpus as a minimal or kept
 composed rule), from which the relative frequencies phi(t|s) = c(s,t)/c(s), phi(s|t) = c(s,t)/c(t) and
-phi(s,t) = c(s,t)/N of the feature set (section 3.3) follow.
+phi(s,t) = c(s,t)/N of the feature set (section 3.3) follow.  A rule outside the grammar (a copy/delete or
+keep-subset rule added at decoding time) has c(s,t) = `UNSEEN_COUNT` in the version-2 features
+(`smoothed_log_frequencies`), so that its frequencies are below every seen rule's instead of missing; and every rule
+has its smoothed log probability given its root pair, lp(e|c), by the Bayesian STSG's formula
+(`grammar.FiniteSTSG.from_counts`, Laplace smoothing over the induced rules of each root pair).
 """
 
 from __future__ import annotations
@@ -38,7 +42,9 @@ import numpy as np
 from treegram.plugins.stsg.grammar import fragment_from_json, fragment_to_json
 from treegram.plugins.stsg.model import Fragment, PairCorpus, rule_string
 
-__all__ = ["InducedRule", "InducedGrammar", "induce_grammar"]
+__all__ = ["InducedRule", "InducedGrammar", "induce_grammar", "UNSEEN_COUNT"]
+
+UNSEEN_COUNT = 0.5  # the extraction count a rule outside the grammar is given in its relative frequencies
 
 
 class InducedRule:
@@ -46,9 +52,9 @@ class InducedRule:
 
     __slots__ = ("fragment", "text", "count", "minimal", "source_text", "target_text")
 
-    def __init__(self, fragment: Fragment, count: float, minimal: bool):
+    def __init__(self, fragment: Fragment, count: float, minimal: bool, text: str | None = None):
         self.fragment = fragment
-        self.text = str(fragment)
+        self.text = text if text is not None else str(fragment)
         self.count = float(count)
         self.minimal = bool(minimal)
         self.source_text, _, self.target_text = self.text.partition(" / ")
@@ -66,12 +72,14 @@ class InducedGrammar:
             self.source_count[r.source_text] += r.count
             self.target_count[r.target_text] += r.count
         self.total = float(sum(r.count for r in rules)) or 1.0
+        self._finite = None  # (rule text -> lp(e|c), the smoothed FiniteSTSG), built on first use
 
     def __len__(self) -> int:
         return len(self.rules)
 
     def is_seen(self, text: str) -> bool:
-        return text in self.by_text
+        r = self.by_text.get(text)
+        return r is not None and r.count > 0
 
     def log_relative_frequencies(self, fragment: Fragment) -> tuple[float, float, float] | None:
         """(log phi(t|s), log phi(s|t), log phi(s,t)) of a rule, or None for a rule not in the grammar."""
@@ -82,6 +90,33 @@ class InducedGrammar:
         return (math.log(r.count / self.source_count[r.source_text]),
                 math.log(r.count / self.target_count[r.target_text]),
                 math.log(r.count / self.total))
+
+    def smoothed_log_frequencies(self, fragment: Fragment, text: str | None = None) -> tuple[float, float, float]:
+        """(log phi(t|s), log phi(s|t), log phi(s,t)) with c(s,t) = `UNSEEN_COUNT` for a rule not in the grammar
+        (its source and target counts grow by as much)."""
+        text = text if text is not None else rule_string(fragment.source, fragment.target)
+        r = self.by_text.get(text)
+        if r is not None and r.count > 0:
+            c, cs, ct = r.count, self.source_count[r.source_text], self.target_count[r.target_text]
+        else:
+            src, _, tgt = text.partition(" / ")
+            c = UNSEEN_COUNT
+            cs, ct = self.source_count.get(src, 0.0) + c, self.target_count.get(tgt, 0.0) + c
+        return math.log(c / cs), math.log(c / ct), math.log(c / (self.total + c))
+
+    def log_prob_given_roots(self, fragment: Fragment, text: str | None = None) -> float:
+        """lp(e|c): the rule's log probability given its root pair in the finite grammar the Bayesian STSG would
+        build from these counts (`FiniteSTSG.from_counts`: Laplace smoothing; an unseen rule gets the unseen
+        probability of its root pair)."""
+        if self._finite is None:
+            from treegram.plugins.stsg.grammar import FiniteSTSG
+
+            g = FiniteSTSG.from_counts([(r.fragment, r.count) for r in self.rules if r.count > 0], [])
+            self._finite = ({r.text: r.logp for r in g.rules}, g)
+        table, g = self._finite
+        text = text if text is not None else rule_string(fragment.source, fragment.target)
+        lp = table.get(text)
+        return lp if lp is not None else g._unseen(fragment.category)
 
     @property
     def n_minimal(self) -> int:
@@ -115,5 +150,5 @@ def induce_grammar(corpus: PairCorpus, *, min_count: int = 2, max_vars: int = 3)
         if text in seen:  # two hashes can print alike only through label collisions; keep the first
             continue
         seen.add(text)
-        rules.append(InducedRule(f, counts[rid], rid < forest.n_minimal))
+        rules.append(InducedRule(f, counts[rid], rid < forest.n_minimal, text))
     return InducedGrammar(rules)

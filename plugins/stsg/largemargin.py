@@ -36,6 +36,14 @@ max_y H(y) = max_s Delta(s) (1 + F(s) - score(y_i)) (slack) or max_s Delta(s) + 
 Gold derivation.  The unique derivation of the gold compression with the smallest rules: the same stratified chart
 restricted to fp = 0 and read at tp = r, with +1 per rule (the most rules = the smallest ones; ties go to the
 induced rules, which are listed before the copy rules).
+
+Length calibration (issue 24).  The learner fits the rate of its training pairs through their own rules, but a new
+sentence lacks many of the deletions it would need (the induced grammar can derive the gold compression of about
+half of the dev sentences) while copying is always possible, so the raw model keeps 10-15 points more words than
+the annotators on new text.  `calibrate_length_bias` trains the same model without every 5th pair and bisects a
+score per kept word until those pairs keep their gold share of words; the trained model carries it as its deletion
+policy's default reward (`treegram.compression.policy`; `treegram train stsg --method svm`, unless
+--no-calibrate).  Measurements: benchmarks/RESULTS.md `stsg-svm`.
 """
 
 from __future__ import annotations
@@ -47,9 +55,11 @@ from typing import Any
 
 import numpy as np
 
+from treegram.compression.policy import DeletionPolicy
 from treegram.errors import InputError, ModelFileError
 from treegram.io import load_bundle, save_bundle
 
+from treegram.plugins.stsg import SVM_C, SVM_LOSS
 from treegram.plugins.stsg.compressor import STSGModel, embed_parser, embedded_parser
 from treegram.plugins.stsg.features import FeatureIndex, rule_features
 from treegram.plugins.stsg.grammar import FiniteSTSG, Rule
@@ -58,7 +68,8 @@ from treegram.plugins.stsg.model import Fragment
 from treegram.plugins.stsg.qp import primal_objective, solve_dual
 
 __all__ = ["LOSSES", "RESCALINGS", "loss_table", "SVMGrammar", "Example", "prepare_examples", "most_violated",
-           "CuttingPlane", "Prepared", "prepare_training", "train_svm", "check_weights", "SVMSTSGModel"]
+           "CuttingPlane", "Prepared", "prepare_training", "train_svm", "calibrate_length_bias", "check_weights",
+           "SVMSTSGModel"]
 
 LOSSES = ("prec", "bp1", "bp2", "hamming")
 RESCALINGS = ("slack", "margin")
@@ -99,12 +110,21 @@ def loss_table(loss: str, r: int, n: int) -> np.ndarray:
 # ================================================================================================================
 class SVMGrammar(FiniteSTSG):
     """The induced rules scored by w . psi(rule) (`weights` None: all scores 0, for training, where the scores enter
-    the charts as extra scores).  Copy/delete rules the induction lacks are scored from their features too."""
+    the charts as extra scores).  Copy/delete rules the induction lacks are scored from their features too.
+
+    `version` 2 (the default): the version-2 features (`features` module: frequencies of unseen rules below those of
+    seen ones, the generative lp(e|c)); version 1: the issue-13 features, kept so that its model files decode as
+    before."""
+
+    VERSION = 2
 
     def __init__(self, induced: InducedGrammar, index: FeatureIndex, weights: np.ndarray | None = None,
-                 rule_scores: np.ndarray | None = None):
+                 rule_scores: np.ndarray | None = None, *, version: int = VERSION):
         """`rule_scores`: w . psi of the induced rules as saved with the model (skips recomputing their features;
         the copy/delete rules of unseen productions are always scored from their features)."""
+        if version not in (1, 2):
+            raise ModelFileError(f"unknown SVM grammar version {version}", hint="upgrade treegram")
+        self.version = version
         self.induced = induced
         self.index = index
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
@@ -117,15 +137,20 @@ class SVMGrammar(FiniteSTSG):
             rules = [Rule(r.fragment, self.score(r.fragment), r.count) for r in induced.rules]
         super().__init__(rules, {}, 0.0)
 
-    def features(self, frag: Fragment) -> dict[str, float]:
-        return rule_features(frag, self.induced.log_relative_frequencies(frag))
+    def features(self, frag: Fragment, text: str | None = None) -> dict[str, float]:
+        g = self.induced
+        if self.version == 1:
+            return rule_features(frag, g.log_relative_frequencies(frag))
+        text = text if text is not None else str(frag)
+        return rule_features(frag, g.smoothed_log_frequencies(frag, text), unseen=not g.is_seen(text),
+                             lp_root=g.log_prob_given_roots(frag, text))
 
     def row(self, frag: Fragment, text: str | None = None) -> int:
         """Row id of a rule in the feature matrix (features computed once per rule)."""
         text = text if text is not None else str(frag)
         i = self._rows.get(text)
         if i is None:
-            cols, vals = self.index.vector(self.features(frag))
+            cols, vals = self.index.vector(self.features(frag, text))
             i = self._rows[text] = len(self._row_cols)
             self._row_cols.append(cols)
             self._row_vals.append(vals)
@@ -229,7 +254,7 @@ def most_violated(ex: Example, rule_scores: np.ndarray, loss: str, rescaling: st
 class CuttingPlane:
     """The n-slack cutting-plane loop over prepared examples, with checkpoint/resume after every pass."""
 
-    def __init__(self, examples: list[Example], R: tuple, n_features: int, *, C: float = 0.01, loss: str = "bp2",
+    def __init__(self, examples: list[Example], R: tuple, n_features: int, *, C: float = SVM_C, loss: str = SVM_LOSS,
                  rescaling: str = "slack", epsilon: float = 0.01, qp_tol: float = 1e-6,
                  checkpoint: Path | None = None, fingerprint: str = ""):
         check_loss(loss)
@@ -389,24 +414,27 @@ class Prepared:
     """What training needs before the first pass, shared by runs with different losses / C: the induced grammar,
     the feature index, the examples (charts + gold derivations) and the rule feature matrix."""
 
-    def __init__(self, induced, index, examples, skipped, R, seconds):
+    def __init__(self, induced, index, examples, skipped, R, seconds, *, version: int = 2):
         self.induced, self.index, self.examples, self.skipped, self.R = induced, index, examples, skipped, R
-        self.seconds = seconds
+        self.seconds, self.version = seconds, version
 
 
-def prepare_training(corpus, *, min_count: int = 2, max_vars: int = 3, progress=None) -> Prepared:
+def prepare_training(corpus, *, min_count: int = 2, max_vars: int = 3, version: int = SVMGrammar.VERSION,
+                     progress=None) -> Prepared:
     """Induce the grammar of a `PairCorpus` (section 3.2), build every pair's chart and gold derivation."""
     t0 = time.perf_counter()
     induced = induce_grammar(corpus, min_count=min_count, max_vars=max_vars)
     index = FeatureIndex()
-    grammar = SVMGrammar(induced, index)
+    grammar = SVMGrammar(induced, index, version=version)
     examples, skipped = prepare_examples(grammar, corpus.sources, corpus.keeps, progress=progress)
     index.growing = False
-    return Prepared(induced, index, examples, skipped, grammar.feature_matrix(), time.perf_counter() - t0)
+    return Prepared(induced, index, examples, skipped, grammar.feature_matrix(), time.perf_counter() - t0,
+                    version=version)
 
 
-def train_svm(corpus=None, *, loss: str = "bp2", C: float = 0.01, rescaling: str = "slack", iterations: int = 50,
-              epsilon: float = 0.01, min_count: int = 2, max_vars: int = 3, checkpoint=None, resume: bool = False,
+def train_svm(corpus=None, *, loss: str = SVM_LOSS, C: float = SVM_C, rescaling: str = "slack", iterations: int = 50,
+              epsilon: float = 0.01, min_count: int = 2, max_vars: int = 3,
+              version: int = SVMGrammar.VERSION, checkpoint=None, resume: bool = False,
               ui=None, callback=None, prepared: Prepared | None = None) -> tuple[SVMGrammar, dict]:
     """Induce the grammar of a `PairCorpus` (or take a `prepare_training` result), train the weights, and return
     (decoding grammar, info)."""
@@ -414,7 +442,8 @@ def train_svm(corpus=None, *, loss: str = "bp2", C: float = 0.01, rescaling: str
     t0 = time.perf_counter()
     if prepared is None:
         track = (lambda xs: ui.track(xs, description="charts and gold derivations")) if ui else None
-        prepared = prepare_training(corpus, min_count=min_count, max_vars=max_vars, progress=track)
+        prepared = prepare_training(corpus, min_count=min_count, max_vars=max_vars, version=version,
+                                    progress=track)
     induced, index, examples, skipped, R = (prepared.induced, prepared.index, prepared.examples, prepared.skipped,
                                             prepared.R)
     import hashlib
@@ -453,8 +482,9 @@ def train_svm(corpus=None, *, loss: str = "bp2", C: float = 0.01, rescaling: str
     scale = 1.0 / spread if spread > 0 else 1.0
     final_index = FeatureIndex(index.names)
     final_index.growing = False
-    final = SVMGrammar(induced, final_index, w * scale)
-    info = {"loss": loss, "C": C, "rescaling": rescaling, "epsilon": epsilon, "iterations_run": len(cp.trace),
+    final = SVMGrammar(induced, final_index, w * scale, version=prepared.version)
+    info = {"loss": loss, "C": C, "rescaling": rescaling, "epsilon": epsilon,
+            "grammar_version": prepared.version, "iterations_run": len(cp.trace),
             "converged": cp.converged, "working_set": len(cp.b), "features": len(index),
             "induced_rules": len(induced), "minimal_rules": induced.n_minimal,
             "training_examples": len(examples), "no_gold_derivation": len(skipped),
@@ -462,6 +492,57 @@ def train_svm(corpus=None, *, loss: str = "bp2", C: float = 0.01, rescaling: str
             "cutting_plane_seconds": round(time.perf_counter() - t0, 2),
             "trace": [{k: (round(v, 6) if isinstance(v, float) else v) for k, v in r.items()} for r in cp.trace]}
     return final, info
+
+
+def calibrate_length_bias(corpus, *, holdout: int = 5, steps: int = 20, progress=None, **train_kw) -> dict:
+    """The per-kept-word bias that makes the model keep as many words as the gold compressions on pairs it was not
+    trained on: a model trained (`train_svm(**train_kw)`) without every `holdout`-th pair decodes those pairs, and the
+    bias is bisected until their compression rate is the gold one.
+
+    Why: the learner sees its own training pairs through their own rules, so it fits their rate, but on a new
+    sentence the grammar lacks many of the deletions it would need (a gold compression of a dev sentence is
+    derivable for about half of them) and copying is always possible: without the bias the model keeps 10-15 points
+    more than the gold on new text (benchmarks/RESULTS.md `stsg-svm`).  The bias is in the units of the trained
+    model's scaled weights (rule scores of unit spread), so it carries over to the model trained on all pairs, whose
+    deletion policy gets it as its default reward.  Returns {"bias", "pairs", "gold_rate", "rate_before",
+    "rate_after", "seconds"}."""
+    from treegram.plugins.stsg.model import PairCorpus
+
+    t0 = time.perf_counter()
+    n = len(corpus.sources)
+    held = [i for i in range(n) if i % holdout == holdout - 1]
+    fit = [i for i in range(n) if i % holdout != holdout - 1]
+    if not held or not fit:
+        return {"bias": 0.0, "pairs": 0, "gold_rate": None, "rate_before": None, "rate_after": None, "seconds": 0.0}
+    sub = PairCorpus([corpus.sources[i] for i in fit], [corpus.targets[i] for i in fit],
+                     [corpus.keeps[i] for i in fit], beta=corpus.beta)
+    grammar, _ = train_svm(sub, **train_kw)
+    items = [corpus.sources[i] for i in held]
+    charts = [grammar.chart(t) for t in (progress(items) if progress else items)]
+    words = sum(sc.n_words for sc in charts)
+    target = sum(int(np.sum(corpus.keeps[i])) for i in held) / words
+
+    def rate(bias: float) -> float:
+        return sum(int(sc.decode(bias)[1].sum()) for sc in charts) / words
+
+    before = rate(0.0)
+    lo, hi = -1.0, 1.0  # bracket the bias, then bisect (the rate grows with it, up to ties)
+    while rate(lo) > target and lo > -1e3:
+        lo *= 4
+    while rate(hi) < target and hi < 1e3:
+        hi *= 4
+    best = (abs(before - target), 0.0, before)
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        got = rate(mid)
+        best = min(best, (abs(got - target), mid, got))
+        if got < target:
+            lo = mid
+        else:
+            hi = mid
+    return {"bias": best[1], "pairs": len(held), "gold_rate": round(100 * target, 2),
+            "rate_before": round(100 * before, 2), "rate_after": round(100 * best[2], 2),
+            "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def check_weights(names: list, weights: np.ndarray, source) -> None:
@@ -491,15 +572,18 @@ class SVMSTSGModel(STSGModel):
         g = self.grammar
         arrays["svm.weights"] = np.asarray(g.weights, dtype=np.float64)
         arrays["svm.rule_scores"] = np.array([r.logp for r in g.rules], dtype=np.float64)
-        save_model(path, self, {"kind": "svm", "svm": {"rules": g.induced.to_json(), "features": g.index.to_json()},
-                                "info": self.info, "parser": parser_meta}, arrays)
+        save_model(path, self, {"kind": "svm", "svm": {"rules": g.induced.to_json(), "features": g.index.to_json(),
+                                                       "version": g.version},
+                                "info": self.info, "parser": parser_meta, "policy": self.policy.to_json()}, arrays)
 
     @classmethod
     def from_bundle(cls, meta: dict, arrays: dict):
-        from treegram.schema import COMMON_OPTIONAL, Dict, List, Opt, Str, validate
+        from treegram.schema import COMMON_OPTIONAL, Dict, Int, List, Opt, Str, validate
 
-        validate(meta, Dict({"svm": Dict({"rules": List(List(min_len=4, max_len=4)), "features": List(Str())})},
-                            optional={**COMMON_OPTIONAL, "parser": Opt(Dict({"formalism": Str()}))}), "meta")
+        validate(meta, Dict({"svm": Dict({"rules": List(List(min_len=4, max_len=4)), "features": List(Str())},
+                                         optional={"version": Int()})},
+                            optional={**COMMON_OPTIONAL, "parser": Opt(Dict({"formalism": Str()})),
+                                      "policy": Opt(Dict())}), "meta")
         weights = arrays.get("svm.weights")
         if weights is None:
             raise ModelFileError("corrupt stsg SVM model (no weights array)", hint="re-create it with `treegram train`")
@@ -515,7 +599,14 @@ class SVMSTSGModel(STSGModel):
         if scores is not None and (scores.shape != (len(induced),) or not np.all(np.isfinite(scores))):
             raise ModelFileError(f"corrupt stsg SVM model ({len(induced)} rules but rule scores of shape "
                                  f"{scores.shape}, or non-finite scores)", hint="re-create it with `treegram train`")
-        return cls(SVMGrammar(induced, index, weights, scores), embedded_parser(meta, arrays), meta.get("info"))
+        version = meta["svm"].get("version", 1)  # files written before grammar versions are version 1
+        try:
+            policy = DeletionPolicy.from_json(meta.get("policy"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"corrupt stsg SVM model: bad deletion policy ({exc})",
+                                 hint="re-create it with `treegram train`") from None
+        return cls(SVMGrammar(induced, index, weights, scores, version=version), embedded_parser(meta, arrays),
+                   meta.get("info"), policy)
 
     # -- treegram grammar -------------------------------------------------------------------------------------
     def top_features(self, k: int) -> list[dict]:

@@ -8,19 +8,25 @@ from pathlib import Path
 import attrs
 
 from treegram.cli.argtypes import open_probability, positive_float, positive_int
+from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
 
+from treegram.plugins.stsg import SVM_C, SVM_LOSS
+
 
 @attrs.frozen
-class STSGOptions:
-    """`treegram train stsg` options (the settings fields are the command-line options; see treegram.formalism)."""
+class STSGOptions(PolicyOptions):
+    """`treegram train stsg` options (the settings fields are the command-line options; see treegram.formalism);
+    the deletion-policy options (group "decoding") come from `PolicyOptions`."""
 
     pairs: list = option(required=True, nargs=2, metavar=("SRC", "TGT"), type=Path,
                          help="line-parallel files: long sentences and their compressions, one tokenized "
                               "sentence per line")
-    parser: Path = option(required=True, type=Path,
-                          help="a treegram parsing model (pcfg, tsg, ...) for the source sentences")
+    parser: str = option(required=True, type=str,
+                         help="a treegram parsing model (pcfg, tsg, ...) for the source sentences, or `spacy`: the "
+                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
+                              "one dependent per node)")
     method: str = option("gibbs", choices=("gibbs", "em", "vb", "svm", "mcdonald"),
                          help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; svm: large-margin "
                               "STSG (Cohn & Lapata 2007); mcdonald: McDonald (2006) word-deletion labelling")
@@ -33,16 +39,21 @@ class STSGOptions:
     parse_cache: Path | None = option(None, type=Path,
                                       help="directory for cached source parses (bracket files keyed by input + "
                                            "parser)")
-    loss: str = option("bp2", choices=("prec", "bp1", "bp2", "hamming"), group="svm",
+    loss: str = option(SVM_LOSS, choices=("prec", "bp1", "bp2", "hamming"), group="svm",
                        help="svm: loss of the loss-augmented decoding: 1 - unigram precision (prec), times the "
-                            "one-sided (bp1) or two-sided (bp2, default) brevity penalty, or the Hamming loss")
-    C: float = option(0.01, type=positive_float, group="svm",
-                      help="svm: regularisation trade-off C of 1/2|w|^2 + C/n sum xi (default 0.01, as the paper; best "
-                           "of 0.01-100 on held-out training pairs: benchmarks/RESULTS.md stsg-svm-select)")
+                            "one-sided (bp1) or two-sided (bp2) brevity penalty, or the Hamming loss (default: "
+                            "the best on held-out training pairs, benchmarks/RESULTS.md stsg-svm-select)")
+    C: float = option(SVM_C, type=positive_float, group="svm",
+                      help="svm: regularisation trade-off C of 1/2|w|^2 + C/n sum xi (default 1: the best of "
+                           "0.01-1 on held-out training pairs, benchmarks/RESULTS.md stsg-svm-select)")
     rescaling: str = option("slack", choices=("slack", "margin"), group="svm",
                             help="svm: slack (default, as the paper) or margin rescaling of the loss")
     epsilon: float = option(0.01, type=positive_float, group="svm",
                             help="svm: add a constraint when it is violated by more than this (default 0.01)")
+    calibrate: bool = option(True, flag="--no-calibrate", group="svm",
+                             help="svm: keep the raw model's length (default: a per-kept-word bias calibrated on "
+                                  "held-out training pairs, so that new sentences keep about the gold share of words; "
+                                  "costs a second training on 4/5 of the pairs)")
     checkpoint: Path | None = option(None, type=Path, help="checkpoint file (Gibbs sweeps, SVM passes)")
     resume: bool = option(False, help="continue from --checkpoint if it exists")
     epochs: int = option(10, type=positive_int, group="mcdonald",
@@ -62,8 +73,9 @@ class STSGFormalism(Formalism):
 
     def train(self, corpus, options: STSGOptions, ctx):
         from treegram.compression.align import load_training_data
+        from treegram.compression.compressor import parser_fingerprint as model_fingerprint
+        from treegram.compression.policy import apply_options
         from treegram.plugins.stsg.compressor import train_stsg
-        from treegram.compression.treeprep import model_fingerprint
 
         ui = ctx.ui
         parser, pairs = load_training_data(options.pairs, options.parser, limit=options.limit, note=ui.note)
@@ -73,11 +85,14 @@ class STSGFormalism(Formalism):
             return train_mcdonald(pairs, parser, epochs=options.epochs, update=options.update, C=options.mira_c,
                                   seed=ctx.seed, parser_id=model_fingerprint(options.parser),
                                   cache_dir=options.parse_cache, ui=ui)
-        return train_stsg(pairs, parser, method=options.method, iterations=options.iterations, alpha=options.alpha,
-                          beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
-                          cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui,
-                          **({"loss": options.loss, "C": options.C, "rescaling": options.rescaling,
-                              "epsilon": options.epsilon} if options.method == "svm" else {}))
+        model = train_stsg(pairs, parser, method=options.method, iterations=options.iterations, alpha=options.alpha,
+                           beta=options.beta, seed=ctx.seed, parser_id=model_fingerprint(options.parser),
+                           cache_dir=options.parse_cache, checkpoint=options.checkpoint, resume=options.resume, ui=ui,
+                           **({"loss": options.loss, "C": options.C, "rescaling": options.rescaling,
+                               "epsilon": options.epsilon, "calibrate": options.calibrate}
+                              if options.method == "svm" else {}))
+        return apply_options(model, options, parser=parser, parser_id=model_fingerprint(options.parser),
+                             cache_dir=options.parse_cache, default_text=[p.source for p in pairs], ui=ui)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel

@@ -44,7 +44,12 @@ CONTEXT_SHARE = 0.10
 #: heads and dependents that say nothing about what fills a slot
 LIGHT = frozenset("""be have do get take make give put keep want like love need see find use let become seem say
 think know try help start begin show bring leave go come look feel hope wish thing one way lot kind something
-anything nothing everything someone anyone time day people man woman person""".split())
+anything nothing everything someone anyone anybody somebody everybody nobody everyone time day people man woman
+person""".split()) | frozenset(
+    # verbs whose object may be nearly anything one can see, have or think of ("I miss your smile / hometown",
+    # "describe anybody"): they say nothing about what fills their object slot
+    """miss remember forget imagine mention describe choose prefer hate enjoy check change lose hold move touch count
+    draw""".split())
 _CONTENT = ("NN", "VB", "JJ", "RB")  # not numbers: "He has two _____" says nothing about what he has
 _STOP_ADV = frozenset("""not n't very too so also just only still even then there here now again ever never always
 often sometimes much more most well really quite all""".split())
@@ -55,7 +60,12 @@ _INDEF = frozenset({"a", "an", "another", "every", "each", "either", "neither"})
 #: heads of "X of ___" that take any noun ("a large number of ___", "a picture of my ___"): the context is the
 #: word above them
 _QUANTITY = frozenset("""little much lot lots some all none most part any many few both one number kind sort type
-picture photo photograph name rest side end half couple pair group plenty amount""".split())
+picture photo photograph name rest side end half couple pair group plenty amount sight view top bottom front back
+middle edge corner inside outside center centre shape size color colour price cost sound smell memory story
+history idea""".split())
+#: prepositions of place: "There are some _____ on the wall" (flies, tickets): a place says little about what is
+#: there, so a noun slot learns nothing from the object of its own place phrase
+_PLACE = frozenset("in on at under near over behind above below beside by inside outside around".split())
 _MASS_DET = frozenset({"much", "little", "less", "more", "some"})
 
 
@@ -446,11 +456,29 @@ def slot_context(tokens, index: int, parsed) -> frozenset[str]:
     for k in range(n):
         if heads[k] == index:
             add(k)
-            if tags[k] in ("IN", "TO"):  # "went ___ to school": the preposition's object
-                for j in range(n):
+            if tags[k] in ("IN", "TO") and not (answer_tag.startswith("NN") and tokens[k].lower() in _PLACE):
+                for j in range(n):  # "went ___ to school": the preposition's object
                     if heads[j] == k:
                         add(j)
     return frozenset(out)
+
+
+def phrasal_head(tokens, index: int, parsed) -> bool:
+    """Whether the blank is a phrasal verb or the object of one ("carried out that _____", "Write your _____
+    down"): the particle changes what the verb takes, and the bare verb's evidence says nothing about it."""
+    if parsed is None:
+        return False
+    _tags, heads, deps = parsed
+    for v in (index, heads[index]):
+        if v >= 0 and any(h == v and d == "prt" for h, d in zip(heads, deps)):
+            return True
+    return False
+
+
+def adjectives_only(context) -> bool:
+    """Whether every context word is an adjective (or a form of one: "smallest"): such a slot takes most nouns."""
+    return bool(context) and all(_ADJ_FORMS[c] or any(_ADJ_FORMS[lem] for lem in lemmas(c) - {c})
+                                 for c in context)
 
 
 #: an adjective option needs this many corpus sentences: what it describes must be known, not guessed

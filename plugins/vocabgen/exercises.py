@@ -397,6 +397,8 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
     elif a in ARTICLES and (tag in (None, "DT")):
         pool = [d for d in ARTICLES if d in vocab] + [NO_WORD]  # the article errors learners make: a/an/the/none
     elif a in DETERMINERS and (tag in (None, "DT", "PRP$", "PDT", "WDT")):
+        if not closed:
+            return []  # "near our / your / my / every town": determiners other than articles admit each other
         pool = [d for d in DETERMINERS if d in vocab and d not in ARTICLES]
     else:
         if tag and tag[:1] not in "NVJRM":
@@ -431,8 +433,9 @@ def distractors(answer: str, tag: str | None, vocab, rng, k: int = N_CHOICES - 1
     if open_class:
         context = choice.slot_context(tokens, index, parsed)
         if not context or (parsed is not None and parsed[2][index] == "compound") \
-                or all(choice._ADJ_FORMS[c] for c in context):
-            return []  # an open slot ("the _____ office", "foreign _____" take most nouns)
+                or choice.adjectives_only(context) or choice.phrasal_head(tokens, index, parsed):
+            return []  # an open slot ("the _____ office", "foreign _____", "the smallest _____" take most nouns;
+            # "carried out that _____": a phrasal verb takes what its bare verb does not)
         dependents = choice.slot_dependents(tokens, index, parsed) if (tag or "").startswith("VB") else frozenset()
         classes = choice.context_classes(tokens, index, parsed)
     out: list[str] = []

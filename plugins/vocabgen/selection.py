@@ -21,6 +21,8 @@ returns.  For every word:
    practised word's forms; re-checked on every item), or a near-duplicate of an item already on the sheet
    (`near_duplicate`), a fragment, or a use of the word in a sense above the level (quality.py: "water" as a
    verb on an A1 sheet) is skipped;
+   with a classroom-fitness model (fitness.py, the default source has the embedded one) sentences below its floor
+   are left out and a word's sentences are taken band by band, the likeliest to suit a beginners' class first;
 4. each word's items are shuffled with the seed; `sheet_order` shuffles the whole sheet (so position never gives
    away the answer).
 
@@ -69,6 +71,8 @@ class SheetSource:
     corpus_floor: float | None = None     # corpus items (and copies) scoring below this are skipped as odd
     fallbacks: tuple = ()                 # ConstrainedGenerators (or LazyGenerators) for poorly covered words
     editor: object | None = None          # edits.EditGenerator (or a LazyEditor): edits of real sentences, first
+    fitness: object | None = None         # fitness.FitnessModel: classroom fitness (floor + preference bands)
+    corpus_fitness: object | None = None  # ... its precomputed scores of every corpus sentence (np.ndarray)
     probe: int = 1000                     # draws of the primary that decide whether a word is poorly covered
     min_distinct: int = 20                # ... fewer distinct new sentences passing the ranker than this
     _coverage: dict = attrs.field(factory=dict, init=False, repr=False)
@@ -135,8 +139,11 @@ def default_source(generator: ConstrainedGenerator) -> SheetSource:
     from treegram.plugins.vocabgen.default import (default_corpus, default_fallback_model, default_ranker,
                                                    default_scorer)
 
+    from treegram.plugins.vocabgen.fitness import default_corpus_scores, default_fitness
+
     ranker = default_ranker()
     scorer, threshold = default_scorer()
+    fit = {"fitness": default_fitness(), "corpus_fitness": default_corpus_scores()}
     fb = default_fallback_model()
     fallbacks = (LazyGenerator(fb, generator.vocab),) if fb is not None else ()
     name = generator.vocab.name
@@ -144,8 +151,8 @@ def default_source(generator: ConstrainedGenerator) -> SheetSource:
     if ranker is not None:
         return SheetSource(generator, default_corpus(), ranker,
                            SHEET_THRESHOLD if SHEET_THRESHOLD is not None else ranker.threshold, floor=threshold,
-                           fallbacks=fallbacks, editor=editor)
-    return SheetSource(generator, default_corpus(), scorer, threshold, fallbacks=fallbacks)
+                           fallbacks=fallbacks, editor=editor, **fit)
+    return SheetSource(generator, default_corpus(), scorer, threshold, fallbacks=fallbacks, **fit)
 
 
 # -- near duplicates ---------------------------------------------------------------------------------------------
@@ -207,13 +214,22 @@ def _check(tokens, vocab: Vocabulary, forms: frozenset[str]) -> str | None:
 class CorpusPool:
     """A word's corpus items in a seeded random order, scored lazily in small batches as a sheet takes them: items
     the scorer rates below `src.corpus_floor` (odd or broken real sentences) are skipped, and a common word's
-    thousands of candidates are never all scored.  Iterating again replays the items already scored."""
+    thousands of candidates are never all scored.  Iterating again replays the items already scored.
+
+    With a classroom-fitness model (`src.fitness`, fitness.py) candidates below its floor are left out (`unfit`)
+    and the rest come band by band, the likeliest-fit band first, each in the seeded random order."""
 
     def __init__(self, src: SheetSource, word: str, forms: frozenset[str], allowed: Vocabulary, rng):
         c = src.corpus
         ids = c.candidates(src.vocab, set(forms)) if c is not None else []
         self.src, self.word, self.forms, self.allowed = src, word, forms, allowed
         self.todo = [ids[int(i)] for i in rng.permutation(len(ids))] if ids else []
+        self.unfit = 0
+        if src.fitness is not None and self.todo:
+            band = src.fitness.band(corpus_fitness(src, self.todo))
+            self.unfit = int((band < 0).sum())
+            order = np.argsort(band, kind="stable")  # bands in order, the random order inside each
+            self.todo = [self.todo[int(k)] for k in order if band[k] >= 0]
         self.items: list[Sentence] = []
         self.pos = 0
         self.skipped = 0
@@ -244,6 +260,28 @@ class CorpusPool:
                     return
             yield self.items[k]
             k += 1
+
+
+def corpus_fitness(src: SheetSource, ids) -> np.ndarray:
+    """Classroom-fitness scores of corpus sentences `ids`: the precomputed ones of the embedded corpus, else
+    computed now (a custom corpus)."""
+    if src.corpus_fitness is not None and len(src.corpus_fitness) == len(src.corpus):
+        return np.asarray(src.corpus_fitness)[np.asarray(ids, dtype=np.int64)]
+    from treegram.plugins.vocabgen.fitness import corpus_items
+
+    return src.fitness.score_batch(corpus_items(src.corpus, ids))
+
+
+def fit_order(src: SheetSource, sentences: list[Sentence], st: dict | None = None) -> list[Sentence]:
+    """Sentences (generated ones, corpus copies) without those below the fitness floor, the likeliest-fit band
+    first (a stable sort: the order inside a band is kept); unchanged without a fitness model."""
+    if src.fitness is None or not sentences:
+        return sentences
+    band = src.fitness.band(src.fitness.score_batch([(s.tokens, s.provenance, s.source) for s in sentences]))
+    if st is not None:
+        st["unfit"] = st.get("unfit", 0) + int((band < 0).sum())
+    order = np.argsort(band, kind="stable")
+    return [sentences[int(k)] for k in order if band[k] >= 0]
 
 
 def _scores(src: SheetSource, batch) -> list[float | None]:
@@ -518,7 +556,8 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
             except NoSentenceError as exc:
                 new, below, copies, error = [], [], [], str(exc)
             seen = {c.text for c in corpus.items}
-            copies = [c for c in copies if c.text not in seen and not seen.add(c.text)]
+            copies = fit_order(src, [c for c in copies if c.text not in seen and not seen.add(c.text)], st)
+            new, below = fit_order(src, new, st), fit_order(src, below, st)
             got_c += _take(copies, want_c - got_c, chosen, sheet, reject)
             got_g = _take(new, per_word - got_c, chosen, sheet, reject)
             if got_c + got_g < per_word:  # too few new sentences: more corpus items
@@ -535,18 +574,21 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
             elif got_c + got_g < per_word and below:
                 problems.append(f"{w}: {len(below)} generated sentence(s) below the plausibility threshold left "
                                 "out (--allow-unchecked shows them, marked in the key)")
+        st["unfit"] = st.get("unfit", 0) + corpus.unfit
         st["corpus"] += sum(s.source == "corpus" for s in chosen)
         st["generated"] += sum(s.source == "generated" for s in chosen)
         if progress is not None:
             progress(1)
+        unfit = (f"; {corpus.unfit} corpus sentence(s) left out as unlikely to suit a beginners' class"
+                 if corpus.unfit else "")
         if not chosen:
             problems.append(f"{w}: {error}" if error else
                             f"{w}: no sentence found with all other words in the vocabulary {src.vocab.name}"
-                            + (f" ({capped_note.split(': ', 1)[1]})" if capped_note else ""))
+                            + (f" ({capped_note.split(': ', 1)[1]})" if capped_note else "") + unfit)
             continue
         if len(chosen) < per_word:
             problems.append(f"{w}: only {len(chosen)} different sentence(s) under this vocabulary"
-                            + (f" ({capped_note.split(': ', 1)[1]})" if capped_note else ""))
+                            + (f" ({capped_note.split(': ', 1)[1]})" if capped_note else "") + unfit)
         groups[w] = [chosen[int(i)] for i in rng.permutation(len(chosen))]
     return groups, problems
 
