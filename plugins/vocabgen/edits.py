@@ -19,10 +19,10 @@ lemminflect; *a*/*an* fixed), and keeps the result only when
    with T (frogs and water, not frogs and meals); the forms agree (*a*/*an*, count/mass: a countable T never
    lands bare, "I drink water" gives no "I drink banana"; gendered nouns never meet pronouns of the other
    gender); X occurs once; the result is within the vocabulary, safe, and not itself a training sentence;
-4. **the plausibility scorer does not object** — the edit scores no more than `MAX_DROP` below the real sentence
-   it was edited from, and at least the scorer's corpus floor (ranking.plausibility: a swap is judged against its
-   own host, because the scorer's sheet threshold is set for SPINEDEP's spliced sentences and passes only 8% of
-   real corpus sentences).
+4. **the plausibility scorer does not object** — the edit scores at least `EDIT_THRESHOLD` (ranking.plausibility
+   log-odds; the sheet threshold of generated sentences is set for SPINEDEP's spliced sentences and passes only 8%
+   of real corpus sentences) and no more than `MAX_DROP` below the real sentence it was edited from (`acceptable`).
+   On a sheet an edit then meets the classroom-fitness floor and bands like every other item (selection.fit_order).
 
 Closed word sets swap among themselves without pair evidence (months, days of the week, number words of the same
 range), and a spelling variant of one CEFR-J headword ("colour" for "color") is a respelling of a real sentence.
