@@ -210,6 +210,13 @@ def sheet_checks(corpora):
     return check
 
 
+#: what the levels tables in a section of their own (--section) do not say
+LEVELS_NOTE = ("Counts of distinct sheet-quality sentences, not of judged ones: the plausibility and classroom fitness "
+               "of the edits are measured by the blind kit gen25 (`benchmarks/make_edit_kit.py`; RESULTS "
+               "`exercise-kits-judged` once rated).  Both routes apply the classroom-fitness floor to generated "
+               "items (selection.fit_order).")
+
+
 def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0, baseline=True):
     """Issue 25's inclusion tables (paper Figure 5 layout): for every single-word CEFR-J headword of each level
     (vocabulary cefr:LEVEL + the word's forms), the distinct *sheet-quality* sentences in `samples` outputs of:
@@ -244,7 +251,9 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
             forms = word_forms(w, level)
             allowed = vocab.with_words(forms - vocab.words)
             for name, c in (("old", old), ("merged", corpus)):
-                cand = c.candidates(vocab, set(forms)) if c is not None else []
+                if c is None:
+                    continue  # no --old-corpus: no row
+                cand = c.candidates(vocab, set(forms))
                 cand = [i for i in cand if check(c.tokens[i], w, level)]
                 cols[name].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
             cand = [i for i in corpus.candidates(vocab, set(forms)) if check(corpus.tokens[i], w, level)]
@@ -536,6 +545,10 @@ def main() -> None:
                     help="levels part: skip the route without edits (SPINEDEP alone; halves the time)")
     ap.add_argument("--old-corpus", default="", help="the old corpus excerpt (e.g. `git show 295e913:plugins/vocabgen/"
                     "data/default-corpus.npz > old.npz`) for the `levels` part's corpus-alone row")
+    ap.add_argument("--section", default="sheets",
+                    help="RESULTS section to write; another than `sheets` takes the levels tables alone (with "
+                         "--parts levels, e.g. `--stride 10 --section edits` for a quick figure that leaves the full "
+                         "tables in `sheets` as they are)")
     ap.add_argument("--mix-stride", type=int, default=10, help="sheet mix over every K-th A1 headword")
     ap.add_argument("--mix-per-word", type=int, default=10)
     args = ap.parse_args()
@@ -633,11 +646,12 @@ def main() -> None:
         body.extend(inc)
     elif "Word inclusion" in old:
         body.append(old["Word inclusion"].rstrip() + "\n")
+    levels_body: list[str] = []
     if "levels" in parts:
         res = inclusion_levels(args.levels.split(","), args.samples, args.gen_cap, args.old_corpus, args.stride,
                                baseline=not args.no_baseline)
         for level, (rows, words, cols, secs, g, ed) in res.items():
-            body += [f"**Inclusion {level}** (issue 25; {len(words)} single-word CEFR-J {level} headwords, vocabulary "
+            levels_body += [f"**Inclusion {level}** (issue 25; {len(words)} single-word CEFR-J {level} headwords, vocabulary "
                      f"cefr:{level} + the word's forms, {args.samples} samples per word, {secs:.0f} s; goal: < 50 words "
                      "with < 10 sheet-quality sentences, > 600 with > 100 — scaled for other list lengths)", "",
                      markdown_table(["route", "words with < 10", "words with > 100", "median per word"], rows), "",
@@ -645,7 +659,9 @@ def main() -> None:
                      f"{np.median(g):.0f}, mean {g.mean():.1f}, none for {int((g == 0).sum())} words; of them edits "
                      f"of real sentences: median {np.median(ed):.0f}, mean {ed.mean():.1f}, none for "
                      f"{int((ed == 0).sum())} words.", ""]
-    else:
+        if args.section == "sheets":
+            body += levels_body
+    if "levels" not in parts or args.section != "sheets":
         for k, v in old.items():
             if k.startswith("Inclusion A"):
                 body.append(v.rstrip() + "\n")
@@ -712,6 +728,13 @@ def main() -> None:
     body.append(NOTES)
     body.append("")
     body.append(machine_line() + "; `python benchmarks/bench_sheets.py " + " ".join(sys.argv[1:]) + "`")
+    stamp = machine_line() + "; `python benchmarks/bench_sheets.py " + " ".join(sys.argv[1:]) + "`"
+    if args.section != "sheets":  # the levels tables alone, in their own section; `sheets` is left as it is
+        text = "\n".join(levels_body + [LEVELS_NOTE, "", stamp])
+        print(text)
+        if not args.no_write:
+            write_section(args.section, text)
+        return
     text = "\n".join(body)
     print(text)
     if not args.no_write:

@@ -67,6 +67,7 @@ def corpus_for(src, word: str, level: str, rng):
 def main() -> None:
     from treegram.plugins.vocabgen.corpus import dedup_key
     from treegram.plugins.vocabgen.default import load_default_model
+    from treegram.plugins.vocabgen.edits import edit_host
     from treegram.plugins.vocabgen.generator import ConstrainedGenerator
     from treegram.plugins.vocabgen.selection import default_source
     from treegram.plugins.vocabgen.vocab import cefr_vocabulary, headwords
@@ -111,7 +112,7 @@ def main() -> None:
             w = words[int(wi)]
             tried[level] += 1
             s = edit_for(src, w, level, np.random.default_rng(int(rng.integers(1 << 31))))
-            if s is None or not add(s, "generated", level, host=s.provenance.split('"')[1]):
+            if s is None or not add(s, "generated", level, host=edit_host(s)):
                 continue
             got += 1
             fit = src.fitness.score_batch([(s.tokens, s.provenance, s.source)])

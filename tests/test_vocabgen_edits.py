@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from treegram.plugins.vocabgen.edits import (_FEMALE, _MALE, _SHE, EDIT_THRESHOLD, MAX_DROP, Edit, EditGenerator,
-                                             acceptable, default_edit_data, is_edit)
+                                             acceptable, default_edit_data, edit_host, is_edit)
 from treegram.plugins.vocabgen.vocab import cefr_vocabulary, word_forms
 
 
@@ -96,7 +96,7 @@ def test_sheets_show_edits_for_a_poorly_covered_word(source):
     fit = source.fitness.score_batch([(s.tokens, s.provenance, s.source) for s in edits])
     assert (fit >= source.fitness.floor).all()  # the fitness floor holds for edits too
     for s in edits:
-        host = s.provenance.split('"')[1]
+        host = edit_host(s)
         assert host in source.corpus.texts and s.score >= EDIT_THRESHOLD and "CC BY" in s.provenance
     off, _ = select_sentences(attrs.evolve(source, editor=None), ["grandpa"], 4, np.random.default_rng(0))
     assert not any(is_edit(s) for ss in off.values() for s in ss)
@@ -122,3 +122,31 @@ def test_fit_order_drops_unfit_items_and_keeps_the_order_inside_a_band(source):
     items = [sent("a b c d", True), sent("a b c d e", False), sent("a b", True), sent("a b c d e f", True)]
     got = fit_order(attrs.evolve(source, fitness=Bands()), items)
     assert [s.text for s in got] == ["a b c d e", "a b c d e f", "a b c d"]  # band 0 first, stable; "a b" unfit
+
+
+def test_a_sheet_never_shows_an_edit_of_another_practised_words_sentence():
+    """"She's a dog." -> "She's a cat." would take the sentence a sheet for cat and dog needs for dog (the two are
+    near-duplicates): edits from hosts that hold another word of the sheet are left out."""
+    from treegram.corpora import DepSentence
+    from treegram.plugins.vocabgen.model import VocabgenModel
+    from treegram.plugins.vocabgen.selection import as_source, select_sentences
+    from treegram.plugins.vocabgen.vocab import Vocabulary
+
+    if default_edit_data() is None:
+        pytest.skip("no embedded edit data")
+    toy = [DepSentence("The cat likes me .".split(), "DT NN VBZ PRP .".split(), [2, 3, 0, 3, 3]),
+           DepSentence("She saw a dog .".split(), "PRP VBD DT NN .".split(), [2, 0, 4, 2, 2])]
+    model = VocabgenModel.train(toy * 2)
+    vocab = Vocabulary("toy", set("the,dog,cat,likes,me,she,saw,a,is,'s,dogs,cats".split(",")))
+    from treegram.plugins.vocabgen.generator import ConstrainedGenerator
+
+    src = as_source(ConstrainedGenerator(model.generation, model.system, vocab))
+    edits = src.editor.get().edits("cat")
+    assert any("dog" in src.corpus.texts[e.item].lower() for e in edits)  # such edits exist
+    groups, _ = select_sentences(src, ["cat", "dog"], 3, np.random.default_rng(0), allow_unchecked=True)
+    for s in groups.get("cat", []):
+        assert not is_edit(s) or "dog" not in edit_host(s).lower(), s.provenance
+    for s in groups.get("dog", []):
+        assert not is_edit(s) or "cat" not in edit_host(s).lower(), s.provenance
+    alone, _ = select_sentences(src, ["cat"], 3, np.random.default_rng(0), allow_unchecked=True)
+    assert any(is_edit(s) and "dog" in edit_host(s).lower() for s in alone["cat"])  # alone, they are fine

@@ -1047,6 +1047,13 @@ def is_edit(sentence) -> bool:
     return sentence.source == "generated" and sentence.provenance.startswith(EDIT_PREFIX)
 
 
+def edit_host(sentence) -> str | None:
+    """The real sentence an edit was made from (None for any other sentence)."""
+    if not is_edit(sentence):
+        return None
+    return sentence.provenance[len(EDIT_PREFIX):].strip()[1:].split('" (', 1)[0]
+
+
 #: closed-class words that never count for coherence
 _FUNCTION = frozenset("""the a an and or but if of to in on at for with from by about as than then so not no yes
 do does did be is are was were am been being have has had will would can could shall should may might must""".split())

@@ -33,6 +33,7 @@ items and scorer (`as_source`); `SheetSource(gen)` alone gives generated items o
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 import attrs
@@ -495,6 +496,17 @@ def _generated_items(src: SheetSource, word: str, forms: frozenset[str], allowed
     return new, d.below, d.copies, d
 
 
+def _not_from(items: list[Sentence], forms: frozenset[str]) -> list[Sentence]:
+    """`items` without the edits whose host sentence holds one of `forms`."""
+    from treegram.plugins.vocabgen.edits import edit_host
+
+    def from_other(s: Sentence) -> bool:
+        host = edit_host(s)
+        return host is not None and any(t in forms for t in re.findall(r"[a-z']+", host.lower()))
+
+    return [s for s in items if not from_other(s)]
+
+
 def _take(pool: list[Sentence], k: int, chosen: list[Sentence], sheet: list[Sentence],
           reject: Callable[[Sentence], str | None] | None = None) -> int:
     """Move up to k sentences of `pool` onto the sheet, skipping near-duplicates of what is on it and those
@@ -536,8 +548,9 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
         per_word = MAX_PER_WORD
     sheet: list[Sentence] = []
     st.setdefault("rejected_quality", 0)
+    sheet_forms = {w: word_forms(w, src.level) for w in words}
     for w in words:
-        forms = word_forms(w, src.level)
+        forms = sheet_forms[w]
         reject = _quality_check(w, src.level, st) if checks else None
         allowed = _allowed(src.vocab, forms)
         corpus = CorpusPool(src, w, forms, allowed, rng)
@@ -558,6 +571,10 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
             seen = {c.text for c in corpus.items}
             copies = fit_order(src, [c for c in copies if c.text not in seen and not seen.add(c.text)], st)
             new, below = fit_order(src, new, st), fit_order(src, below, st)
+            if len(sheet_forms) > 1:  # an edit of another practised word's real sentence ("She's a dog." -> cat):
+                # that sentence is the other word's item, and the two would be near-duplicates on one sheet
+                others = frozenset().union(*(f for o, f in sheet_forms.items() if o != w))
+                new, below = _not_from(new, others), _not_from(below, others)
             got_c += _take(copies, want_c - got_c, chosen, sheet, reject)
             got_g = _take(new, per_word - got_c, chosen, sheet, reject)
             if got_c + got_g < per_word:  # too few new sentences: more corpus items
