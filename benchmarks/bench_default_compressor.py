@@ -76,6 +76,23 @@ def matched(model, trees, sents, target: float, steps: int = 13):
     return best if best is not None else (hi, keeps)
 
 
+def rate_rows(model, trees, sents, rates=(0.5, 0.6, 0.7, 0.8)) -> list[list]:
+    """`--rate R` on the default: sentences whose length allows R +- tolerance, and the share of them within it."""
+    from treegram.compression.compressor import RATE_TOLERANCE, compress_tree, rate_window
+
+    rows = []
+    for rate in rates:
+        possible = within = 0
+        for t, s in zip(trees, sents):
+            if not rate_window(len(s), rate, RATE_TOLERANCE):
+                continue
+            possible += 1
+            c = compress_tree(model, t, s, rate=rate)
+            within += abs(c.rate - rate) <= RATE_TOLERANCE + 1e-9
+        rows.append([rate, f"{possible}/{len(sents)}", within, round(100.0 * within / max(possible, 1), 1)])
+    return rows
+
+
 def load_seconds(runs: int = 3) -> float:
     code = ("import time; t=time.perf_counter(); from treegram.compression.default import default_model; "
             "default_model(); print(time.perf_counter()-t)")
@@ -178,6 +195,8 @@ def main() -> None:
         mitems[name] = mits
         matched_rows.append([name, round(reward, 3), ms["compression_rate"], ms["token_f1"], ms["rel_f1"]])
         print(name, rows[-1], matched_rows[-1], flush=True)
+        if name == "default":
+            rates = rate_rows(model, trees, sents)
     for spec in args.output:
         from treegram.compression.align import read_pairs
 
@@ -227,7 +246,9 @@ def main() -> None:
             markdown_table(["comparison", "token F1, gold rate", "RelF1, gold rate"], msig), "",
             f"Default model load in a fresh process: {load:.2f} s (median of 3; spaCy's pipeline loads on the first "
             f"sentence); {speed['default'][0]:.1f} sentences per CPU-second with parsing, {speed['default'][1]:.1f} "
-            "without.", ""]
+            "without.", "",
+            "`--rate R` on the default (within +-0.05 of R, among the dev sentences whose length allows it):", "",
+            markdown_table(["rate", "possible", "within", "within %"], rates), ""]
     if args.judged:
         body += judged_table(args.judged)
     body.append("Command: `python benchmarks/bench_default_compressor.py " + " ".join(sys.argv[1:]) + "`")

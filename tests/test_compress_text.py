@@ -81,7 +81,7 @@ def test_unchanged_sentences_say_why_on_stderr(files, capsys):
     err = capsys.readouterr().err
     assert "line 1: unchanged" in err and "too short" in err
     assert "line 2: unchanged" in err and "only punctuation" in err
-    assert "line 3: unchanged" in err and "no deletion is worth its cost at reward 40" in err
+    assert "line 3: unchanged" in err and "no deletion is worth its cost at --reward 40" in err
     assert main(["-q", "compress", "--model", str(files / "ch.model"), "--input", str(inp), "--reward", "40",
                  "--json"]) == 0
     recs = _json(capsys)["sentences"]

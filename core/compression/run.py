@@ -62,11 +62,12 @@ def _unchanged_reason(status: str, n: int, words: int, settings: CompressSetting
         return "--rate 1 keeps every word"
     if status == "failed":
         return ("the parser found no parse (flat fallback tree) and the model deletes nothing from the flat tree "
-                f"at reward {settings.reward:g}")
+                f"at --reward {settings.reward:g}")
     if settings.rate is not None:
         return f"the model's best compression near rate {settings.rate:g} keeps every word"
-    return (f"no deletion is worth its cost at reward {settings.reward:g} (the model prefers every word); ask for "
-            "a rate (--rate 0.7) or a lower --reward")
+    at = "the model's default length" if settings.reward == 0 else f"--reward {settings.reward:g}"
+    return (f"no deletion is worth its cost at {at} (the model prefers every word); ask for a rate (--rate 0.7) or "
+            "a lower --reward")
 
 
 def _sentence(model, tokens: list[str], settings: CompressSettings) -> tuple[dict[str, Any], float, float]:

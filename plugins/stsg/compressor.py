@@ -15,6 +15,7 @@ from treegram.compression.treeprep import derive_target, parse_sentences, wrap_r
 from treegram.errors import InputError, ModelFileError
 from treegram.formalism import save_model
 
+from treegram.plugins.stsg import GIBBS_SWEEPS
 from treegram.plugins.stsg.grammar import FiniteSTSG
 
 __all__ = ["STSGModel", "train_stsg", "prepare_corpus", "embed_parser", "embedded_parser"]
@@ -135,7 +136,7 @@ def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: 
                             "alpha": alpha, "beta": beta, "seed": seed,
                             "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0)}
     if method == "gibbs":
-        iterations = 5000 if iterations is None else iterations
+        iterations = GIBBS_SWEEPS if iterations is None else iterations
         model = STSGSampler(corpus, alpha=alpha, seed=seed)
         schedule = AnnealingSchedule(5.0, 0.0, iterations, "linear")
         ck = CheckpointConfig(checkpoint, every=max(1, min(100, iterations // 10))) if checkpoint else None

@@ -12,7 +12,7 @@ from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
 
-from treegram.plugins.stsg import SVM_C, SVM_LOSS
+from treegram.plugins.stsg import GIBBS_SWEEPS, SVM_C, SVM_LOSS
 
 
 @attrs.frozen
@@ -31,7 +31,7 @@ class STSGOptions(PolicyOptions):
                          help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; svm: large-margin "
                               "STSG (Cohn & Lapata 2007); mcdonald: McDonald (2006) word-deletion labelling")
     iterations: int | None = option(None, type=positive_int,
-                                    help="Gibbs sweeps (annealed T 5 -> 0; default 5000), EM/VB iterations "
+                                    help=f"Gibbs sweeps (annealed T 5 -> 0; default {GIBBS_SWEEPS}), EM/VB iterations "
                                          "(default 30) or SVM cutting-plane passes (default 50)")
     alpha: float = option(100.0, help="DP concentration (default 100)", type=positive_float)
     beta: float = option(0.1, help="expansion probability of the base (default 0.1)", type=open_probability)

@@ -273,16 +273,18 @@ def corpus_fitness(src: SheetSource, ids) -> np.ndarray:
     return src.fitness.score_batch(corpus_items(src.corpus, ids))
 
 
-def fit_order(src: SheetSource, sentences: list[Sentence], st: dict | None = None) -> list[Sentence]:
-    """Sentences (generated ones, corpus copies) without those below the fitness floor, the likeliest-fit band
-    first (a stable sort: the order inside a band is kept); unchanged without a fitness model."""
+def fit_order(src: SheetSource, sentences: list[Sentence], st: dict | None = None, *,
+              drop: bool = True) -> list[Sentence]:
+    """Sentences (generated ones, corpus copies) without those below the fitness floor (kept last with
+    ``drop=False``), the likeliest-fit band first (a stable sort: the order inside a band is kept); unchanged
+    without a fitness model."""
     if src.fitness is None or not sentences:
         return sentences
     band = src.fitness.band(src.fitness.score_batch([(s.tokens, s.provenance, s.source) for s in sentences]))
-    if st is not None:
+    if st is not None and drop:
         st["unfit"] = st.get("unfit", 0) + int((band < 0).sum())
-    order = np.argsort(band, kind="stable")
-    return [sentences[int(k)] for k in order if band[k] >= 0]
+    order = np.argsort(np.where(band < 0, np.iinfo(np.int64).max, band), kind="stable")
+    return [sentences[int(k)] for k in order if band[k] >= 0 or not drop]
 
 
 def _scores(src: SheetSource, batch) -> list[float | None]:
@@ -570,7 +572,8 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
                 new, below, copies, error = [], [], [], str(exc)
             seen = {c.text for c in corpus.items}
             copies = fit_order(src, [c for c in copies if c.text not in seen and not seen.add(c.text)], st)
-            new, below = fit_order(src, new, st), fit_order(src, below, st)
+            # --allow-unchecked shows unchecked sentences, marked: those below the fitness floor too (last)
+            new, below = fit_order(src, new, st), fit_order(src, below, st, drop=not allow_unchecked)
             if len(sheet_forms) > 1:  # an edit of another practised word's real sentence ("She's a dog." -> cat):
                 # that sentence is the other word's item, and the two would be near-duplicates on one sheet
                 others = frozenset().union(*(f for o, f in sheet_forms.items() if o != w))
