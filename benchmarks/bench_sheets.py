@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import attrs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _results import machine_line, markdown_table, write_section  # noqa: E402
@@ -209,13 +210,23 @@ def sheet_checks(corpora):
     return check
 
 
-def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0):
+#: what the levels tables in a section of their own (--section) do not say
+LEVELS_NOTE = ("Counts of distinct sheet-quality sentences, not of judged ones: the plausibility and classroom fitness "
+               "of the edits are measured by the blind kit gen25 (`benchmarks/make_edit_kit.py`; RESULTS "
+               "`exercise-kits-judged` once rated).  Both routes apply the classroom-fitness floor to generated "
+               "items (selection.fit_order).")
+
+
+def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0, baseline=True):
     """Issue 25's inclusion tables (paper Figure 5 layout): for every single-word CEFR-J headword of each level
     (vocabulary cefr:LEVEL + the word's forms), the distinct *sheet-quality* sentences in `samples` outputs of:
     corpus search in the old excerpt (graded-enja, A1), in the merged excerpt (graded-enja + Tatoeba, A2), the
     merged excerpt's items at or above the corpus floor, and the shipped route (half the draws from the corpus
     items a sheet may show, half outputs of the sheet sampler `draw_passing`: new generated sentences at or above
-    the scorer's threshold).  Returns {level: (table rows, words, per-word shipped counts)}."""
+    the scorer's threshold; the sheet sampler draws edits of real sentences first, edits.py).  `baseline` adds the
+    same route without the edit generator (SPINEDEP alone, what shipped before).  Returns {level: (table rows, words,
+    per-word counts, seconds, distinct new generated per word, distinct new edits per word)}."""
+    from treegram.plugins.vocabgen.edits import EDIT_THRESHOLD, is_edit
     from treegram.plugins.vocabgen.corpus import CorpusIndex
 
     model = load_model(default_model_path())
@@ -227,18 +238,22 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
         vocab = cefr_vocabulary(level)
         gen = ConstrainedGenerator(model.generation, model.system, vocab)
         src = default_source(gen)
+        plain = attrs.evolve(src, editor=None)
         scores = src.scorer.score_batch(corpus.tokens) if src.corpus_floor is not None else None
         words = headwords(level, cumulative=False)[::stride]
         rng = np.random.default_rng(seed)
         fit = src.corpus_fitness if src.fitness is not None else None
-        cols = {"old": [], "merged": [], "merged_floor": [], "merged_fit": [], "shipped": [], "generated": []}
+        cols = {"old": [], "merged": [], "merged_floor": [], "merged_fit": [], "plain": [], "shipped": [],
+                "generated": [], "edits": []}
         t0 = time.perf_counter()
         half = samples // 2
         for k, w in enumerate(words):
             forms = word_forms(w, level)
             allowed = vocab.with_words(forms - vocab.words)
             for name, c in (("old", old), ("merged", corpus)):
-                cand = c.candidates(vocab, set(forms)) if c is not None else []
+                if c is None:
+                    continue  # no --old-corpus: no row
+                cand = c.candidates(vocab, set(forms))
                 cand = [i for i in cand if check(c.tokens[i], w, level)]
                 cols[name].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
             cand = [i for i in corpus.candidates(vocab, set(forms)) if check(corpus.tokens[i], w, level)]
@@ -249,18 +264,23 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
                 cand = [i for i in cand if fit[i] >= src.fitness.floor]
             cols["merged_fit"].append(len(set(rng.choice(cand, size=samples).tolist())) if cand else 0)
             c_half = {("c", i) for i in rng.choice(cand, size=half).tolist()} if cand else set()
-            try:
-                d = draw_passing(src, w, samples - half, rng, forms=forms, allowed=allowed, unique=False,
-                                 max_draws=gen_cap)
-                shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
-                         if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
-                passed = {s.text for s in fit_order(src, d.passed) if check(s.tokens, w, level)}
-                shown |= {("g", t) for t in passed}
-                n_gen = len(passed)
-            except NoSentenceError:
-                shown, n_gen = set(), 0
-            cols["shipped"].append(len(c_half | shown))
-            cols["generated"].append(n_gen)
+            for name, s_ in (("plain", plain), ("shipped", src)) if baseline else (("shipped", src),):
+                try:
+                    d = draw_passing(s_, w, samples - half, np.random.default_rng([seed, k]), forms=forms,
+                                     allowed=allowed, unique=False, max_draws=gen_cap)
+                    shown = {("c", corpus.find_copy(s.tokens)) for s in d.copies
+                             if check(corpus.tokens[corpus.find_copy(s.tokens)], w, level)}
+                    fit_passed = [s for s in fit_order(s_, d.passed) if check(s.tokens, w, level)]
+                    passed = {s.text for s in fit_passed}
+                    shown |= {("g", t) for t in passed}
+                    n_gen = len(passed)
+                    n_edit = len({s.text for s in fit_passed if is_edit(s)})
+                except NoSentenceError:
+                    shown, n_gen, n_edit = set(), 0, 0
+                cols[name].append(len(c_half | shown))
+                if name == "shipped":
+                    cols["generated"].append(n_gen)
+                    cols["edits"].append(n_edit)
             if (k + 1) % 100 == 0:
                 log(f"  {level}: {k + 1}/{len(words)} words [{time.perf_counter() - t0:.0f}s]")
         rows = []
@@ -269,14 +289,19 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
                   "merged_floor": "corpus alone, merged excerpt, items at or above the corpus floor",
                   "merged_fit": "corpus alone, merged excerpt, items at or above the classroom-fitness floor "
                                 "(what sheets show)",
+                  "plain": f"the route without edits: 500 draws of those corpus items + 500 outputs of the SPINEDEP "
+                           f"sheet sampler (new generated at scorer >= {src.threshold:.2f} and at or above the "
+                           f"fitness floor, cap {gen_cap} draws)",
                   "shipped": f"**shipped route**: 500 draws of those corpus items + 500 outputs of the sheet sampler "
-                             f"(new generated at scorer >= {src.threshold:.2f} and at or above the fitness floor, "
-                             f"cap {gen_cap} draws)"}
+                             f"(edits of real sentences at scorer >= {EDIT_THRESHOLD:.2f} first, then SPINEDEP at "
+                             f">= {src.threshold:.2f}; both at or above the fitness floor; cap {gen_cap} draws)"}
         for key, lab in labels.items():
+            if not cols[key]:
+                continue
             v = np.asarray(cols[key])
             rows.append([lab, int((v < 10).sum()), int((v > 100).sum()), f"{np.median(v):.0f}"])
         g = np.asarray(cols["generated"])
-        out[level] = (rows, words, cols, time.perf_counter() - t0, g)
+        out[level] = (rows, words, cols, time.perf_counter() - t0, g, np.asarray(cols["edits"]))
     return out
 
 
@@ -516,8 +541,14 @@ def main() -> None:
     ap.add_argument("--judge-key", type=Path, default=None, help="the key written next to the --judge-out set")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--levels", default="A1,A2", help="levels of the `levels` part (issue 25 inclusion tables)")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="levels part: skip the route without edits (SPINEDEP alone; halves the time)")
     ap.add_argument("--old-corpus", default="", help="the old corpus excerpt (e.g. `git show 295e913:plugins/vocabgen/"
                     "data/default-corpus.npz > old.npz`) for the `levels` part's corpus-alone row")
+    ap.add_argument("--section", default="sheets",
+                    help="RESULTS section to write; another than `sheets` takes the levels tables alone (with "
+                         "--parts levels, e.g. `--stride 10 --section edits` for a quick figure that leaves the full "
+                         "tables in `sheets` as they are)")
     ap.add_argument("--mix-stride", type=int, default=10, help="sheet mix over every K-th A1 headword")
     ap.add_argument("--mix-per-word", type=int, default=10)
     args = ap.parse_args()
@@ -615,16 +646,22 @@ def main() -> None:
         body.extend(inc)
     elif "Word inclusion" in old:
         body.append(old["Word inclusion"].rstrip() + "\n")
+    levels_body: list[str] = []
     if "levels" in parts:
-        res = inclusion_levels(args.levels.split(","), args.samples, args.gen_cap, args.old_corpus, args.stride)
-        for level, (rows, words, cols, secs, g) in res.items():
-            body += [f"**Inclusion {level}** (issue 25; {len(words)} single-word CEFR-J {level} headwords, vocabulary "
+        res = inclusion_levels(args.levels.split(","), args.samples, args.gen_cap, args.old_corpus, args.stride,
+                               baseline=not args.no_baseline)
+        for level, (rows, words, cols, secs, g, ed) in res.items():
+            levels_body += [f"**Inclusion {level}** (issue 25; {len(words)} single-word CEFR-J {level} headwords, vocabulary "
                      f"cefr:{level} + the word's forms, {args.samples} samples per word, {secs:.0f} s; goal: < 50 words "
                      "with < 10 sheet-quality sentences, > 600 with > 100 — scaled for other list lengths)", "",
                      markdown_table(["route", "words with < 10", "words with > 100", "median per word"], rows), "",
                      f"Distinct new generated sentences passing the scorer per word (shipped route): median "
-                     f"{np.median(g):.0f}, mean {g.mean():.1f}, none for {int((g == 0).sum())} words.", ""]
-    else:
+                     f"{np.median(g):.0f}, mean {g.mean():.1f}, none for {int((g == 0).sum())} words; of them edits "
+                     f"of real sentences: median {np.median(ed):.0f}, mean {ed.mean():.1f}, none for "
+                     f"{int((ed == 0).sum())} words.", ""]
+        if args.section == "sheets":
+            body += levels_body
+    if "levels" not in parts or args.section != "sheets":
         for k, v in old.items():
             if k.startswith("Inclusion A"):
                 body.append(v.rstrip() + "\n")
@@ -691,6 +728,13 @@ def main() -> None:
     body.append(NOTES)
     body.append("")
     body.append(machine_line() + "; `python benchmarks/bench_sheets.py " + " ".join(sys.argv[1:]) + "`")
+    stamp = machine_line() + "; `python benchmarks/bench_sheets.py " + " ".join(sys.argv[1:]) + "`"
+    if args.section != "sheets":  # the levels tables alone, in their own section; `sheets` is left as it is
+        text = "\n".join(levels_body + [LEVELS_NOTE, "", stamp])
+        print(text)
+        if not args.no_write:
+            write_section(args.section, text)
+        return
     text = "\n".join(body)
     print(text)
     if not args.no_write:

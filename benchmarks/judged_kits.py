@@ -4,7 +4,8 @@
     python benchmarks/judged_kits.py score NAME [NAME ...] [--no-write]   # RESULTS section `exercise-kits-judged`
 
 A kit is what `bench_exercises.py --kit NAME` wrote (NAME-choice/blind.txt + NAME-choice.key.tsv, NAME-sentences/
-blind.txt + NAME-sentences.key.tsv) once judges outside the team have rated it (ratings-*.tsv in each folder).
+blind.txt + NAME-sentences.key.tsv), or a sentences-only kit of `make_edit_kit.py` (NAME/blind.txt + NAME.key.tsv),
+once judges outside the team have rated it (ratings-*.tsv in each folder).
 `record` keeps it the way benchmarks/judged keeps judged sets: NAME-choice.{blind.txt,key.tsv,ratings-JUDGE.tsv},
 NAME-sentences.tsv (ID, sentence as shown), NAME-sentences.key.json (text, source, level, word, provenance: Tatoeba
 ids and contributors) and NAME-sentences.ratings-JUDGE.tsv — small TSVs, no data files.
@@ -55,6 +56,11 @@ KITS = {
     "fit25": "400 random A1/A2 headwords none of which were in mc25 or a development kit, seed 2613, sheets of 10 "
              "words x 1 item, built at i-fit 53e3431 with the classroom-fitness model and the open-slot rules: 177 "
              "choice items of 400 asked, 376 cloze sentences, all corpus",
+    "gen25": "the edit generator (issue 25 item 5; sentences only, `python benchmarks/make_edit_kit.py "
+             "/work/judging/gen25 --exclude benchmarks/judged/gen25-devwords.txt`, seed 2525): 100 new sentences "
+             "made by derivation edits of real ones (edits.py) for random A1/A2 headwords never used in development, "
+             "each the first edit a sheet would show for its word (plausibility check, fitness floor and bands, "
+             "quality checks), and for every other word the corpus sentence a sheet would show",
 }
 
 
@@ -72,28 +78,39 @@ def record(name: str, src: Path) -> None:
 
     JUDGED.mkdir(exist_ok=True)
     choice, sent = src / f"{name}-choice", src / f"{name}-sentences"
-    shutil.copyfile(src / f"{name}-choice.key.tsv", JUDGED / f"{name}-choice.key.tsv")
-    shutil.copyfile(choice / "blind.txt", JUDGED / f"{name}-choice.blind.txt")
+    skey = src / f"{name}-sentences.key.tsv"
+    if not sent.is_dir():  # a sentences-only kit (make_edit_kit.py): NAME/blind.txt + NAME.key.tsv
+        sent, skey = src / name, src / f"{name}.key.tsv"
+    folders = [(sent, "sentences")]
+    if choice.is_dir():
+        shutil.copyfile(src / f"{name}-choice.key.tsv", JUDGED / f"{name}-choice.key.tsv")
+        shutil.copyfile(choice / "blind.txt", JUDGED / f"{name}-choice.blind.txt")
+        folders.insert(0, (choice, "choice"))
     shutil.copyfile(sent / "blind.txt", JUDGED / f"{name}-sentences.tsv")
-    for folder, kind in ((choice, "choice"), (sent, "sentences")):
+    for folder, kind in folders:
         for f in sorted(folder.glob("ratings-*.tsv")):
             shutil.copyfile(f, JUDGED / f"{name}-{kind}.{f.name}")
-    c = default_corpus()
-    idx = {dedup_key(t): i for i, t in enumerate(c.texts)}
-    key = []
-    for r in _rows(src / f"{name}-sentences.key.tsv"):
-        i = idx.get(dedup_key(r[4])) if r[1].startswith("corpus") else None
-        key.append({"id": r[0], "text": r[4], "source": r[1], "level": r[2], "word": r[3],
-                    "provenance": c.provenance(i) if i is not None else ""})
-    (JUDGED / f"{name}-sentences.key.json").write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n",
-                                                       encoding="utf-8")
-    print(f"recorded {name}: {len(key)} sentences, choice key, ratings of "
+    key_json = JUDGED / f"{name}-sentences.key.json"
+    rows = _rows(skey)
+    if key_json.exists() and {k["id"] for k in json.loads(key_json.read_text(encoding="utf-8"))} == {r[0] for r in rows}:
+        key = json.loads(key_json.read_text(encoding="utf-8"))  # written by the kit's builder (hosts, scores)
+    else:
+        c = default_corpus()
+        idx = {dedup_key(t): i for i, t in enumerate(c.texts)}
+        key = []
+        for r in rows:
+            i = idx.get(dedup_key(r[4])) if r[1].startswith("corpus") else None
+            key.append({"id": r[0], "text": r[4], "source": r[1], "level": r[2], "word": r[3],
+                        "provenance": c.provenance(i) if i is not None else ""})
+        key_json.write_text(json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"recorded {name}: {len(key)} sentences{', choice key' if choice.is_dir() else ''}, ratings of "
           f"{len(list(JUDGED.glob(f'{name}-*.ratings-*.tsv')))} judge files in {JUDGED}")
 
 
 def score(name: str) -> list[str]:
     out = [f"**Kit {name}**" + (f" ({KITS[name]})" if name in KITS else ""), ""]
-    key = {r[0]: r for r in _rows(JUDGED / f"{name}-choice.key.tsv")}
+    ckey = JUDGED / f"{name}-choice.key.tsv"
+    key = {r[0]: r for r in _rows(ckey)} if ckey.exists() else {}
     judges = {f.name.split(".ratings-")[1][:-4]: {r[0]: r[1] if len(r) > 1 else "" for r in _rows(f)}
               for f in sorted(JUDGED.glob(f"{name}-choice.ratings-*.tsv"))}
     if key and judges:

