@@ -307,6 +307,8 @@ def inclusion_levels(levels, samples, gen_cap, old_corpus_path, stride=1, seed=0
 
 def sheet_mix(words, per_word, seed=0):
     """What sheets take from where: select_sentences(word, per_word) for each word with the default source."""
+    from treegram.plugins.vocabgen.edits import is_edit
+
     model = load_model(default_model_path())
     gen = ConstrainedGenerator(model.generation, model.system, cefr_vocabulary("A1"))
     src = default_source(gen)
@@ -315,6 +317,7 @@ def sheet_mix(words, per_word, seed=0):
     for k, w in enumerate(words):
         groups, problems = select_sentences(src, [w], per_word, np.random.default_rng(seed + k), stats=stats)
         short += sum(len(v) for v in groups.values()) < per_word
+        stats["edits_shown"] = stats.get("edits_shown", 0) + sum(is_edit(s) for v in groups.values() for s in v)
     return stats, short
 
 
@@ -674,7 +677,8 @@ def main() -> None:
                     f"{args.mix_per_word}, every {args.mix_stride}th A1 headword = {len(mix_words)} words, "
                     f"{time.perf_counter() - t:.0f} s): {n} items, {stats['corpus']} corpus "
                     f"({100 * stats['corpus'] / max(n, 1):.1f}%), {stats['generated']} generated "
-                    f"({100 * stats['generated'] / max(n, 1):.1f}%), of which {stats['below_shown']} below the "
+                    f"({100 * stats['generated'] / max(n, 1):.1f}%: {stats.get('edits_shown', 0)} edits of real "
+                    f"sentences), of which {stats['below_shown']} below the "
                     f"ranker threshold (marked, last resort); {short} words short of {args.mix_per_word}; "
                     f"{stats['draws']} generation draws in all.")
         body.append("")
