@@ -138,6 +138,22 @@ def test_ranker_scores_and_threshold(source):
     assert ranker.score("I go to school every day .".split()) > ranker.score("I go to school every the day .".split())
 
 
+def test_ranker_cache_stays_bounded_and_answers_every_batch():
+    from treegram.plugins.vocabgen.default import default_ranker
+
+    ranker = default_ranker()
+    if ranker is None:
+        pytest.skip("no embedded ranker")
+    ranker = type(ranker)(ranker.res, ranker.spec)  # a fresh cache
+    ranker.cache_max = 3
+    a, b, c, d = ("I like dogs .", "She is here .", "We eat rice .", "He runs fast .")
+    first = ranker.score_batch([a.split(), b.split()])
+    # a full cache is trimmed to what the batch reads: the cached sentence a is still answered
+    got = ranker.score_batch([a.split(), c.split(), d.split()])
+    assert got[0] == first[0] and len(ranker._cache) <= 4
+    assert got[2] == pytest.approx(ranker.score(d.split()))
+
+
 def test_bare_generator_gets_the_embedded_corpus(source):
     groups, _ = select_sentences(source.generator, ["water"], 2, np.random.default_rng(0))
     assert len(groups["water"]) == 2

@@ -358,6 +358,7 @@ class PlausibilityRanker:
         self.intercept = float(spec["intercept"])
         self.threshold = float(spec["threshold"])
         self._cache: dict[tuple[str, ...], float] = {}
+        self.cache_max = 200_000  # sentences whose scores are kept
 
     def vector(self, tokens: Sequence[str]) -> np.ndarray:
         return feature_matrix(self.res, [tokens], self.names)[0]
@@ -371,8 +372,8 @@ class PlausibilityRanker:
             ok = np.isfinite(X).all(axis=1)
             vals = np.where(ok, self.intercept + ((np.where(ok[:, None], X, 0.0) - self.mean) / self.scale)
                             @ self.coef, -np.inf)
-            if len(self._cache) > 200_000:
-                self._cache.clear()
+            if len(self._cache) + len(todo) > self.cache_max:  # keep what this batch still reads
+                self._cache = {k: self._cache[k] for k in keys if k in self._cache}
             self._cache.update(zip(todo, (float(v) for v in vals)))
         return np.asarray([self._cache[k] for k in keys], dtype=np.float64)
 
