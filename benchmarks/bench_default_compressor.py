@@ -26,6 +26,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -205,9 +206,10 @@ def main() -> None:
         from treegram.compression.align import read_pairs
 
         name, _, path = spec.partition("=")
-        src_file = Path(str(path) + ".source")
-        src_file.write_text("\n".join(" ".join(x) for x in sents) + "\n", encoding="utf-8")
-        pairs = read_pairs(src_file, Path(path), text_alignment=True)
+        with tempfile.TemporaryDirectory() as tmp:  # the dev sources beside it, without writing next to the user's file
+            src_file = Path(tmp) / "source.txt"
+            src_file.write_text("\n".join(" ".join(x) for x in sents) + "\n", encoding="utf-8")
+            pairs = read_pairs(src_file, Path(path), text_alignment=True)
         keeps = [np.asarray(p.keep, bool) for p in pairs]
         outputs[name] = keeps
         summ, its = score_system(sents, keeps, gold, scorer)

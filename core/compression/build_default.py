@@ -1,7 +1,8 @@
-"""Build the shipped default compression model (`treegram.compression.default`) from ../shared/data, with the
+"""Build the shipped default compression model (`treegram.compression.default`) from the data folder given by
+`--data` (the one holding ``compression/wiki-edits`` and ``revisions/``), with the
 public command line only (`treegram mine-revisions`, `treegram train channel`), so the recipe is the documented one:
 
-    python -m treegram.compression.build_default --data ../shared/data [--out core/compression/data/...]
+    python -m treegram.compression.build_default --data DATA_DIR [--out core/compression/data/...]
 
 Data (the decision and the attribution are in core/compression/data/NOTICE.md):
 
@@ -91,14 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     from treegram.cli.app import main as treegram
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=Path("../shared/data"), help="the shared data folder")
+    ap.add_argument("--data", type=Path, required=True,
+                    help="the data folder holding compression/wiki-edits, revisions/ and gum-const")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data" / "default-compressor.model")
     ap.add_argument("--work", type=Path, default=None, help="keep intermediate files (pairs, parses) here")
     ap.add_argument("--workers", type=int, default=1, help="processes mining the revision histories")
     args = ap.parse_args(argv)
     data = args.data
     if not (data / "compression" / "wiki-edits" / "pairs.tsv.gz").is_file():
-        print(f"{data}: no compression/wiki-edits/pairs.tsv.gz (give --data ../shared/data)", file=sys.stderr)
+        print(f"{data}: no compression/wiki-edits/pairs.tsv.gz (give --data the folder that holds it)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)

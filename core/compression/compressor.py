@@ -142,7 +142,8 @@ def compress_tree(model, tree, tokens: list[str], *, rate: float | None = None, 
     if abs(out.rate - rate) > tolerance + 1e-9 and rate_window(len(tokens), rate, tolerance):
         # the deletion policy's hard constraints may forbid every length near the rate: asked for a length, the
         # user gets it, breaking as few constraints as possible, and a note says so
-        relaxed = getattr(getattr(model, "policy", None), "relaxed", lambda: None)()
+        policy = getattr(model, "policy", None)
+        relaxed = policy.relaxed() if policy is not None else None
         if relaxed is not None and _takes_policy(dec):
             if not strict:
                 out.note = (out.note or "") + "; --strict-rate may reach it by breaking the deletion constraints"

@@ -336,13 +336,7 @@ class SentenceChart:
         rule, _binding, words = self.apps[e]
         if rule.target is None or not rule.target.children:
             return []
-        tgt_words = rule.target.leaves()
-        out, j = [], 0
-        for k, w in enumerate(rule.source.leaves()):
-            if j < len(tgt_words) and tgt_words[j] == w:
-                out.append(words[k])
-                j += 1
-        return out
+        return _kept_words(rule, words)
 
     def word_increments(self, gold_keep) -> np.ndarray:
         """Per application, (kept words the gold compression keeps, kept words it deletes): the (true positive,
@@ -381,6 +375,18 @@ class SentenceChart:
         return build(), keep
 
 
+def _kept_words(rule: Rule, words: list) -> list:
+    """The source word positions (`words`: the rule's source leaves' positions) that the rule's target keeps: its
+    target words are a subsequence of its source words, matched left to right."""
+    tgt_words = rule.target.leaves()
+    out, j = [], 0
+    for k, w in enumerate(rule.source.leaves()):
+        if j < len(tgt_words) and tgt_words[j] == w:
+            out.append(words[k])
+            j += 1
+    return out
+
+
 def _policy_cost(rule: Rule, i: int, kids: list, binding: list, words: list, word_pos: dict, t, drop_cost,
                  policy) -> tuple[float, list[int]]:
     """What a deletion policy charges one rule application at source node i, and the word positions it keeps.
@@ -391,12 +397,7 @@ def _policy_cost(rule: Rule, i: int, kids: list, binding: list, words: list, wor
     surviving fragment node pays the policy's cost of its choice of surviving children."""
     if rule.target is None:
         return 0.0, []
-    tgt_words = rule.target.leaves()
-    kept_words, j = [], 0
-    for k, w in enumerate(rule.source.leaves()):
-        if j < len(tgt_words) and tgt_words[j] == w:
-            kept_words.append(words[k])
-            j += 1
+    kept_words = _kept_words(rule, words)
     kept_pos = set(kept_words)
     frontier = {u: k for u, k in binding}
     alive: dict[int, bool] = {}

@@ -411,7 +411,7 @@ def build_corpus(msafe, parsed, merged, attribution, args) -> None:
                                  {"format": "treegram-vocabgen-corpus", "version": 2, "level": CORPUS_LEVEL,
                                   "source": "graded-enja-corpus (github marmooo/graded-enja-corpus, commit "
                                             "e8d2b94), CC BY-SA 4.0; Tatoeba English sentences (tatoeba.org, "
-                                            "tatoeba-en pack of ../shared/data), CC BY 2.0 FR",
+                                            "tatoeba-en pack), CC BY 2.0 FR",
                                   "filtered_out": dict(why.most_common())},
                                  tatoeba=[attribution[m] for _, m in keep])
     save_bundle(args.out / "default-corpus.npz", meta, arrays)

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from treegram.errors import ModelFileError
+from treegram.trees.depproject import SUBJECT_RELATIONS
 
 SOURCE_NAME = "graded-enja"
 
@@ -212,7 +213,6 @@ def load_corpus(path: str) -> CorpusIndex:
 
 
 # -- which real sentences may be corpus items ----------------------------------------------------------------------
-_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 #: all-capital words that are ordinary in a beginners' sentence (anything else in capitals is shouting or an acronym)
 _CAPS_OK = frozenset({"I", "OK", "TV", "CD", "DVD", "PC", "UK", "US", "USA", "A", "AM", "PM", "DJ", "ID"})
 _ODD_CHARS = frozenset('"()[]{}:;/\\*_#@&%$~<>|=+…“”‘')
@@ -234,7 +234,7 @@ def fragment_reason(dep) -> str | None:
         return f"no verb at the root ({dep.words[r - 1]}/{tag})"
     if any(rels[k - 1] == "mark" for k in kids):
         return f"a subordinate clause alone ({dep.words[kids[0] - 1]} ...)"
-    if not any(rels[k - 1] in _SUBJECTS for k in kids) and tag != "VB":
+    if not any(rels[k - 1] in SUBJECT_RELATIONS for k in kids) and tag != "VB":
         return "no subject"
     return None
 

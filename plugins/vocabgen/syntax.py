@@ -22,29 +22,11 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
+from treegram.trees.depproject import phrase_label
 from treegram.trees.tree import Tree
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 PCFG_FILE = "default-pcfg.npz"
-
-_SUBJECT = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
-
-
-def _phrase_label(tag: str, relations: set[str]) -> str:
-    if tag.startswith("VB") or tag == "MD":
-        return "S" if relations & _SUBJECT else "VP"
-    if tag.startswith("NN") or tag in ("PRP", "CD", "EX", "WP", "DT", "PDT", "PRP$", "WDT", "FW", "POS"):
-        return "NP"
-    if tag in ("IN", "TO", "RP"):
-        return "PP"
-    if tag.startswith("JJ"):
-        return "ADJP"
-    if tag.startswith("RB") or tag == "WRB":
-        return "ADVP"
-    if tag == "UH":
-        return "INTJ"
-    return "XP"
-
 
 def dep_to_tree(sent) -> Tree:
     """A flat phrase-structure tree of a projective dependency parse (`treegram.corpora.DepSentence`): every word
@@ -62,7 +44,7 @@ def dep_to_tree(sent) -> Tree:
             return i, pre
         parts = [build(k) for k in kids[i]] + [(i, pre)]
         parts.sort(key=lambda p: p[0])
-        label = _phrase_label(sent.tags[i - 1], {rels[k - 1] for k in kids[i]})
+        label = phrase_label(sent.tags[i - 1], {rels[k - 1] for k in kids[i]})
         return min(p[0] for p in parts), Tree(label, tuple(t for _, t in parts))
 
     roots = kids[0]

@@ -151,40 +151,30 @@ INFLECTION_TABLE = "inflections-lemminflect-0.2.3.tsv.gz"
 
 
 @lru_cache(maxsize=1)
-def _table() -> dict[tuple[str, str], frozenset[str]]:
-    """lemminflect's forms precomputed for every profile headword and safety-list lemma (package data written by
-    `write_inflection_table`), so a CEFR vocabulary loads without lemminflect's 3-second start-up."""
+def _table_rows() -> tuple[list[str], ...]:
+    """The precomputed inflection table's rows (package data written by `write_inflection_table`), read once."""
     import gzip
     from importlib.resources import files
 
     try:
         raw = (files("treegram.plugins.vocabgen") / "data" / INFLECTION_TABLE).read_bytes()
     except (FileNotFoundError, OSError):
-        return {}
-    out = {}
-    for line in gzip.decompress(raw).decode("utf-8").splitlines():
-        lemma, upos, forms = line.split("\t")[:3]
-        out[(lemma, upos)] = frozenset(forms.split())
-    return out
+        return ()
+    return tuple(line.split("\t") for line in gzip.decompress(raw).decode("utf-8").splitlines())
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[tuple[str, str], frozenset[str]]:
+    """lemminflect's forms precomputed for every profile headword and safety-list lemma, so a CEFR vocabulary loads
+    without lemminflect's 3-second start-up."""
+    return {(p[0], p[1]): frozenset(p[2].split()) for p in _table_rows()}
 
 
 @lru_cache(maxsize=1)
 def _tag_table() -> dict[tuple[str, str], dict[str, str]]:
     """(lemma, UPOS) -> {Penn tag: form} from the precomputed table's fourth column (lemminflect's first spelling
     per tag): what derivation edits (edits.py) inflect a swapped-in word with."""
-    import gzip
-    from importlib.resources import files
-
-    try:
-        raw = (files("treegram.plugins.vocabgen") / "data" / INFLECTION_TABLE).read_bytes()
-    except (FileNotFoundError, OSError):
-        return {}
-    out = {}
-    for line in gzip.decompress(raw).decode("utf-8").splitlines():
-        parts = line.split("\t")
-        if len(parts) > 3 and parts[3]:
-            out[(parts[0], parts[1])] = dict(x.split("=", 1) for x in parts[3].split())
-    return out
+    return {(p[0], p[1]): dict(x.split("=", 1) for x in p[3].split()) for p in _table_rows() if len(p) > 3 and p[3]}
 
 
 def inflect(lemma: str, tag: str) -> str | None:
