@@ -27,3 +27,5 @@ SVM_C = 1.0
 # 500 give the same quality at a tenth of the time: token F1 / RelF1 on dev 78.75 / 66.42 (mean of seeds 0-4) against
 # 78.92 / 66.81 for one 5000-sweep run, 66 vs 1425 CPU s (benchmarks/RESULTS.md `compression`, `stsg`).
 GIBBS_SWEEPS = 500
+# Temperatures of the first and last Gibbs sweep, linear in between (the paper's schedule; --anneal-start/-end).
+ANNEAL = (5.0, 0.0)
