@@ -36,7 +36,7 @@ def test_google_samples_are_nested(shared_data):
 
 
 def _demo_grammar(levels):
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
     from treegram.compression.treeprep import wrap_root
     from treegram.plugins.channel.model import ChannelGrammar, analyse
 
