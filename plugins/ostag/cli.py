@@ -1,0 +1,35 @@
+"""`treegram ostag-grammar MODEL [--aux] [--wrapping]`: an alias of `treegram grammar` for OSTAG models."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from treegram.cli import argtypes
+from treegram.errors import InputError
+
+
+def configure_grammar(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", type=Path, help="an OSTAG model file")
+    p.add_argument("--top", type=argtypes.nonnegative_int, default=15, help="how many trees to list (default 15)")
+    p.add_argument("--aux", action="store_true", help="list the most probable auxiliary trees")
+    p.add_argument("--wrapping", action="store_true", help="list only wrapping auxiliary trees")
+    p.add_argument("--draw", action="store_true", help="(kept for compatibility: the trees are always drawn)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def run_grammar(args: argparse.Namespace, ui) -> int:
+    from treegram.formalism import load_model
+
+    model = load_model(args.model)
+    if getattr(model, "formalism", None) != "ostag":
+        raise InputError(f"{args.model} is a {model.formalism} model, not an OSTAG",
+                         hint="use `treegram grammar` for other formalisms")
+    if args.json:
+        ui.emit_json(model.grammar_json(args))
+        return 0
+    info = model.describe(top=0)
+    ui.table(f"ostag model {args.model}", ["", "value"], [(k, v) for k, v in info.items()
+                                                          if not isinstance(v, (list, dict))])
+    model.render_grammar(ui, args)  # the same listing as `treegram grammar MODEL --aux --wrapping`
+    return 0
