@@ -82,6 +82,16 @@ import numpy as np
 
 from treegram.errors import InputError, ModelFileError, ParseFailure, TreegramError
 from treegram.io import load_bundle, save_bundle
+# settings fields that are command-line options live in the neutral treegram.options; re-exported for plugins
+from treegram.options import (  # noqa: F401
+    OPTION_KEY,
+    Option,
+    add_settings_options,
+    option,
+    option_fields,
+    option_group,
+    settings_from_args,
+)
 
 if TYPE_CHECKING:
     from treegram.cli.ui import UI
@@ -95,6 +105,7 @@ HEADER_KEYS = ("format", "version", "formalism", "written_by")
 
 
 # ================================================================================================================
+<<<<<<< HEAD
 # Settings: attrs fields that are command-line options
 # ================================================================================================================
 OPTION_KEY = "treegram.option"
@@ -197,10 +208,12 @@ def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:
 
 
 # ================================================================================================================
+=======
+>>>>>>> main
 # The shared options the core adds (corpus, sampling run)
 # ================================================================================================================
 def _argtypes():
-    from treegram.cli import argtypes
+    from treegram import argtypes
 
     return argtypes
 
@@ -262,7 +275,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
     from treegram.plugin_manager import sampler_moves
 
     at = _argtypes()
-    g = _group(parser, sampling.group, {} if groups is None else groups)
+    g = option_group(parser, sampling.group, {} if groups is None else groups)
     g.add_argument("--iterations", type=at.nonnegative_int, default=sampling.iterations,
                    help=f"sampler sweeps over the treebank (default {sampling.iterations})")
     if len(moves) > 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treegram.cli import argtypes
+from treegram import argtypes
 from treegram.errors import InputError
 
 

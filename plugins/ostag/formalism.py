@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
-from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, RunOptions, Sampling, option
 
