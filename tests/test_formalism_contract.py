@@ -22,7 +22,7 @@ from treegram.cli.app import main
 from treegram.errors import ModelFileError
 from treegram.formalism import (Formalism, PluginLoadError, add_settings_options, load_model, option,
                                 settings_from_args)
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.plugin_manager import formalisms, get_plugin_manager, sampler_moves
 
 DEMO = Path(treegram.__file__).parent / "data" / "demo_treebank.mrg"
