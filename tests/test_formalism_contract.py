@@ -80,7 +80,7 @@ def test_settings_fields_generate_typed_options():
 
 
 def test_builtin_formalisms_declare_settings_instead_of_argparse():
-    for name in ("pcfg", "tsg", "tig", "ostag", "stsg", "vocabgen"):
+    for name in ("pcfg", "tsg", "tig", "ostag", "ostag-bayes", "stsg", "vocabgen"):
         f = formalisms()[name].obj
         assert f.Settings is not None, name
         assert type(f).configure_train_parser is Formalism.configure_train_parser, f"{name} writes argparse by hand"
