@@ -80,10 +80,13 @@ def test_settings_fields_generate_typed_options():
 
 
 def test_builtin_formalisms_declare_settings_instead_of_argparse():
-    for name in ("pcfg", "tsg", "tig", "ostag", "stsg", "vocabgen", "channel", "corrections"):
+    for name in ("pcfg", "tsg", "tig", "ostag", "ostag-bayes", "stsg", "vocabgen", "channel", "corrections"):
         f = formalisms()[name].obj
         assert f.Settings is not None, name
         assert not hasattr(f, "configure_train_parser") and not hasattr(f, "train_from_args"), name
+    tsg, tig = formalisms()["tsg"].obj, formalisms()["tig"].obj
+    assert tsg.sampling.iterations == 100 and tsg.sampling.default_move == "gibbs"
+    assert set(tsg.sampler_moves()) >= {"gibbs", "blocked"} and tig.sampler_moves() == ["blocked"]
 
 
 def test_a_formalism_writing_argparse_by_hand_is_refused():
@@ -93,9 +96,6 @@ def test_a_formalism_writing_argparse_by_hand_is_refused():
 
             def configure_train_parser(self, parser):
                 parser.add_argument("--x")
-    tsg, tig = formalisms()["tsg"].obj, formalisms()["tig"].obj
-    assert tsg.sampling.iterations == 100 and tsg.sampling.default_move == "gibbs"
-    assert set(tsg.sampler_moves()) >= {"gibbs", "blocked"} and tig.sampler_moves() == ["blocked"]
 
 
 # -- the core loop: same result as the plugin's library entry point -------------------------------------------

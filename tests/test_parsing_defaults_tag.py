@@ -51,7 +51,7 @@ def demo_ostag_files(tmp_path_factory, demo_model_files):
 
 
 def test_shipped_option_defaults():
-    from treegram.plugins.ostag.plugin import OSTAGOptions
+    from treegram.plugins.ostag.formalism import OSTAGOptions
     from treegram.plugins.tig.formalism import TIGOptions
 
     tig = TIGOptions()
