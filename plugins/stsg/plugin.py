@@ -8,7 +8,7 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli.argtypes import open_probability, positive_float, positive_int
+from treegram.argtypes import open_probability, positive_float, positive_int
 from treegram.compression.policy import PolicyOptions
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
