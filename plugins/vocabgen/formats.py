@@ -1,5 +1,8 @@
-"""Every format a teacher imports: a `Sheet` (exercises.py) as Markdown, printable HTML, PDF, Moodle GIFT, Moodle
-XML, an Anki deck (.apkg) or JSON.
+"""Every format a teacher imports: a `Sheet` (treegram.exercises) as Markdown, printable HTML, PDF, Moodle GIFT,
+Moodle XML, an Anki deck (.apkg) or JSON -- the export formats the vocabgen plugin registers
+(``register_export_formats``; `builtin_formats`).  Each item is rendered through its exercise kind
+(`treegram.exercises.ExerciseKind`: ``question``, ``key_line``, ``html``, ``anki``, ``gift``, ``moodle_xml``), so
+a plugin's kind appears in every format here.
 
 * ``html``: one self-contained page with print CSS (A4 margins; the answer key starts on a new printed page).
 * ``pdf``: PyPI `fpdf2`.  Latin text uses the PDF core font Helvetica (no font file needed); characters outside
