@@ -219,9 +219,10 @@ class ExerciseKind:
         """The Anki card front's question markup (choices are added by the format)."""
         return self.html(item, escape)
 
-    def gift(self, item: Item, escape: Callable[[str], str]) -> str:
-        """The GIFT question text after the ``::name::`` (`escape` is GIFT's escaping)."""
-        return f"{escape(self.instructions)} {escape(self.question(item))} {{={escape(item.answer)}}}"
+    def gift(self, item: Item, escape) -> str:
+        """The GIFT question text after the ``::name::``: `escape(text)` escapes text Moodle shows as HTML
+        (question, options, feedback), `escape.answer(text)` a short answer (formats.GiftEscape)."""
+        return f"{escape(self.instructions)} {escape(self.question(item))} {{={escape.answer(item.answer)}}}"
 
     def moodle_xml(self, item: Item, quiz) -> None:
         """Add the item to a Moodle XML quiz: ``quiz.add(qtype, item, html_text)`` makes the question element,

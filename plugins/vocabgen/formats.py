@@ -13,7 +13,8 @@ a plugin's kind appears in every format here.
   or Markdown sheet, never by question marks.
 * ``gift``: Moodle GIFT: cloze = missing word short answer, choice = missing word multiple choice, reorder =
   short answer (the whole sentence), translate = essay with the reference translation as feedback.  GIFT's
-  special characters ``~ = # { } :`` and backslash are escaped.
+  special characters ``~ = # { } :`` and backslash are escaped, and text Moodle renders as HTML (question text,
+  options, feedback) has ``& < >`` as entities (`GiftEscape`).
 * ``moodle-xml``: the same questions as Moodle XML (cloze items use the embedded-answers "cloze" type).
 * ``anki``: PyPI `genanki`; one note per item, the note GUID derived from the item (kind, word, sentence), so
   re-importing an updated deck updates its notes instead of duplicating them; fixed deck and model ids.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import tempfile
 import unicodedata
 import zlib
@@ -64,25 +66,39 @@ def to_json(sheet: Sheet) -> str:
     return json.dumps(sheet.to_json(), ensure_ascii=False, indent=2) + "\n"
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~])")
+_LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+
+
+def md_escape(text: str) -> str:
+    """Text for a Markdown sheet: the characters that start Markdown markup or raw HTML (backslash, backquote,
+    ``* _ [ ] < > & ~``) backslash-escaped (CommonMark renders an escaped ASCII punctuation character as itself),
+    so ``<script>`` or ``*word*`` in a sentence prints as written and runs nothing; a line break becomes a space
+    (it could start a block); the blank "_____" stays as it is."""
+    text = _LINE_BREAKS.sub(" ", str(text))
+    return BLANK.join(_MD_SPECIAL.sub(r"\\\1", part) for part in text.split(BLANK))
+
+
 def to_markdown(sheet: Sheet) -> str:
-    lines = [f"# {sheet.title}", "", NAME_DATE, "", f"Words: {', '.join(sheet.words)}", ""]
+    m = md_escape
+    lines = [f"# {m(sheet.title)}", "", NAME_DATE, "", f"Words: {m(', '.join(sheet.words))}", ""]
     if sheet.names:
-        lines += [names_line(sheet), ""]
+        lines += [m(names_line(sheet)), ""]
     for kind in sheet.kinds():
         spec = get_kind(kind)
         if len(sheet.kinds()) > 1:
-            lines += [f"## {spec.title}", ""]
-        lines += [spec.instructions, ""]
+            lines += [f"## {m(spec.title)}", ""]
+        lines += [m(spec.instructions), ""]
         if sheet.section_box(kind):
-            lines += [f"Word box: {' · '.join(sheet.section_box(kind))}", ""]
+            lines += [f"Word box: {m(' · '.join(sheet.section_box(kind)))}", ""]
         for i in sheet.section(kind):
-            lines.append(f"{i.number}. {i.question()}")
+            lines.append(f"{i.number}. {m(i.question())}")
             if i.choices:
-                lines.append("   " + "   ".join(f"({LETTERS[k]}) {c}" for k, c in enumerate(i.choices)))
+                lines.append("   " + "   ".join(f"({LETTERS[k]}) {m(c)}" for k, c in enumerate(i.choices)))
         lines.append("")
     lines += ["## Answer key", ""]
     for i in sorted(sheet.items, key=lambda x: x.number):
-        lines.append(f"{i.number}. {i.key_line()} [{_source(i)}]")
+        lines.append(f"{i.number}. {m(i.key_line())} [{m(_source(i))}]")
     return "\n".join(lines) + "\n"
 
 
@@ -142,11 +158,26 @@ def to_html(sheet: Sheet) -> str:
 
 # -- GIFT -----------------------------------------------------------------------------------------------------------
 def gift_escape(text: str) -> str:
-    """Escape GIFT's special characters (~ = # { } : and backslash); newlines become spaces."""
+    """Escape GIFT's special characters (~ = # { } : and backslash); newlines become spaces.  For plain text:
+    question names and short-answer answers (Moodle compares those with what the pupil types)."""
     out = []
     for ch in " ".join(str(text).split()):
         out.append("\\" + ch if ch in "~=#{}:\\" else ch)
     return "".join(out)
+
+
+class GiftEscape:
+    """GIFT escaping for a kind's `gift` method.  Called on text Moodle renders as HTML -- question text,
+    multiple-choice options, feedback (GIFT's default text format is Moodle's auto-format, which passes HTML
+    through) -- it writes ``& < >`` as HTML entities and then escapes GIFT's specials, so ``<script>`` in a
+    sentence shows as text; ``answer(text)`` escapes only GIFT's specials, for short-answer answers."""
+
+    def __call__(self, text: str) -> str:
+        return gift_escape(html.escape(str(text), quote=False))
+
+    @staticmethod
+    def answer(text: str) -> str:
+        return gift_escape(text)
 
 
 def _split_blank(prompt: str) -> tuple[str, str]:
@@ -162,7 +193,7 @@ def _gift_join(before: str, ans: str, after: str) -> str:
     return (left + ans + right).rstrip()
 
 
-def gift_blank(item: Item, answers: str, escape=gift_escape) -> str:
+def gift_blank(item: Item, answers: str, escape) -> str:
     """A missing-word question: the item's prompt with its first blank replaced by the GIFT answer set `answers`
     (GIFT has one answer slot: a repeated blank stays "_____")."""
     before, after = _split_blank(item.prompt)
@@ -170,13 +201,13 @@ def gift_blank(item: Item, answers: str, escape=gift_escape) -> str:
 
 
 def to_gift(sheet: Sheet) -> str:
-    g = gift_escape
+    g, text = gift_escape, GiftEscape()
     category = "".join(ch if ch.isalnum() or ch in " ()-_," else " " for ch in sheet.title).strip()
     out = [f"// {' '.join(sheet.title.split())} (treegram)", f"$CATEGORY: $course$/treegram/{' '.join(category.split())}",
            ""]
     for i in sorted(sheet.items, key=lambda x: x.number):
         name = f"::{g(f'{i.number:02d} {i.kind} {i.word} {i.uid}')}::"
-        out.append(name + i.spec.gift(i, g))
+        out.append(name + i.spec.gift(i, text))
         out.append("")
     return "\n".join(out)
 

@@ -68,8 +68,8 @@ class Cloze(ExerciseKind):
         from treegram.plugins.vocabgen.formats import gift_blank
 
         # the word-box forms the blank also admits are right answers too
-        return gift_blank(item, "{" + " ".join("=" + escape(a) for a in (item.answer, *item.alternatives)) + "}",
-                          escape)
+        answers = " ".join("=" + escape.answer(a) for a in (item.answer, *item.alternatives))
+        return gift_blank(item, "{" + answers + "}", escape)
 
     def moodle_xml(self, item: Item, quiz) -> None:
         import html

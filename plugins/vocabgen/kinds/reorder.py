@@ -48,7 +48,7 @@ class Reorder(ExerciseKind):
             f" {escape(item.end)}" if item.end else "")
 
     def gift(self, item: Item, escape) -> str:
-        return f"{escape(self.instructions)} {escape(self.question(item))} {{={escape(item.sentence)}}}"
+        return f"{escape(self.instructions)} {escape(self.question(item))} {{={escape.answer(item.sentence)}}}"
 
     def moodle_xml(self, item: Item, quiz) -> None:
         import html
