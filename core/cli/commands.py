@@ -364,7 +364,7 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace, ui: UI) -> int:
-    from treegram.builtin.demo import run_demo
+    from treegram.cli.demo import run_demo
 
     return run_demo(args, ui)
 
