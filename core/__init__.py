@@ -6,6 +6,14 @@ Import layout: `treegram.trees`, `treegram.corpora`, `treegram.grammar`, `treegr
 
 __version__ = "0.1.0"
 
-from treegram.plugin_manager import hookimpl  # noqa: E402  (plugins write `@treegram.hookimpl`)
-
 __all__ = ["__version__", "hookimpl"]
+
+
+def __getattr__(name: str):
+    # `treegram.hookimpl` (plugins write `@treegram.hookimpl`) imports the plugin manager on first use, so
+    # `import treegram` alone (e.g. for `treegram --version`) stays cheap
+    if name == "hookimpl":
+        from treegram.plugin_manager import hookimpl
+
+        return hookimpl
+    raise AttributeError(f"module 'treegram' has no attribute {name!r}")
