@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         ui = UI(json_mode=bool(getattr(args, "json", False)), quiet=args.quiet)
+        if not args.quiet:
+            from treegram.jit import announce_compilation
+
+            announce_compilation()  # one stderr line if this run must compile numba kernels (empty cache)
         # Before any work: no output may be the same file as an input (or as another output).
         check_args_distinct(args, getattr(args, "_outputs", OUTPUT_DESTS))
         return int(args._run(args, ui) or 0)
