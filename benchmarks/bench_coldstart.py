@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
 
+from treegram.jit import stale_shipped  # noqa: E402
+
 SHEET = ["exercises", "--vocab", "cefr:A1", "--words", "school,book,family,water", "--per-word", "3"]
 COMPRESS = ["compress", "Police said on Monday that the man, a teacher from Ohio, was arrested after a long chase."]
 
@@ -71,10 +73,9 @@ def install_ref(ref: str, tmp: Path, deps: Path) -> Path:
                               "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              check=True, capture_output=True, text=True).stdout.strip()
     Path(purelib, "_deps.pth").write_text(f"{deps}\n", encoding="utf-8")
-    # this interpreter's pip installs into the new venv; the build backend runs there and finds setuptools
-    # through the links
+    # this interpreter's pip installs into the new venv (the build backend in pip's usual isolated build env)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
-                    "--no-deps", "--no-build-isolation", "-e", str(clone)], check=True,
+                    "--no-deps", "-e", str(clone)], check=True,
                    stdout=subprocess.DEVNULL)
     return venv / "bin" / "treegram"
 
@@ -136,6 +137,8 @@ def main() -> None:
                 for r in range(args.repeats):
                     cache = tmp / f"numba-{len(rows)}-{r}"
                     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+                    # this process's treegram set numba's locator list; an older ref has no treegram.jit
+                    env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)
                     cold.append(timed(cmd, work, env))
                     warm.append(timed(cmd, work, env))
                     shutil.rmtree(cache, ignore_errors=True)
@@ -145,6 +148,7 @@ def main() -> None:
                 rows.append(row)
                 print(" | ".join(str(v) for v in row), flush=True)
 
+    stale = stale_shipped()
     for row in rows:
         job = row[0]
         same = len(set(outputs[job].values())) == 1
@@ -157,7 +161,8 @@ def main() -> None:
         "Each ref is a fresh clone installed editable into a fresh venv (same dependencies); cold = "
         "NUMBA_CACHE_DIR empty, warm = the same command again.  CPU s = user + sys of the command (the machine is "
         "shared by 8 sessions on 2 cores, so wall seconds include waiting for a core).", "",
-        table, "", machine_line() + f"; load average at the end {os.getloadavg()[0]:.1f}.",
+        table, "", machine_line() + f"; load average at the end {os.getloadavg()[0]:.1f}.  Modules whose "
+        f"shipped numba cache (core/data/numba-cache) is stale in this checkout: {', '.join(stale) or 'none'}.",
     ])
     print(body)
     if not args.no_write:

@@ -8,16 +8,94 @@ function and per type specialisation, and numpy's sorts are among its most expen
 and compile in a fraction of that; they sort integer keys, where the result is unique, so swapping them in
 changes no output.
 
+**The shipped cache.**  A fresh clone has an empty cache, so its first commands would compile for many seconds.
+`core/data/numba-cache/` holds the compiled kernels of the README's commands (built by `python -m treegram.jit
+ship`, see `ship`), and `PackageCacheLocator` (numba's cache locator for treegram's own modules, put first through
+NUMBA_CACHE_LOCATOR_CLASSES by `treegram/__init__.py`) copies them into the user's cache on first use.  numba keys
+every entry by the source file's content hash, the function's bytecode, the numba and Python versions and the CPU
+(name and features), so a stale entry or one for another CPU is never used: that kernel compiles, as without the
+shipped cache.  The cache lives in NUMBA_CACHE_DIR when set, else numba's user cache folder (~/.cache/numba), under
+treegram/<module>/<source hash>: a read-only install works, and two checkouts with different sources never
+overwrite each other's entries.
+
 `announce_compilation` prints one status line on stderr when a command has to compile (a cache hit prints
 nothing); benchmarks/RESULTS.md `coldstart` has the cold and warm times.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import sys
 import threading
+from pathlib import Path
 
 import numba
+from numba.core import caching, config
+
+SHIPPED = Path(__file__).resolve().parent / "data" / "numba-cache"
+
+
+def _treegram_cache_root() -> Path:
+    if config.CACHE_DIR:
+        return Path(config.CACHE_DIR) / "treegram"
+    from numba.misc.appdirs import AppDirs
+
+    return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir) / "treegram"
+
+
+class PackageCacheLocator(caching._CacheLocator):
+    """numba cache locator for functions of treegram's own modules (others: None, numba's own locators follow)."""
+
+    _seeded: set = set()
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        st = os.stat(py_file)
+        # the stamp numba's own locators use: the source file's content hash
+        self._stamp = caching._hash_source_file(py_file, st.st_mtime, st.st_size)
+        self._subdir = Path(py_func.__module__, self._stamp.hex()[:16])
+        self._cache_path = str(_treegram_cache_root() / self._subdir)
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return self._stamp
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        module = getattr(py_func, "__module__", "") or ""
+        if not module.startswith("treegram.") or not os.path.isfile(py_file):
+            return None
+        self = cls(py_func, py_file)
+        try:
+            self.ensure_cache_path()
+            self._seed()
+        except OSError:
+            return None  # not writable: numba's next locator
+        return self
+
+    def _seed(self):
+        """Copy the shipped entries of this module version into the cache once (never over existing files)."""
+        if self._cache_path in self._seeded:
+            return
+        self._seeded.add(self._cache_path)
+        shipped = SHIPPED / self._subdir
+        if not shipped.is_dir():
+            return
+        for f in shipped.iterdir():
+            target = Path(self._cache_path, f.name)
+            if target.exists():
+                continue
+            tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+            shutil.copyfile(f, tmp)
+            os.replace(tmp, target)  # atomic: a concurrent process sees the whole file or none
 
 
 @numba.njit(cache=True)
@@ -141,3 +219,72 @@ def announce_compilation(stream=None) -> None:
 
 
 COMPILING = "compiling treegram's numba kernels (first run only: later runs load them from the cache) ..."
+
+
+# -- the shipped cache ------------------------------------------------------------------------------------------
+SHIP_JOBS = (
+    ["exercises", "--vocab", "cefr:A1", "--words", "school,book,family,water", "--per-word", "3"],
+    ["compress", "Police said on Monday that the man, a teacher from Ohio, was arrested after a long chase."],
+)
+
+
+def ship(treebank: Path, out: Path = SHIPPED) -> int:
+    """Rebuild the shipped cache: run the README's two jobs and a PCFG train + parse (mpd and maxrule, the TSG
+    default's kernels) with an empty cache, then keep what they compiled of treegram's modules.  Returns its size
+    in bytes.  Run it after changing a kernel those commands use (a stale entry is only a miss, never wrong)."""
+    import subprocess
+    import tempfile
+
+    from treegram.trees import read_treebank
+
+    with tempfile.TemporaryDirectory(prefix="treegram-ship-") as tmpname:
+        tmp = Path(tmpname)
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp / "cache"))
+        env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)  # the child sets treegram's own
+        sentences = tmp / "five.txt"
+        trees = []
+        for t in read_treebank(treebank):
+            trees.append(t)
+            if len(trees) == 5:
+                break
+        sentences.write_text("".join(" ".join(t.leaves()) + "\n" for t in trees), encoding="utf-8")
+        model = tmp / "pcfg.model"
+        jobs = [*SHIP_JOBS, ["train", "pcfg", "--treebank", str(treebank), "--out", str(model)]]
+        jobs += [["parse", "--model", str(model), "--input", str(sentences), "--decoder", d, "--out", "-"]
+                 for d in ("mpd", "maxrule")]
+        for job in jobs:
+            subprocess.run([sys.executable, "-m", "treegram.cli.app", "-q", *job], env=env, check=True,
+                           stdout=subprocess.DEVNULL, cwd=tmp)
+        built = tmp / "cache" / "treegram"
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(built, out)
+    return sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+
+
+def stale_shipped() -> list[str]:
+    """Modules whose source changed since the last `ship` (their shipped entries are never used: re-ship)."""
+    import importlib
+
+    stale = []
+    for folder in sorted(SHIPPED.iterdir()) if SHIPPED.is_dir() else ():
+        module = importlib.import_module(folder.name)
+        digest = hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()[:16]
+        if not (folder / digest).is_dir():
+            stale.append(folder.name)
+    return stale
+
+
+if __name__ == "__main__":  # python -m treegram.jit ship --treebank ../shared/data/ptb-sample/train | check
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m treegram.jit", description="rebuild or check the shipped numba cache")
+    ap.add_argument("command", choices=["ship", "check"])
+    ap.add_argument("--treebank", type=Path, help="ship: a bracketed treebank for the PCFG job")
+    a = ap.parse_args()
+    if a.command == "check":
+        print("stale (re-ship):", ", ".join(stale_shipped()) or "none")
+    elif a.treebank is None:
+        ap.error("ship needs --treebank")
+    else:
+        print(f"{SHIPPED}: {ship(a.treebank) / 1e6:.1f} MB")

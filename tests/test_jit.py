@@ -51,3 +51,50 @@ def test_compile_status_line_once_and_only_when_compiling(monkeypatch):
         assert buf.getvalue() == jit.COMPILING + "\n"  # once per process
     finally:
         jit.announce_compilation(stream=None)
+
+
+def test_package_locator_covers_treegram_modules_only(tmp_path, monkeypatch):
+    from numba.core import config
+
+    from treegram.charts import kernels
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    py_file = kernels.__file__
+    loc = jit.PackageCacheLocator.from_function(kernels.fill_chart.py_func, py_file)
+    path = loc.get_cache_path()
+    assert path.startswith(str(tmp_path / "cache" / "treegram" / "treegram.charts.kernels"))
+    # keyed by the source's content hash, the stamp numba compares: another source, another folder
+    import hashlib
+    from pathlib import Path
+
+    digest = hashlib.sha256(Path(py_file).read_bytes()).digest()
+    assert loc.get_source_stamp() == digest and path.endswith(digest.hex()[:16])
+
+    def outsider(x):
+        return x
+
+    assert jit.PackageCacheLocator.from_function(outsider, __file__) is None
+
+
+def test_shipped_entries_are_copied_once_and_never_over_existing(tmp_path, monkeypatch):
+    from numba.core import config
+
+    from treegram.charts import kernels
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(jit.PackageCacheLocator, "_seeded", set())
+    probe = jit.PackageCacheLocator(kernels.fill_chart.py_func, kernels.__file__)
+    shipped = tmp_path / "shipped"
+    (shipped / probe._subdir).mkdir(parents=True)
+    (shipped / probe._subdir / "a.nbi").write_bytes(b"shipped")
+    (shipped / probe._subdir / "b.nbi").write_bytes(b"shipped")
+    monkeypatch.setattr(jit, "SHIPPED", shipped)
+    from pathlib import Path
+
+    Path(probe.get_cache_path()).mkdir(parents=True)
+    Path(probe.get_cache_path(), "b.nbi").write_bytes(b"mine")
+    loc = jit.PackageCacheLocator.from_function(kernels.fill_chart.py_func, kernels.__file__)
+    assert Path(loc.get_cache_path(), "a.nbi").read_bytes() == b"shipped"
+    assert Path(loc.get_cache_path(), "b.nbi").read_bytes() == b"mine"
+    assert not list(Path(loc.get_cache_path()).glob("*.tmp"))
+
