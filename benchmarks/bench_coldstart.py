@@ -84,12 +84,19 @@ def _commit(ref: str) -> str:
                           text=True).stdout.strip()
 
 
+GNU_TIME = Path("/usr/bin/time").exists()
+
+
 def timed(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float, float, bytes]:
-    """(wall s, CPU s = user + sys, max RSS MB, stdout) of one run of `cmd` (its own rusage, via wait4); a
-    failure stops the benchmark."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """(wall s, CPU s = user + sys, max RSS MB, stdout) of one run of `cmd`; a failure stops the benchmark.
+
+    CPU from wait4 (the command and what it waited for); max RSS from GNU time's %M when it is installed (a forked
+    child's own ru_maxrss would include the benchmark process's memory from before the exec), else nan."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as rss:
+        run = ["/usr/bin/time", "-q", "-f", "%M", "-o", rss.name, *cmd] if GNU_TIME else cmd
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err)
+        proc = subprocess.Popen(run, cwd=cwd, env=env, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -97,7 +104,9 @@ def timed(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float, float, by
         err.seek(0)
         if proc.returncode != 0:
             sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err.read().decode(errors='replace')[-2000:]}")
-        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read()
+        text = rss.read().strip()
+        mb = int(text.splitlines()[-1]) / 1024 if GNU_TIME and text else float("nan")
+        return wall, usage.ru_utime + usage.ru_stime, mb, out.read()
 
 
 def main() -> None:
