@@ -247,14 +247,14 @@ def _same_level(vocab, upos: str, cumulative: bool = False) -> frozenset[str] | 
     """Headwords of the vocabulary's own CEFR level (with `cumulative`, of every level up to it) listed with part
     of speech `upos` (CEFR-J profile), when the vocabulary is `cefr:LEVEL` and the profile is available; else None
     (no level information)."""
-    m = re.fullmatch(r"cefr:([ABC][12])", getattr(vocab, "name", "") or "", re.I)
-    if not m or upos not in _CEFRJ_POS:
+    level_name = getattr(vocab, "level", None)
+    if not level_name or upos not in _CEFRJ_POS:
         return None
     try:
         from treegram.plugins.vocabgen.vocab import LEVELS, cefrj_entries
     except ImportError:
         return None
-    level = LEVELS.index(m[1].upper()) + 1
+    level = LEVELS.index(level_name) + 1
     return frozenset(hw.lower() for hw, pos, lv in cefrj_entries()
                      if (lv == level or (cumulative and lv < level)) and pos == _CEFRJ_POS[upos])
 
