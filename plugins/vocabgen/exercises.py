@@ -25,8 +25,8 @@ from functools import lru_cache
 import attrs
 import numpy as np
 
-from treegram.errors import InputError
-from treegram.exercises import Item, ItemRequest, Sheet, get_kind, kind_names
+from treegram.errors import InputError, TreegramError
+from treegram.exercises import Item, ItemRequest, Sheet, get_kind, kind_names, plugin_failure, third_party
 
 from treegram.plugins.vocabgen.generator import Sentence
 
@@ -604,7 +604,16 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
               pos: str | None = None, used: set[str] | None = None) -> Item | None:
     """One item of `kind` (a registered exercise kind, `treegram.exercises`) for sentence `s` practising `word`,
     or None when the sentence makes no good item of that kind."""
-    return get_kind(kind).make(s, word, rng, ItemRequest(vocab, hints, focus, pos, used))
+    spec = get_kind(kind)
+    try:
+        return spec.make(s, word, rng, ItemRequest(vocab, hints, focus, pos, used))
+    except TreegramError:
+        raise
+    except Exception as exc:  # a plugin's kind failing is its bug: name it, no traceback
+        plugins = third_party(kinds=[spec.name])
+        if not plugins:
+            raise
+        raise plugin_failure(exc, plugins, f"making a {spec.name} item") from exc
 
 
 def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rng, vocab=None, *,
