@@ -7,7 +7,7 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int, probability
 from treegram.bayes.averaging import average_option, thin_option
 from treegram.errors import InputError
 from treegram.formalism import Formalism, option
@@ -105,7 +105,7 @@ class OSTAGOptions:
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
                                  type=nonnegative_int, group="model")
-    prune_threshold: float | None = option(None, type=nonnegative_float, group="model",
+    prune_threshold: float | None = option(None, type=probability, group="model",
                                            help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
                                                 "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")
 
@@ -189,6 +189,11 @@ class OSTAGFormalism(Formalism):
             ui.table("EM (per iteration)", list(rows[0].keys()), [list(r.values()) for r in rows])
         model.default_decoder = options.decoder
         return model
+
+    def model_schema(self, meta):
+        from treegram.plugins.ostag.model import ostag_schema
+
+        return ostag_schema(meta)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.ostag.model import OSTAGModel

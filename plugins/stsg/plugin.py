@@ -94,6 +94,11 @@ class STSGFormalism(Formalism):
         return apply_options(model, options, parser=parser, parser_id=model_fingerprint(options.parser),
                              cache_dir=options.parse_cache, default_text=[p.source for p in pairs], ui=ui)
 
+    def model_schema(self, meta):
+        from treegram.plugins.stsg.schema import stsg_schema
+
+        return stsg_schema(meta)
+
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel
 
