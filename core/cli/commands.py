@@ -13,10 +13,9 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli import argtypes
+from treegram import argtypes
 from treegram.cli.ui import UI
 from treegram.errors import InputError, TreegramError
-from treegram.plugin_manager import hookimpl
 
 
 @attrs.frozen
@@ -56,7 +55,7 @@ def _run_plugins(args: argparse.Namespace, ui: UI) -> int:
 
 # -- treegram train NAME ---------------------------------------------------------------------------
 def _configure_train(p: argparse.ArgumentParser) -> None:
-    from treegram.cli.argtypes import seed
+    from treegram.formalism import configure_train_parser
     from treegram.plugin_manager import formalisms, record_failure
 
     sub = p.add_subparsers(dest="formalism", metavar="FORMALISM", required=True)
@@ -69,7 +68,7 @@ def _configure_train(p: argparse.ArgumentParser) -> None:
                         help="with --resume: continue even if the checkpoint was written with another seed or settings")
         add_json_flag(fp)
         try:
-            formalism.configure_train_parser(fp)
+            configure_train_parser(formalism, fp)
         except Exception as exc:  # noqa: BLE001 - one plugin's broken options must not break every command
             record_failure(contribution.plugin, "configure_train_parser", exc)
             fp.set_defaults(_broken=(contribution.plugin, exc))
@@ -85,11 +84,12 @@ def _run_train(args: argparse.Namespace, ui: UI) -> int:
                             f"{type(exc).__name__}: {exc}", hint=f"this is a bug in the {plugin!r} plugin; "
                                                                  "`treegram plugins` lists it with its error")
     from treegram.bayes.driver import resume_policy
+    from treegram.formalism import train_from_args
 
     formalism = get_formalism(args.formalism)
     start = time.perf_counter()
     with resume_policy(force=bool(getattr(args, "force", False))):
-        model = formalism.train_from_args(args, ui)
+        model = train_from_args(formalism, args, ui)
     model.save(args.out)
     summary = model.describe(top=0)
     summary["seconds"] = round(time.perf_counter() - start, 2)
@@ -376,17 +376,19 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace, ui: UI) -> int:
-    from treegram.builtin.demo import run_demo
+    from treegram.cli.demo import run_demo
 
     return run_demo(args, ui)
 
 
-@hookimpl
-def register_commands(register):
-    register(Command("plugins", "list installed plugins and what they provide", _configure_plugins, _run_plugins))
-    register(Command("train", "train a model of a formalism (see `treegram train -h`)", _configure_train, _run_train))
-    register(Command("parse", "parse tokenized sentences with a model", _configure_parse, _run_parse))
-    register(Command("evalb", "PARSEVAL labeled bracket scores (EVALB, COLLINS.prm)", _configure_evalb, _run_evalb))
-    register(Command("show", "draw bracketed trees in the terminal", _configure_show, _run_show))
-    register(Command("grammar", "summarize a model and list its most frequent rules", _configure_grammar, _run_grammar))
-    register(Command("demo", "train a PCFG on the built-in mini treebank and parse sentences", _configure_demo, _run_demo))
+def core_commands() -> tuple[Command, ...]:
+    """The core's commands (registered by treegram.corehooks)."""
+    return (
+        Command("plugins", "list installed plugins and what they provide", _configure_plugins, _run_plugins),
+        Command("train", "train a model of a formalism (see `treegram train -h`)", _configure_train, _run_train),
+        Command("parse", "parse tokenized sentences with a model", _configure_parse, _run_parse),
+        Command("evalb", "PARSEVAL labeled bracket scores (EVALB, COLLINS.prm)", _configure_evalb, _run_evalb),
+        Command("show", "draw bracketed trees in the terminal", _configure_show, _run_show),
+        Command("grammar", "summarize a model and list its most frequent rules", _configure_grammar, _run_grammar),
+        Command("demo", "train a PCFG on the built-in mini treebank and parse sentences", _configure_demo, _run_demo),
+    )
