@@ -34,7 +34,7 @@ def build_zoo(d: Path, trees: int = 16) -> dict[str, Path]:
     demo trees and as many compression pairs)."""
     from conftest import write_demo_pairs
 
-    from treegram.cli.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
     from treegram.cli.app import main
     from treegram.corpora import DepSentence
     from treegram.plugins.vocabgen.model import VocabgenModel
