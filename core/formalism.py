@@ -50,6 +50,11 @@ The pieces, each a method or attribute of :class:`Formalism` below:
     runs the chart decoder on the CFG and maps the best derivation back (**back-transform**) to a derived tree.
 ``generation_view(model)``
     optional Context/Outcome/Imply view (`treegram.generation.protocol.GenerationSystem`) of a trained model.
+``model_schema(meta)``
+    the schema of the formalism's model files (`treegram.schema.Bundle`): the core checks it before
+    ``load_model`` sees a file and before :func:`save_model` writes one (finite values, counts >= 0, known labels,
+    real booleans, array shapes), so loaders need no checks of their own and no trainer writes a file that a
+    later command would refuse.
 ``load_model(meta, arrays)``
     rebuild a model from what :func:`save_model` wrote (``meta`` is the plugin's own namespace only).
 ``train(corpus, settings, ctx)``

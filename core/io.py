@@ -16,7 +16,9 @@ Same-file protection.  `check_distinct` refuses, before any work starts, an outp
 (same inode) as an input or as another output; `treegram.cli.app.main` applies it to every command's arguments.
 
 Persistence.  JSON metadata plus NPZ arrays in one zip bundle (`save_bundle` / `load_bundle`), never pickle;
-members are size-checked *before* decompression, so a zip bomb is refused without inflating it.
+members are size-checked *before* decompression, so a zip bomb is refused without inflating it, and each array's
+header (shape x item size) is checked against its member's size *before* the array is allocated, so a header
+claiming terabytes is a clean error.
 """
 
 from __future__ import annotations

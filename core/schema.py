@@ -12,8 +12,20 @@ A loader states what it expects and calls `validate` once, before using anything
 Specs are plain frozen objects: `Int`, `Float`, `Bool`, `Str`, `Null`, `AnyOf` (and `Opt(x)` = x or null),
 `List`, `Tuple`, `Dict` (named fields; `extra=True` allows more keys; `values=` types the values of an open
 mapping), `Arr` (numpy arrays: kind, ndim, shape with named dimensions that must agree, value range, allowed
-values) and `Any`.  `SchemaError` is a `ValueError`, so `treegram.formalism.load_model` reports it as a corrupt
-model file in one line; `check_file` turns it into a `ModelFileError` naming the file.
+values; NaN refused unless `nan=True`) and `Any`; `AllOf` and `Where` (a relation between fields, e.g. a start
+label some tree must have) combine them.  `SchemaError` is a `ValueError`, so `treegram.formalism.load_model`
+reports it as a corrupt model file in one line; `check_file` turns it into a `ModelFileError` naming the file.
+
+Model files.  Every formalism declares the schema of its model files (`Formalism.model_schema`) as a `Bundle`
+(the plugin's metadata and the arrays, checked together), with `Embedded` parts for what it stores inside
+(a CFG transform, a coarse PCFG: `treegram.grammar.cfg.cfg_schema`, `treegram.grammar.pcfg.pcfg_schema`).  The
+core checks it before a loader sees a file and before `save_model` writes one, so a trainer can never write a
+file that a later command refuses.  `settings_schema` derives a flat settings class's schema from its
+annotations (real booleans, whole numbers, finite floats), with ranges added per field.
+
+Sealed records.  `seal` adds the SHA-256 of a record's canonical JSON; `unseal` says why a record read back
+cannot be reused (edited, damaged, or not matching its schema): the finished batch and chunk files of resumable
+runs, the run records of `treegram.runstate`.
 """
 
 from __future__ import annotations
