@@ -150,7 +150,13 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     stream = stream_sentences(gen, n, np.random.default_rng(argtypes.seed_entropy(args.seed)), word=include,
                               unique=args.unique, patience=UNIQUE_PATIENCE if args.unique else None, stats=stats)
     plain = args.out != "-" or not ui.out.is_terminal
-    with open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # model (by content), vocabulary, seed and settings are recorded: --resume refuses to mix two runs
+    with run_record(args.out, command_identity(args), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
             ui.task("generating", total=n) as advance:
         skip = sink.done
         if args.json:
