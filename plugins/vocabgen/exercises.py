@@ -35,7 +35,6 @@ __all__ = ["Item", "Sheet", "make_item", "make_items", "make_sheet", "normalise_
 BLANK = "_____"
 MAX_TILE = 3
 N_CHOICES = 4
-COMMON_POOL = 40
 
 PREPOSITIONS = ("in", "on", "at", "to", "for", "with", "from", "by", "of", "about", "under", "into", "after",
                 "before", "over", "near")
