@@ -381,6 +381,26 @@ def test_npy_header_with_a_huge_shape_is_refused_before_allocating(zoo, capsys):
     assert time.perf_counter() - t0 < 10 and "8,000,000,000,000 bytes" in err
 
 
+def test_corrupt_svm_checkpoint_refused_on_resume(zoo, capsys, tmp_path):
+    """A checkpoint is what `--resume` loads: NaN duals or a string `converged` are refused by its schema."""
+    d = zoo["d"]
+    meta, arrays = load_bundle(d / "stsg-svm.ckpt")
+    argv = ["-q", "train", "stsg", "--method", "svm", "--C", "1", "--pairs", str(d / "src.txt"),
+            str(d / "tgt.txt"), "--parser", str(zoo["models"]["pcfg"]), "--seed", "3", "--resume"]
+    for name, change in (("alpha", lambda m, a: a.__setitem__("alpha", np.full_like(a["alpha"], np.nan))),
+                         ("converged", lambda m, a: m.__setitem__("converged", "x"))):
+        m, a = copy.deepcopy(meta), dict(arrays)
+        change(m, a)
+        ck = tmp_path / f"{name}.ckpt"
+        save_bundle(ck, m, a)
+        TALLY["cases"] += 1
+        code = main([*argv, "--checkpoint", str(ck), "--out", str(tmp_path / f"{name}.model")])
+        err = capsys.readouterr().err
+        assert code == 2 and "corrupt checkpoint" in err and name in err and "Traceback" not in err, err
+        assert not (tmp_path / f"{name}.model").exists()
+        TALLY["clean_errors"] += 1
+
+
 # -- resume identity ------------------------------------------------------------------------------------------------
 def _interrupted(monkeypatch, target: str, after: int):
     """Make `target` (module.function) raise KeyboardInterrupt on its call number `after` + 1, like a kill."""
