@@ -7,7 +7,7 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli.argtypes import positive_int
+from treegram.cli.argtypes import integer, positive_int
 from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
@@ -26,7 +26,7 @@ class ChannelOptions(PolicyOptions):
                          help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
                               "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
                               "one dependent per node)")
-    levels: int = option(DEFAULT_LEVELS, type=int, choices=(4, 6),
+    levels: int = option(DEFAULT_LEVELS, type=integer, choices=(4, 6),
                          help="4: from level 4 down, unlexicalized (Knight & Marcu 2000; default: the better "
                               "measured on broadcast-news dev, benchmarks/RESULTS.md `channel`); 6: lexicalized "
                               "channel and source model, Witten-Bell over the six back-off levels (Yamangil & "

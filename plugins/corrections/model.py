@@ -159,8 +159,11 @@ class CorrectionsFormalism(Formalism):
     def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--fce", nargs="+", required=True, type=Path, metavar="FILE.json",
                             help="FCE JSON-lines files (BEA-2019 release): essays with coded character edits")
-        parser.add_argument("--C", type=float, default=1.0, help="inverse L2 regularisation strength (default 1)")
-        parser.add_argument("--max-iter", type=int, default=100, help="lbfgs iterations (default 100)")
+        from treegram.cli import argtypes
+
+        parser.add_argument("--C", type=argtypes.positive_float, default=1.0,
+                            help="inverse L2 regularisation strength (default 1)")
+        parser.add_argument("--max-iter", type=argtypes.positive_int, default=100, help="lbfgs iterations (default 100)")
         parser.add_argument("--no-lexical", action="store_true",
                             help="leave out the lexicalised features (the ablation of section 3.1)")
 

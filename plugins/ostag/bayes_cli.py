@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from treegram.errors import InputError
-from treegram.formalism import Formalism, RunOptions, Sampling
+from treegram.formalism import Formalism, RunOptions, Sampling, default_checkpoint
 
 
 def _progress(r: dict) -> str:
@@ -78,7 +77,7 @@ def train_bayesian_from_options(trees, options, ctx):
                                   vertical=options.vertical, rare_threshold=options.rare_threshold,
                                   alpha=options.alpha, beta=options.beta, foot=options.foot, mu=options.mu,
                                   resample=not options.fixed_hyper)
-    checkpoint = options.checkpoint or Path(str(ctx.out) + ".ckpt")
+    checkpoint = default_checkpoint(options.checkpoint, ctx.out, options.resume)
     model_run = BayesRunOptions(iterations=options.iterations, seed=ctx.seed, tsg_init=options.tsg_init,
                                 checkpoint=checkpoint, checkpoint_every=options.checkpoint_every,
                                 resume=options.resume, anneal_start=options.anneal_start,

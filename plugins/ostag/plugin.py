@@ -104,7 +104,7 @@ class OSTAGOptions:
     horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     prune_threshold: float | None = option(None, type=nonnegative_float, group="model",
                                            help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
                                                 "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")

@@ -139,7 +139,7 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     if args.unique is None:
         args.unique = n <= UNIQUE_UP_TO
     if args.unique and n > MAX_UNIQUE:
-        ui.note(f"[yellow]note:[/] -n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences")
+        ui.note(f"-n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences", label="note")
         n = MAX_UNIQUE
     if args.resume and args.out == "-":
         raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
@@ -179,13 +179,13 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     if made < n:
         why = (f"no new one in {UNIQUE_PATIENCE:,} draws in a row" if stats.get("stopped_early")
                else f"{stats['attempts']:,} draws")
-        ui.note(f"[yellow]note:[/] only {made:,} different sentences found ({why}): this vocabulary and "
-                "model allow few more")
+        ui.note(f"only {made:,} different sentences found ({why}): this vocabulary and "
+                "model allow few more", label="note")
     elif not args.unique and made >= 20:
         k = min(made, 100_000)
         if len(distinct) < 0.5 * k:
-            ui.note(f"[yellow]note:[/] {len(distinct):,} of {k:,} sentences are different "
-                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats")
+            ui.note(f"{len(distinct):,} of {k:,} sentences are different "
+                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats", label="note")
     return 0
 
 
@@ -229,7 +229,7 @@ def check_practice_words(words: list[str], vocab, allow_above: bool, ui) -> None
                          hint="leave them out, use a vocabulary that has them, or add --allow-above to practise "
                               "them anyway")
     for p in problems:
-        ui.note(f"[yellow]note:[/] {p}; kept (--allow-above)")
+        ui.note(f"{p}; kept (--allow-above)", label="note")
 
 
 def spare_factor(kind, hints, focus) -> int:
@@ -309,7 +309,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     if spare > 1:  # the spares were extra: a word is short only when make_sheet says so
         problems = [p for p in problems if "different sentence(s)" not in p]
     for p in notes + problems:
-        ui.note(f"[yellow]note:[/] {p}")
+        ui.note(f"{p}", label="note")
     if not groups:
         raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
     title = None
@@ -318,7 +318,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     sheet = make_sheet(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos if focus else None,
                        per_word=args.per_word, title=title, notes=notes + problems)
     for p in sheet.notes[len(notes) + len(problems):]:
-        ui.note(f"[yellow]note:[/] {p}")
+        ui.note(f"{p}", label="note")
     if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
         ui.note(f"names on this sheet: {', '.join(sheet.names)}")
     if args.json and args.out == "-":
