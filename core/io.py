@@ -548,8 +548,15 @@ class LineSink:
         try:
             with _writing(self.path):
                 self._fh.flush()
-        finally:
+        except BaseException:
             if self._close:
+                try:
+                    self._fh.close()  # flushes again, fails again: the first error is the one to report
+                except OSError:
+                    pass
+            raise
+        if self._close:
+            with _writing(self.path):
                 self._fh.close()
 
 

@@ -421,6 +421,14 @@ def _run_eval(args: argparse.Namespace, ui) -> int:
 
     res = evaluate_files(args.source, args.gold, systems, lines=_parse_lines(args.lines), rel=not args.no_rel,
                          trials=args.trials, settings=settings, progress=progress)
+    if args.lines is not None:
+        from treegram.io import count_lines
+
+        (a, b), n = args.lines, count_lines(args.source)
+        if n is not None and b > n:
+            res["lines_scored"] = [a, n]
+            ui.note(f"--lines {a}-{b}: {args.source} has only {n} lines, so lines {a}-{n} were scored "
+                    f"({res['sentences']} sentences)", label="note")
     if args.json:
         ui.emit_json(res)
         return 0

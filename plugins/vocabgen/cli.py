@@ -198,7 +198,7 @@ def _configure_exercises(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from-corrections", dest="from_corrections", default=None, metavar="REPORT",
                    help="practise the most frequent error types of a `treegram corrections --json` report "
                         "(instead of --words)")
-    p.add_argument("--top-errors", type=positive_int, default=3, metavar="N",
+    p.add_argument("--top-errors", type=positive_int, default=None, metavar="N",
                    help="with --from-corrections: how many error types (default 3)")
     p.add_argument("--per-word", type=positive_int, default=3, help="sentences per word (default 3, at most 50)")
     p.add_argument("--kind", choices=["cloze", "choice", "mc", "reorder", "translate"], default="cloze",
@@ -265,6 +265,9 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
                              hint=f"create it first (mkdir -p {folder}) or write somewhere else")
     if args.words is not None and args.from_corrections is not None:
         raise InputError("give --words or --from-corrections, not both", hint="the report chooses the words")
+    if args.top_errors is not None and args.from_corrections is None:
+        raise InputError("--top-errors counts the error types of --from-corrections REPORT",
+                         hint="drop --top-errors, or practise a report's errors with --from-corrections")
     kind: str | dict = normalise_kind(args.kind)
     hints: bool | dict = args.hints
     focus = None
@@ -275,7 +278,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
 
         report = read_report(args.from_corrections)
         gen, vocab = _generator(args, ui)
-        practices, notes = plan(report, vocab, top=args.top_errors)
+        practices, notes = plan(report, vocab, top=args.top_errors or 3)
         if not practices:
             raise InputError(f"{args.from_corrections}: no error type in the report can be practised",
                              hint="; ".join(notes)[:300] or "the report has no corrections")
@@ -291,9 +294,12 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     else:
         if args.words is None:
             raise InputError("give --words (or --from-corrections REPORT)", hint="e.g. --words dog,school,book")
-        words = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        given = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        words = list(dict.fromkeys(given))  # each word practised once, however often it is listed
         if not words:
             raise InputError("--words is empty", hint="e.g. --words dog,school,book")
+        if len(words) < len(given):
+            ui.note(f"--words lists {len(given) - len(words):,} repeat(s); each word is practised once", label="note")
         from treegram.plugins.vocabgen.vocab import parse_vocab_spec
 
         vocab = parse_vocab_spec(args.vocab, args.level)
