@@ -82,6 +82,16 @@ import numpy as np
 
 from treegram.errors import InputError, ModelFileError, ParseFailure, TreegramError
 from treegram.io import load_bundle, save_bundle
+# settings fields that are command-line options live in the neutral treegram.options; re-exported for plugins
+from treegram.options import (  # noqa: F401
+    OPTION_KEY,
+    Option,
+    add_settings_options,
+    option,
+    option_fields,
+    option_group,
+    settings_from_args,
+)
 
 if TYPE_CHECKING:
     from treegram.cli.ui import UI
@@ -95,112 +105,10 @@ HEADER_KEYS = ("format", "version", "formalism", "written_by")
 
 
 # ================================================================================================================
-# Settings: attrs fields that are command-line options
-# ================================================================================================================
-OPTION_KEY = "treegram.option"
-
-
-@attrs.frozen
-class Option:
-    """How one settings field appears on the command line (stored in the attrs field's metadata)."""
-
-    help: str
-    flag: str | None = None  # default: --field-name
-    type: Callable[[str], Any] | None = None  # argparse type (use treegram.cli.argtypes for ranges and seeds)
-    choices: tuple | Callable[[], Any] | None = None  # a callable is evaluated when the parser is built
-    group: str | None = None  # argparse help group ("model", "sampling", ...)
-    metavar: str | tuple | None = None
-    nargs: str | int | None = None
-    required: bool = False
-
-
-def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, type: Callable | None = None,
-           choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None,
-           metavar: str | tuple | None = None, nargs: str | int | None = None, required: bool = False) -> Any:
-    """An attrs field that is also a ``treegram train NAME`` option::
-
-        @attrs.frozen
-        class Settings:
-            order: int = option(2, help="Markov order of the sibling model", type=positive_int, group="model")
-            lowercase: bool = option(False, help="lowercase words first")  # bool + False -> a store_true flag
-
-    ``required=True`` fields have no default (they are keyword-only).  ``type`` defaults to the type of the
-    default.  ``choices`` may be a callable (evaluated when the parser is built, e.g. names other plugins
-    register); a mutable default is given as ``attrs.Factory(list)``.
-    """
-    if choices is not None and not callable(choices):
-        choices = tuple(choices)
-    meta = Option(help=help, flag=flag, type=type, choices=choices,
-                  group=group, metavar=metavar, nargs=nargs, required=required)
-    if required:
-        return attrs.field(metadata={OPTION_KEY: meta}, kw_only=True)
-    return attrs.field(default=default, metadata={OPTION_KEY: meta})
-
-
-def option_fields(settings_cls: type) -> list[tuple[attrs.Attribute, Option]]:
-    """The (field, option) pairs of a settings class, in declaration order."""
-    return [(f, f.metadata[OPTION_KEY]) for f in attrs.fields(settings_cls) if OPTION_KEY in f.metadata]
-
-
-def _group(parser: argparse.ArgumentParser, title: str | None, groups: dict[str, Any]):
-    if title is None:
-        return parser
-    if title not in groups:
-        existing = [g for g in parser._action_groups if g.title == title]
-        groups[title] = existing[0] if existing else parser.add_argument_group(title)
-    return groups[title]
-
-
-def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
-                         groups: dict[str, Any] | None = None) -> None:
-    """Add one argparse option per :func:`option` field of `settings_cls` (dest = the field name)."""
-    groups = {} if groups is None else groups
-    for field, opt in option_fields(settings_cls):
-        target = _group(parser, opt.group, groups)
-        flag = opt.flag or "--" + field.name.replace("_", "-")
-        kwargs: dict[str, Any] = {"dest": field.name, "help": opt.help}
-        default = None if field.default is attrs.NOTHING else field.default
-        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-            default = default.factory()
-        if opt.required:
-            kwargs["required"] = True
-        if isinstance(default, bool) and opt.type is None and not opt.required:
-            kwargs["action"] = "store_false" if default else "store_true"
-        else:
-            kwargs["default"] = default
-            typ = opt.type
-            if typ is None and default is not None and isinstance(default, (int, float, str)):
-                typ = type(default)
-            # A raw int/float would take 1e400, nan and 20-digit counts: give them the shared checked types.
-            if typ is int:
-                typ = _argtypes().integer
-            elif typ is float:
-                typ = _argtypes().finite_float
-            if typ is not None:
-                kwargs["type"] = typ
-            if opt.choices is not None:
-                kwargs["choices"] = tuple(opt.choices()) if callable(opt.choices) else opt.choices
-            if opt.nargs is not None:
-                kwargs["nargs"] = opt.nargs
-            if opt.metavar is not None:
-                kwargs["metavar"] = opt.metavar
-        target.add_argument(flag, **kwargs)
-
-
-def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:
-    """Build the settings object from parsed options (the fields added by :func:`add_settings_options`)."""
-    values = {}
-    for field, _opt in option_fields(settings_cls):
-        value = getattr(args, field.name)
-        values[field.name] = value
-    return settings_cls(**values)
-
-
-# ================================================================================================================
 # The shared options the core adds (corpus, sampling run)
 # ================================================================================================================
 def _argtypes():
-    from treegram.cli import argtypes
+    from treegram import argtypes
 
     return argtypes
 
@@ -262,7 +170,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
     from treegram.plugin_manager import sampler_moves
 
     at = _argtypes()
-    g = _group(parser, sampling.group, {} if groups is None else groups)
+    g = option_group(parser, sampling.group, {} if groups is None else groups)
     g.add_argument("--iterations", type=at.nonnegative_int, default=sampling.iterations,
                    help=f"sampler sweeps over the treebank (default {sampling.iterations})")
     if len(moves) > 1:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from treegram.cli import argtypes
+from treegram import argtypes
 from treegram.cli.app import build_parser, main
 
 TALLY = {"cases": 0, "option_values": 0, "ok": 0, "clean_errors": 0, "tracebacks": 0, "inputs_destroyed": 0, "silent_wrong_outputs": 0}
@@ -321,7 +321,7 @@ def _actions(parser, prefix=()):
 
 def test_no_option_takes_a_raw_int_or_float():
     """The cause of `--C nan`, `--max-iter -1`, `--iterations 99999999999999999999`: an option typed plain `int`
-    or `float` accepts any of them.  Every numeric option goes through a `treegram.cli.argtypes` type."""
+    or `float` accepts any of them.  Every numeric option goes through a `treegram.argtypes` type."""
     raw = [f"{cmd} {'/'.join(a.option_strings)}" for cmd, a in _actions(build_parser()) if a.type in (int, float)]
     assert not raw, raw
 

@@ -56,7 +56,7 @@ def registered():
 
 # -- settings fields are the command-line options -------------------------------------------------------------
 def test_settings_fields_generate_typed_options():
-    from treegram.cli.argtypes import positive_int
+    from treegram.argtypes import positive_int
 
     @attrs.frozen
     class Settings:

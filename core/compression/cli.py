@@ -18,11 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from treegram.cli import argtypes
-from treegram.cli.commands import batch_derived
+from treegram import argtypes
 from treegram.compression.compressor import MAX_PARSE_LENGTH, RATE_TOLERANCE, rate_window
 from treegram.errors import InputError
-from treegram.plugin_manager import hookimpl
 
 
 # -- treegram compress -------------------------------------------------------------------------------------------
@@ -64,6 +62,8 @@ def _configure_compress(p: argparse.ArgumentParser) -> None:
                             "treegram installed and the model at the same path")
     p.add_argument("--batch-size", type=argtypes.positive_int, default=None, metavar="B",
                    help="input lines per batch (one Dask task) with --workers/--scheduler (default 50)")
+    from treegram.cli.commands import batch_derived
+
     p.set_defaults(_derived=batch_derived)
     p.add_argument("--json", action="store_true",
                    help="machine-readable JSON on stdout: per sentence the tokens, keep mask, rate, model score, "
@@ -458,12 +458,14 @@ def _run_eval(args: argparse.Namespace, ui) -> int:
     return 0
 
 
-@hookimpl
-def register_commands(register):
+def compression_commands():
+    """`compress` and `eval-compression` (registered by treegram.corehooks)."""
     from treegram.cli.commands import Command
 
-    register(Command("compress", "compress text (or tokenized sentences) with a compression model: deleted words "
-                                 "struck through on a terminal, the compressed text elsewhere", _configure_compress,
-                     _run_compress))
-    register(Command("eval-compression", "compression rate, token F1 and relational F1 against gold compressions",
-                     _configure_eval, _run_eval))
+    return (
+        Command("compress", "compress text (or tokenized sentences) with a compression model: deleted words "
+                            "struck through on a terminal, the compressed text elsewhere", _configure_compress,
+                _run_compress),
+        Command("eval-compression", "compression rate, token F1 and relational F1 against gold compressions",
+                _configure_eval, _run_eval),
+    )

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from treegram.cli import argtypes
+from treegram import argtypes
 from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError, ModelFileError
 

@@ -159,7 +159,7 @@ class CorrectionsFormalism(Formalism):
     def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--fce", nargs="+", required=True, type=Path, metavar="FILE.json",
                             help="FCE JSON-lines files (BEA-2019 release): essays with coded character edits")
-        from treegram.cli import argtypes
+        from treegram import argtypes
 
         parser.add_argument("--C", type=argtypes.positive_float, default=1.0,
                             help="inverse L2 regularisation strength (default 1)")

@@ -30,7 +30,7 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from treegram.cli.argtypes import seed_entropy
+from treegram.argtypes import seed_entropy
 
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.hyper import resample_beta

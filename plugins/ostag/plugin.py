@@ -7,12 +7,12 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.bayes.averaging import average_option, thin_option
 from treegram.errors import InputError
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
-from treegram.cli import argtypes
+from treegram import argtypes
 
 
 @attrs.frozen
