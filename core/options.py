@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Collection
 
 import attrs
 
@@ -71,11 +71,16 @@ def option_group(parser: argparse.ArgumentParser, title: str | None, groups: dic
 
 
 def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
-                         groups: dict[str, Any] | None = None) -> None:
-    """Add one argparse option per :func:`option` field of `settings_cls` (dest = the field name)."""
+                         groups: dict[str, Any] | None = None, *, skip: Collection[str] = (),
+                         group: str | None = None) -> None:
+    """Add one argparse option per :func:`option` field of `settings_cls` (dest = the field name), except the
+    fields named in `skip`; `group` puts them all in that help group instead of their own (a formalism offering
+    another's options behind a flag: `treegram.formalism.Formalism.aliases`)."""
     groups = {} if groups is None else groups
     for field, opt in option_fields(settings_cls):
-        target = option_group(parser, opt.group, groups)
+        if field.name in skip:
+            continue
+        target = option_group(parser, group or opt.group, groups)
         flag = opt.flag or "--" + field.name.replace("_", "-")
         kwargs: dict[str, Any] = {"dest": field.name, "help": opt.help}
         default = None if field.default is attrs.NOTHING else field.default
