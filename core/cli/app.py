@@ -7,15 +7,18 @@ import os
 import sys
 
 from treegram import __version__
-from treegram.cli.ui import UI
-from treegram.errors import TreegramError
-from treegram.io import OUTPUT_DESTS, check_args_distinct, writes_stdout
+
+# `treegram --version` imports nothing else (no numpy, rich or plugins): the console UI, errors and I/O checks are
+# imported in the functions that use them (benchmarks/RESULTS.md `coldstart`).
+_TOP_LEVEL_FLAGS = frozenset({"--version", "-q", "--quiet"})
 
 
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one red line (what was wrong, and where to look), exit 2 -- not a usage block."""
 
     def error(self, message: str):  # type: ignore[override]
+        from treegram.cli.ui import UI
+
         UI().error(f"{self.prog}: {message}", f"see `{self.prog} -h`")
         raise SystemExit(2)
 
@@ -48,6 +51,8 @@ def derived_outputs(args: argparse.Namespace) -> tuple[dict, dict]:
 
 def stdout_is_output(args: argparse.Namespace) -> bool:
     """True when one of the command's outputs is this process's stdout (``--out -``, ``/dev/stdout``)."""
+    from treegram.io import OUTPUT_DESTS, writes_stdout
+
     outputs = getattr(args, "_outputs", OUTPUT_DESTS)
     return any(writes_stdout(v) for k, v in vars(args).items() if k in outputs and isinstance(v, (str, os.PathLike)))
 
@@ -73,6 +78,14 @@ def _interrupt_hint(args) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--version" in argv and all(a in _TOP_LEVEL_FLAGS for a in argv):
+        print(f"treegram {__version__}")
+        return 0
+    from treegram.cli.ui import UI
+    from treegram.errors import TreegramError
+    from treegram.io import OUTPUT_DESTS, check_args_distinct
+
     ui = UI()
     args = None
     try:
@@ -82,6 +95,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         ui = UI(json_mode=bool(getattr(args, "json", False)), quiet=args.quiet, stdout_is_output=stdout_is_output(args))
+        if not args.quiet:
+            from treegram.jit import announce_compilation
+
+            announce_compilation()  # one stderr line if this run must compile numba kernels (empty cache)
         # Before any work: no output -- named or derived from one -- may be the same file as an input (or as
         # another output); no input may lie in a folder the command writes into.
         files, dirs = derived_outputs(args)

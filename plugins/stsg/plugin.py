@@ -176,6 +176,11 @@ class STSGFormalism(Formalism):
         return apply_options(model, options, parser=data.parser, parser_id=data.parser_id,
                              cache_dir=options.parse_cache, default_text=[p.source for p in data.pairs], ui=ctx.ui)
 
+    def model_schema(self, meta):
+        from treegram.plugins.stsg.schema import stsg_schema
+
+        return stsg_schema(meta)
+
     def load_model(self, meta, arrays):
         from treegram.plugins.stsg.compressor import STSGModel
 
