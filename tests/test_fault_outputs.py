@@ -104,6 +104,19 @@ def test_ui_prints_every_string_literally(capsys):
         assert (out + err).count(s) >= 6, (s, out, err)
 
 
+def test_no_markup_strings_left_in_the_code():
+    """The console prints strings literally, so a Rich markup tag in a message would show as text: style with
+    `ui.note(..., label=...)` or `treegram.cli.ui.styled` instead."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    tag = re.compile(r"""["'][^"'\n]*\[/(?:\]|bold|yellow|red|dim|green)""")
+    found = [f"{p.relative_to(root)}:{i}" for d in ("core", "plugins") for p in (root / d).rglob("*.py")
+             if p.name != "ui.py" for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if tag.search(line)]
+    assert not found, found
+
+
 def _markup_cases(w, d):
     """Commands that print a user-provided string (a path, a name, a word) through the console."""
     weird = d / "m[/b]"

@@ -190,10 +190,8 @@ def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
     if summary["batches_resumed"]:
         ui.note(f"resumed: {summary['batches_resumed']} of {summary['batches']} batches were already finished")
     if summary["batches_redone"]:
-        from rich.markup import escape
-
-        ui.note(f"[yellow]note:[/] {len(summary['batches_redone'])} finished batch file(s) were not what the run "
-                f"wrote and were parsed again: {escape('; '.join(summary['batches_redone'][:3]))}")
+        ui.note(f"{len(summary['batches_redone'])} finished batch file(s) were not what the run "
+                f"wrote and were parsed again: {'; '.join(summary['batches_redone'][:3])}", label="note")
     if summary["lines"] < summary["kept_lines"]:
         ui.note(f"{args.out} already has {summary['kept_lines']} lines but the input has only "
                 f"{summary['lines']}", label="note")
