@@ -52,8 +52,6 @@ def run_convert(args: argparse.Namespace, ui) -> int:
     from treegram.formalism import load_model
     from treegram.plugins.ostag.tag2tsg import convert_model
 
-    if args.out.resolve() == args.model.resolve():
-        raise InputError(f"--out {args.out} is the input model", hint="name another file")
     model = load_model(args.model)
     report = convert_model(model, args.out, min_count=args.min_count)
     report["model"] = str(args.out)
