@@ -64,6 +64,8 @@ CASES = [  # (argv with {placeholders}, expected exit code 0 / nonzero, a word t
     (["convert", "{bayes}", "--out", "{d}/x.tsg", "--to", "pcfg"], 1, "to"),
     (["convert", "{tb}", "--out", "{d}/x.tsg"], 1, ""),
     (["convert", "{bayes}", "--out", "{d}/x.tsg", "--min-count", "1e9"], 0, ""),
+    (["convert", "{em}", "--out", "{d}/x.tsg", "--min-prob", "0.01"], 0, ""),
+    (["convert", "{bayes}", "--out", "{d}/x.tsg", "--min-prob", "0"], 1, "min-prob"),
     (["train", "ostag", "--treebank", "{tb}", "--out", "{d}/y.model", "--mu", "0.2"], 1, "--bayesian"),
     (["train", "ostag", "--bayesian", "--treebank", "{tb}", "--out", "{d}/y.model", "--no-expand"], 1,
      "not an option"),
