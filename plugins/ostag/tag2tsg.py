@@ -245,7 +245,7 @@ def convert_model(model, out: str | Path, *, min_count: float = 0.0, min_prob: f
                   "root": g.labels.symbol(int(g.initial_label[e]))} for e in order.tolist()]
     cmeta, carrays = cfg.to_bundle()
     pmeta, parrays = model.pcfg.bundle("pcfg")
-    info = {"converted_from": "ostag (Bayesian OSTAG, TAG->TSG approximation, Yamangil & Shieber 2013 sec. 5)",
+    info = {"converted_from": "ostag (TAG->TSG approximation, Yamangil & Shieber 2013 sec. 5)",
             **{k: v for k, v in model.info.items() if not isinstance(v, (dict, list))}, **report}
     meta = {"tsg_version": TSG_MODEL_VERSION, "settings": settings.to_dict(), "info": info, "cfg": cmeta, **pmeta,
             "fragments": fragments, "trace": [], "prune_threshold": float(s.prune_threshold), "mpp_samples": 0}
