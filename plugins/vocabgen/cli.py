@@ -139,7 +139,7 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     if args.unique is None:
         args.unique = n <= UNIQUE_UP_TO
     if args.unique and n > MAX_UNIQUE:
-        ui.note(f"[yellow]note:[/] -n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences")
+        ui.note(f"-n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences", label="note")
         n = MAX_UNIQUE
     if args.resume and args.out == "-":
         raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
@@ -150,7 +150,13 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     stream = stream_sentences(gen, n, np.random.default_rng(argtypes.seed_entropy(args.seed)), word=include,
                               unique=args.unique, patience=UNIQUE_PATIENCE if args.unique else None, stats=stats)
     plain = args.out != "-" or not ui.out.is_terminal
-    with open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # model (by content), vocabulary, seed and settings are recorded: --resume refuses to mix two runs
+    with run_record(args.out, command_identity(args), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
             ui.task("generating", total=n) as advance:
         skip = sink.done
         if args.json:
@@ -179,33 +185,33 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     if made < n:
         why = (f"no new one in {UNIQUE_PATIENCE:,} draws in a row" if stats.get("stopped_early")
                else f"{stats['attempts']:,} draws")
-        ui.note(f"[yellow]note:[/] only {made:,} different sentences found ({why}): this vocabulary and "
-                "model allow few more")
+        ui.note(f"only {made:,} different sentences found ({why}): this vocabulary and "
+                "model allow few more", label="note")
     elif not args.unique and made >= 20:
         k = min(made, 100_000)
         if len(distinct) < 0.5 * k:
-            ui.note(f"[yellow]note:[/] {len(distinct):,} of {k:,} sentences are different "
-                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats")
+            ui.note(f"{len(distinct):,} of {k:,} sentences are different "
+                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats", label="note")
     return 0
 
 
 # -- treegram exercises ------------------------------------------------------------------------------------
 def _configure_exercises(p: argparse.ArgumentParser) -> None:
-    from treegram.plugins.vocabgen.formats import FORMATS
+    from treegram.exercises import export_formats, exercise_kinds, kind_choices
 
     _add_model_vocab(p)
     p.add_argument("--words", default=None, help="comma-separated words to practise")
     p.add_argument("--from-corrections", dest="from_corrections", default=None, metavar="REPORT",
                    help="practise the most frequent error types of a `treegram corrections --json` report "
                         "(instead of --words)")
-    p.add_argument("--top-errors", type=positive_int, default=3, metavar="N",
+    p.add_argument("--top-errors", type=positive_int, default=None, metavar="N",
                    help="with --from-corrections: how many error types (default 3)")
     p.add_argument("--per-word", type=positive_int, default=3, help="sentences per word (default 3, at most 50)")
-    p.add_argument("--kind", choices=["cloze", "choice", "mc", "reorder", "translate"], default="cloze",
-                   help="cloze (fill in), choice/mc (multiple choice), reorder (tiles), translate")
+    p.add_argument("--kind", choices=kind_choices(), default="cloze",
+                   help=", ".join(k.help or k.name for k in exercise_kinds().values()))
     p.add_argument("--hints", action="store_true", help="cloze: show the lemma after each blank, e.g. (go)")
-    p.add_argument("--format", choices=list(FORMATS), default="md",
-                   help="md, html (printable), pdf, gift / moodle-xml (Moodle), anki (.apkg), json")
+    p.add_argument("--format", choices=list(export_formats()), default="md",
+                   help=", ".join(f.help or f.name for f in export_formats().values()))
     p.add_argument("--out", default="-", help="file to write (default: stdout; pdf/anki need a file or a pipe)")
     p.add_argument("--allow-above", dest="allow_above", action="store_true",
                    help="keep --words above the vocabulary's level (or unknown to it) on purpose: they are an error "
@@ -229,35 +235,35 @@ def check_practice_words(words: list[str], vocab, allow_above: bool, ui) -> None
                          hint="leave them out, use a vocabulary that has them, or add --allow-above to practise "
                               "them anyway")
     for p in problems:
-        ui.note(f"[yellow]note:[/] {p}; kept (--allow-above)")
+        ui.note(f"{p}; kept (--allow-above)", label="note")
 
 
 def spare_factor(kind, hints, focus) -> int:
-    """Sentences drawn per wanted item: spares replace a sentence that makes no good item — a choice blank that
-    admits more than one option or is open ("This _____ will be hers."), a cloze blank that admits another word
-    of the word box, a word used as another part of speech than the one practised ("the likes of you")."""
-    kinds = set(kind.values()) if isinstance(kind, dict) else {kind}
-    if "choice" in kinds:
-        return 8
-    if focus:
-        return 2
-    if "cloze" in kinds and not (any(hints.values()) if isinstance(hints, dict) else hints):
-        return 3
-    return 1
+    """Sentences drawn per wanted item: spares replace a sentence that makes no good item (each kind says how many
+    it needs: a choice blank that admits more than one option, a cloze blank that admits another word of the
+    word box, ...), and with `focus` (--from-corrections) a word used as another part of speech than the one
+    practised ("the likes of you")."""
+    from treegram.exercises import get_kind
+
+    kinds = {get_kind(k).name for k in (kind.values() if isinstance(kind, dict) else [kind])}
+    hinted = any(hints.values()) if isinstance(hints, dict) else bool(hints)
+    factor = max(get_kind(k).spare_factor(hinted, bool(focus)) for k in kinds)
+    return max(factor, 2) if focus else factor
 
 
 def _run_exercises(args: argparse.Namespace, ui) -> int:
     from treegram.plugins.vocabgen.exercises import make_sheet, normalise_kind
-    from treegram.plugins.vocabgen.formats import FORMATS, render, write_output
+    from treegram.exercises import get_format
+    from treegram.plugins.vocabgen.formats import render, write_output
     from treegram.plugins.vocabgen.selection import select_sentences
 
-    binary = FORMATS[args.format][1]
+    binary, ext = get_format(args.format).binary, get_format(args.format).extension
     if args.json and args.out == "-" and args.format not in ("md", "json"):
         raise InputError(f"--json prints the sheet as JSON on stdout: --format {args.format} needs --out FILE",
-                         hint=f"add --out sheet{FORMATS[args.format][0]} (the JSON then describes the file)")
+                         hint=f"add --out sheet{ext} (the JSON then describes the file)")
     if binary and args.out == "-" and sys.stdout.isatty() and not args.json:  # fail before any slow work
         raise InputError(f"--format {args.format} is a binary file and stdout is a terminal",
-                         hint=f"give --out FILE{FORMATS[args.format][0]}")
+                         hint=f"give --out FILE{ext}")
     if args.out != "-":
         folder = Path(args.out).parent
         if not folder.is_dir():
@@ -265,6 +271,9 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
                              hint=f"create it first (mkdir -p {folder}) or write somewhere else")
     if args.words is not None and args.from_corrections is not None:
         raise InputError("give --words or --from-corrections, not both", hint="the report chooses the words")
+    if args.top_errors is not None and args.from_corrections is None:
+        raise InputError("--top-errors counts the error types of --from-corrections REPORT",
+                         hint="drop --top-errors, or practise a report's errors with --from-corrections")
     kind: str | dict = normalise_kind(args.kind)
     hints: bool | dict = args.hints
     focus = None
@@ -275,7 +284,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
 
         report = read_report(args.from_corrections)
         gen, vocab = _generator(args, ui)
-        practices, notes = plan(report, vocab, top=args.top_errors)
+        practices, notes = plan(report, vocab, top=args.top_errors or 3)
         if not practices:
             raise InputError(f"{args.from_corrections}: no error type in the report can be practised",
                              hint="; ".join(notes)[:300] or "the report has no corrections")
@@ -291,9 +300,12 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     else:
         if args.words is None:
             raise InputError("give --words (or --from-corrections REPORT)", hint="e.g. --words dog,school,book")
-        words = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        given = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        words = list(dict.fromkeys(given))  # each word practised once, however often it is listed
         if not words:
             raise InputError("--words is empty", hint="e.g. --words dog,school,book")
+        if len(words) < len(given):
+            ui.note(f"--words lists {len(given) - len(words):,} repeat(s); each word is practised once", label="note")
         from treegram.plugins.vocabgen.vocab import parse_vocab_spec
 
         vocab = parse_vocab_spec(args.vocab, args.level)
@@ -309,7 +321,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     if spare > 1:  # the spares were extra: a word is short only when make_sheet says so
         problems = [p for p in problems if "different sentence(s)" not in p]
     for p in notes + problems:
-        ui.note(f"[yellow]note:[/] {p}")
+        ui.note(f"{p}", label="note")
     if not groups:
         raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
     title = None
@@ -318,7 +330,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     sheet = make_sheet(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos if focus else None,
                        per_word=args.per_word, title=title, notes=notes + problems)
     for p in sheet.notes[len(notes) + len(problems):]:
-        ui.note(f"[yellow]note:[/] {p}")
+        ui.note(f"{p}", label="note")
     if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
         ui.note(f"names on this sheet: {', '.join(sheet.names)}")
     if args.json and args.out == "-":
