@@ -7,10 +7,13 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.cli.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.bayes.averaging import average_option, thin_option
 from treegram.errors import InputError
 from treegram.formalism import Formalism, option
+from treegram.options import (
+    decoder_option, horizontal_option, markov_horizontal, prune_option, rare_threshold_option, vertical_option,
+)
 from treegram.plugin_manager import hookimpl
 from treegram.cli import argtypes
 
@@ -93,21 +96,19 @@ class OSTAGOptions:
     em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
                              help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "
                                   "uniform per root label (default counts)")
-    decoder: str = option("maxrule", metavar="NAME", group="model",
-                          help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
-                               "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule); also "
-                               "for --bayesian")
+    decoder: str = decoder_option("maxrule", group="model", note="; also for --bayesian")
     adj_init: float | None = option(None, type=open_probability, group="model",
                                     help="initial adjunction probability (default 0.01 with --from-tsg and "
                                          "--tsg-weights base, where it is the adjunction weight on top of the TSG: "
                                          "0.1 fell below the TSG on dev; else 0.1)")
-    horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
-    vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
-    rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
-    prune_threshold: float | None = option(None, type=nonnegative_float, group="model",
-                                           help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
-                                                "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")
+    # h=0, v=1: the built-in source's tree preparation (`OSTAGSettings`); --from-tsg takes the source TSG's
+    horizontal: int = horizontal_option(0, what="built-in source: ")
+    vertical: int = vertical_option(1, what="built-in source: ")
+    rare_threshold: int = rare_threshold_option(2)
+    prune_threshold: float | None = prune_option(None, group="model",
+                                                 note="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; "
+                                                      "default 1e-4; with --from-tsg and --tsg-weights base: the TSG "
+                                                      "model's own)")
 
     def __attrs_post_init__(self):
         from treegram.charts.decoders import get_decoder
@@ -131,7 +132,7 @@ class OSTAGFormalism(Formalism):
             return train_bayesian_from_options(trees, options, ctx)
         elementary = pcfg = extra_weight = base = None
         prune = 1e-4 if options.prune_threshold is None else options.prune_threshold
-        h = None if options.horizontal < 0 else options.horizontal
+        h = markov_horizontal(options.horizontal)
         v, mark_unary, rare = options.vertical, True, options.rare_threshold
         if options.from_tsg is not None:
             from treegram.formalism import load_model
