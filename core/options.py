@@ -1,118 +1,115 @@
-"""Option groups several formalisms share, declared once (issue 28 item 2).
+"""Settings classes whose attrs fields are also command-line options: the neutral layer under the contract.
 
-Each function returns one `treegram.formalism.option` field (an attrs field that is also a ``treegram train NAME``
-option), so a formalism's settings class writes ``horizontal: int = horizontal_option(1)`` and gets the flag, its
-type check, its help text and its group from here.  The *default* is the formalism's, because the formalisms need
-different ones (measured, see each plugin), and the help text states it:
-
-=============  ============  ==========  =====================================================================
-group          field         defaults    who
-=============  ============  ==========  =====================================================================
-markovization  horizontal    2 / 1 / 0   pcfg (Klein & Manning's h=2) / tsg, tig / ostag's built-in source
-               vertical      2 / 2 / 1   pcfg, tsg, tig (parent annotation) / ostag's built-in source
-               rare_threshold 2          pcfg, tsg, tig, ostag
-pruning        prune_threshold 1e-5      tsg, tig (ostag: None = 1e-4, or its source TSG's own)
-parsing        min_count     1 / 2       tsg, tig / ostag's built-in source
-decoder        decoder       maxrule     tsg, tig, ostag (pcfg saves none: its models parse with ``mpd``)
-compression    pairs, parser, limit, parse_cache: `CompressionInputs` (channel, stsg; a base class)
-=============  ============  ==========  =====================================================================
-
-`markov_horizontal` turns the command line's ``-1`` (infinite) into the ``None`` the binarizer takes.
+A formalism's settings (and the core's shared option groups) are attrs classes whose fields are declared with
+:func:`option`; :func:`add_settings_options` turns them into argparse options and :func:`settings_from_args`
+builds the settings back.  It lives below :mod:`treegram.formalism`, :mod:`treegram.training` and the CLI so that
+each of them (and `treegram.bayes.averaging`'s ``--average``/``--thin`` fields) can declare options without
+importing one another; plugins keep importing ``option`` from :mod:`treegram.formalism`, which re-exports it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import argparse
+from collections.abc import Callable
+from typing import Any, Collection
 
 import attrs
 
-from treegram.cli import argtypes
-from treegram.formalism import option
+OPTION_KEY = "treegram.option"
 
 
-# -- markovization ---------------------------------------------------------------------------------------------
-def horizontal_option(default: int, *, group: str = "model", what: str = ""):
-    """``--horizontal H``: horizontal markovization of the binarized training trees (-1 = infinite)."""
-    return option(default, help=f"{what}horizontal markovization h (-1 = infinite; default {default})", group=group,
-                  type=argtypes.horizontal)
-
-
-def vertical_option(default: int, *, group: str = "model", what: str = ""):
-    """``--vertical V``: vertical markovization (1 = none, 2 = parent annotation, 3 = grandparent)."""
-    return option(default, help=f"{what}vertical markovization v (1 = none, 2 = parent labels; default {default})",
-                  group=group, type=argtypes.positive_int)
-
-
-def rare_threshold_option(default: int = 2, *, group: str = "model"):
-    """``--rare-threshold N``: words seen fewer times become unknown-word classes."""
-    return option(default, help=f"words seen fewer times become unknown-word classes (default {default})",
-                  type=argtypes.nonnegative_int, group=group)
-
-
-def markov_horizontal(value: int | None) -> int | None:
-    """The command line's horizontal markovization as the binarizer takes it: -1 (infinite) -> None."""
-    return None if value is None or value < 0 else value
-
-
-# -- pruning and the parsing grammar ------------------------------------------------------------------------------
-def prune_option(default: float | None = 1e-5, *, group: str = "parsing grammar", note: str = ""):
-    """``--prune-threshold P``: the coarse-to-fine posterior cutoff of the treebank PCFG pass when parsing."""
-    return option(default, type=argtypes.nonnegative_float, group=group,
-                  help=note or f"coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning; default "
-                               f"{default})")
-
-
-def min_count_option(default: int = 1, *, group: str = "parsing grammar", help: str | None = None):
-    """``--min-count N``: elementary trees kept in the parsing grammar."""
-    return option(default, type=argtypes.nonnegative_int, group=group,
-                  help=help or f"keep elementary trees seen at least this often (default {default})")
-
-
-# -- the decoder a model is parsed with ---------------------------------------------------------------------------
-def decoder_names() -> tuple[str, ...]:
-    from treegram.plugin_manager import decoders
-
-    return tuple(sorted(decoders()))
-
-
-def decoder_name(text: str) -> str:
-    """A registered decoder's name (argparse type: an unknown name is one clear error before training)."""
-    import argparse
-
-    names = decoder_names()
-    if text not in names:
-        raise argparse.ArgumentTypeError(f"unknown decoder {text!r} (installed: {', '.join(names) or 'none'}; "
-                                         "`treegram plugins` lists them)")
-    return text
-
-
-def decoder_option(default: str = "maxrule", *, group: str = "parsing grammar", note: str = ""):
-    """``--decoder NAME``: the decoder saved in the model, which ``treegram parse`` (and everything that parses with
-    the model: compression, batches, the Python ``model.parse``) uses when none is named
-    (`treegram.charts.decoders.resolve_decoder`)."""
-    return option(default, group=group, metavar="NAME", type=decoder_name,
-                  help=f"the decoder `treegram parse` uses for this model when given no --decoder (saved in the "
-                       f"model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default {default}){note}")
-
-
-# -- compression training inputs ------------------------------------------------------------------------------------
 @attrs.frozen
-class CompressionInputs:
-    """The inputs every compressor trained on sentence pairs reads (`treegram train channel` / `stsg`)."""
+class Option:
+    """How one settings field appears on the command line (stored in the attrs field's metadata)."""
 
-    pairs: list = option(required=True, nargs=2, metavar=("LONG", "SHORT"), type=Path,
-                         help="line-parallel files: long sentences and their compressions, one tokenized sentence "
-                              "per line")
-    parser: str = option(required=True, type=str,
-                         help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees "
-                              "(spacy-binary: one dependent per node)")
-    limit: int | None = option(None, type=argtypes.positive_int,
-                               help="use only the first N pairs")
-    parse_cache: Path | None = option(None, type=Path,
-                                      help="directory for cached source parses (bracket files keyed by input + "
-                                           "parser)")
+    help: str
+    flag: str | None = None  # default: --field-name
+    type: Callable[[str], Any] | None = None  # argparse type (use treegram.argtypes for ranges and seeds)
+    choices: tuple | Callable[[], Any] | None = None  # a callable is evaluated when the parser is built
+    group: str | None = None  # argparse help group ("model", "sampling", ...)
+    metavar: str | tuple | None = None
+    nargs: str | int | None = None
+    required: bool = False
 
 
-__all__ = ["CompressionInputs", "decoder_name", "decoder_names", "decoder_option", "horizontal_option", "markov_horizontal",
-           "min_count_option", "prune_option", "rare_threshold_option", "vertical_option"]
+def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, type: Callable | None = None,
+           choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None,
+           metavar: str | tuple | None = None, nargs: str | int | None = None, required: bool = False) -> Any:
+    """An attrs field that is also a ``treegram train NAME`` option::
+
+        @attrs.frozen
+        class Settings:
+            order: int = option(2, help="Markov order of the sibling model", type=positive_int, group="model")
+            lowercase: bool = option(False, help="lowercase words first")  # bool + False -> a store_true flag
+
+    ``required=True`` fields have no default (they are keyword-only).  ``type`` defaults to the type of the
+    default.  ``choices`` may be a callable (evaluated when the parser is built, e.g. names other plugins
+    register); a mutable default is given as ``attrs.Factory(list)``.
+    """
+    if choices is not None and not callable(choices):
+        choices = tuple(choices)
+    meta = Option(help=help, flag=flag, type=type, choices=choices,
+                  group=group, metavar=metavar, nargs=nargs, required=required)
+    if required:
+        return attrs.field(metadata={OPTION_KEY: meta}, kw_only=True)
+    return attrs.field(default=default, metadata={OPTION_KEY: meta})
+
+
+def option_fields(settings_cls: type) -> list[tuple[attrs.Attribute, Option]]:
+    """The (field, option) pairs of a settings class, in declaration order."""
+    return [(f, f.metadata[OPTION_KEY]) for f in attrs.fields(settings_cls) if OPTION_KEY in f.metadata]
+
+
+def option_group(parser: argparse.ArgumentParser, title: str | None, groups: dict[str, Any]):
+    """The argparse group titled `title` (made once per parser; None = the parser itself)."""
+    if title is None:
+        return parser
+    if title not in groups:
+        existing = [g for g in parser._action_groups if g.title == title]
+        groups[title] = existing[0] if existing else parser.add_argument_group(title)
+    return groups[title]
+
+
+def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
+                         groups: dict[str, Any] | None = None, *, skip: Collection[str] = (),
+                         group: str | None = None) -> None:
+    """Add one argparse option per :func:`option` field of `settings_cls` (dest = the field name), except the
+    fields named in `skip`; `group` puts them all in that help group instead of their own (a formalism offering
+    another's options behind a flag: `treegram.formalism.Formalism.aliases`)."""
+    groups = {} if groups is None else groups
+    for field, opt in option_fields(settings_cls):
+        if field.name in skip:
+            continue
+        target = option_group(parser, group or opt.group, groups)
+        flag = opt.flag or "--" + field.name.replace("_", "-")
+        kwargs: dict[str, Any] = {"dest": field.name, "help": opt.help}
+        default = None if field.default is attrs.NOTHING else field.default
+        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+            default = default.factory()
+        if opt.required:
+            kwargs["required"] = True
+        if isinstance(default, bool) and opt.type is None and not opt.required:
+            kwargs["action"] = "store_false" if default else "store_true"
+        else:
+            kwargs["default"] = default
+            typ = opt.type
+            if typ is None and default is not None and isinstance(default, (int, float, str)):
+                typ = type(default)
+            if typ is not None:
+                kwargs["type"] = typ
+            if opt.choices is not None:
+                kwargs["choices"] = tuple(opt.choices()) if callable(opt.choices) else opt.choices
+            if opt.nargs is not None:
+                kwargs["nargs"] = opt.nargs
+            if opt.metavar is not None:
+                kwargs["metavar"] = opt.metavar
+        target.add_argument(flag, **kwargs)
+
+
+def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:
+    """Build the settings object from parsed options (the fields added by :func:`add_settings_options`)."""
+    values = {}
+    for field, _opt in option_fields(settings_cls):
+        value = getattr(args, field.name)
+        values[field.name] = value
+    return settings_cls(**values)

@@ -7,7 +7,7 @@ import attrs
 
 from treegram.formalism import Formalism
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
-from treegram.options import horizontal_option, markov_horizontal, rare_threshold_option, vertical_option
+from treegram.option_groups import horizontal_option, markov_horizontal, rare_threshold_option, vertical_option
 from treegram.plugin_manager import hookimpl
 
 

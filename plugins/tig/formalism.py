@@ -14,17 +14,17 @@ import types
 
 import attrs
 
-from treegram.cli.argtypes import nonnegative_int, open_probability, positive_float
+from treegram.argtypes import nonnegative_int, open_probability, positive_float
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.formalism import Formalism, Sampling, option
-from treegram.options import (
+from treegram.option_groups import (
     decoder_option, horizontal_option, markov_horizontal, min_count_option, prune_option, rare_threshold_option,
     vertical_option,
 )
 
 from treegram.plugins.tig.derivation import TIGSettings
-from treegram.cli import argtypes
+from treegram import argtypes
 
 
 @attrs.frozen
