@@ -50,7 +50,7 @@ def test_describe_and_every_parse_route_agree(name, demo_model_files, tmp_path):
 
 
 def test_ostag_describe_and_every_parse_route_agree(tmp_path):
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     tb = tmp_path / "demo.mrg"
     tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
@@ -62,7 +62,7 @@ def test_ostag_describe_and_every_parse_route_agree(tmp_path):
 def test_tsg_mpp_samples_is_the_default_decoder_everywhere(tmp_path):
     """`train tsg --mpp-samples N`: describe() says mpp with N samples and `treegram parse` (and every other route)
     runs exactly that (before issue 28 `treegram parse` ran maxrule while `model.parse` ran mpp)."""
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     tb = tmp_path / "demo.mrg"
     tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
@@ -79,7 +79,7 @@ def test_tsg_mpp_samples_is_the_default_decoder_everywhere(tmp_path):
 
 def test_train_tsg_takes_decoder_flag(tmp_path):
     """One `--decoder` flag on every parsing formalism (tsg's `--default-decoder` is gone)."""
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     tb = tmp_path / "demo.mrg"
     tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
