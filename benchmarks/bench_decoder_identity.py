@@ -53,6 +53,8 @@ TRAIN = {
 EXPECTED_CHANGES = {
     ("tsg-mpp", "cli-default"): "--mpp-samples N now is the default decoder `treegram parse` uses (was maxrule, "
                                 "while describe() said mpp)",
+    ("tsg-mpp", "cli-default-workers"): "the same on Dask workers",
+    ("pcfg", "describe"): "describe() names the PCFG's decoder (mpd; had no default_decoder entry)",
     ("tig", "api-parse"): "model.parse is the default decoder (maxrule; was the Viterbi MPD copy)",
     ("tig", "compression-source"): "compression parses with the model's default decoder (maxrule; was MPD)",
     ("ostag", "api-parse"): "model.parse is the default decoder (maxrule; was OSTAG's own MPD)",
