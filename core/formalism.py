@@ -61,8 +61,8 @@ Dask batches from the core.
 
 The smallest complete formalism is ``examples/treegram-example-plugin`` (a lexicalized PCFG, ~150 lines; its
 ``keepodds`` is the smallest compressor).
-Older plugins that override ``configure_train_parser`` / ``train_from_args`` keep working: those two methods are
-what the CLI calls, and their default implementations are the generated options and the core pipeline above.
+The command line of ``treegram train NAME`` is generated, never written by hand: :func:`configure_train_parser`
+adds the options of ``Settings`` and ``sampling``, :func:`train_from_args` runs the pipeline above.
 
 Model files.  :func:`save_model` writes one bundle (JSON metadata + numpy arrays, atomically; see `treegram.io`)
 whose header (``format``, ``version``, ``formalism``, ``written_by``) is the core's and whose ``plugin_meta``
@@ -328,42 +328,19 @@ class Formalism:
     #: only one of them given on the wrong side is an error.
     aliases: dict[str, str] = {}
 
-    # -- the command line (generated; override only for options the contract cannot express) -----------------
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        stale = [m for m in ("configure_train_parser", "train_from_args") if m in vars(cls)]
+        if stale:  # the hand-written argparse path is gone: fail where the plugin is loaded, saying what to do
+            raise TypeError(f"{cls.__name__} defines {', '.join(stale)}: `treegram train` options are generated "
+                            "from the Settings class's option() fields and training runs through train()")
+
+    # -- the command line (generated from Settings and sampling: see configure_train_parser below) -------------
     def sampler_moves(self) -> list[str]:
         """Names of the registered sampler moves this formalism can run (their state kind is in state_kinds)."""
         from treegram.plugin_manager import sampler_moves
 
         return [name for name, c in sampler_moves().items() if c.obj.state_kind in self.state_kinds]
-
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        """Add this formalism's options to `treegram train NAME` (beyond the shared --out/--seed/--json)."""
-        groups: dict[str, Any] = {}
-        if self.trains_on == "trees":
-            add_treebank_options(parser)
-        if self.Settings is not None:
-            add_settings_options(parser, self.Settings, groups)
-        if self.sampling is not None:
-            add_sampling_options(parser, self.sampling, self.sampler_moves(), groups)
-        for flag, other in self.aliases.items():
-            _add_alias(parser, self, flag, other)
-
-    def train_from_args(self, args: argparse.Namespace, ui: UI) -> Model:
-        """Train from parsed options: settings from the generated options, corpus read by the core, then either
-        the core sampling loop (``sampling`` set) or :meth:`train` (or, with an alias flag, the other formalism's
-        training)."""
-        for flag, other in self.aliases.items():
-            target = _alias_target(args, self, flag, other)
-            if target is not None:
-                return target[0].train_from_args(target[1], ui)
-        settings = settings_from_args(self.Settings, args) if self.Settings is not None else None
-        corpus = read_treebank_options(args, ui) if self.trains_on == "trees" else None
-        ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),
-                           json=bool(getattr(args, "json", False)))
-        if self.sampling is not None:
-            from treegram.training import run_sampler
-
-            return run_sampler(self, corpus, settings, run_options_from_args(self.sampling, args), ctx)
-        return self.train(corpus, settings, ctx)
 
     # -- training ----------------------------------------------------------------------------------------------
     def train(self, corpus: Any, settings: Any, ctx: TrainContext) -> Model:
@@ -413,6 +390,39 @@ class Formalism:
 # ================================================================================================================
 # Model files
 # ================================================================================================================
+def configure_train_parser(formalism: Formalism, parser: argparse.ArgumentParser) -> None:
+    """Add `formalism`'s options to `treegram train NAME` (beyond the shared --out/--seed/--json): the corpus
+    options its ``trains_on`` needs, its ``Settings`` fields and, when it samples, the run options."""
+    groups: dict[str, Any] = {}
+    if formalism.trains_on == "trees":
+        add_treebank_options(parser)
+    if formalism.Settings is not None:
+        add_settings_options(parser, formalism.Settings, groups)
+    if formalism.sampling is not None:
+        add_sampling_options(parser, formalism.sampling, formalism.sampler_moves(), groups)
+    for flag, other in formalism.aliases.items():
+        _add_alias(parser, formalism, flag, other)
+
+
+def train_from_args(formalism: Formalism, args: argparse.Namespace, ui: UI) -> Model:
+    """Train from parsed options: settings from the generated options, corpus read by the core, then either the
+    core sampling loop (``sampling`` set) or ``formalism.train`` (or, with an alias flag, the other formalism's
+    training)."""
+    for flag, other in formalism.aliases.items():
+        target = _alias_target(args, formalism, flag, other)
+        if target is not None:
+            return train_from_args(target[0], target[1], ui)
+    settings = settings_from_args(formalism.Settings, args) if formalism.Settings is not None else None
+    corpus = read_treebank_options(args, ui) if formalism.trains_on == "trees" else None
+    ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),
+                       json=bool(getattr(args, "json", False)))
+    if formalism.sampling is not None:
+        from treegram.training import run_sampler
+
+        return run_sampler(formalism, corpus, settings, run_options_from_args(formalism.sampling, args), ctx)
+    return formalism.train(corpus, settings, ctx)
+
+
 def _writer(formalism: str) -> dict[str, Any]:
     """Which plugin (and distribution) provides `formalism` in this process: recorded in the model header."""
     try:
