@@ -14,17 +14,13 @@ markovization  horizontal    2 / 1 / 0   pcfg (Klein & Manning's h=2) / tsg, tig
 pruning        prune_threshold 1e-5      tsg, tig (ostag: None = 1e-4, or its source TSG's own)
 parsing        min_count     1 / 2       tsg, tig / ostag's built-in source
 decoder        decoder       maxrule     tsg, tig, ostag (pcfg saves none: its models parse with ``mpd``)
-compression    pairs, parser, limit, parse_cache: `CompressionInputs` (channel, stsg; a base class)
+compression    pairs, parser, limit, parse_cache: `treegram.compression.policy.CompressorOptions` (channel, stsg)
 =============  ============  ==========  =====================================================================
 
 `markov_horizontal` turns the command line's ``-1`` (infinite) into the ``None`` the binarizer takes.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
-
-import attrs
 
 from treegram import argtypes
 from treegram.options import option
@@ -95,24 +91,5 @@ def decoder_option(default: str = "maxrule", *, group: str = "parsing grammar", 
                        f"model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default {default}){note}")
 
 
-# -- compression training inputs ------------------------------------------------------------------------------------
-@attrs.frozen
-class CompressionInputs:
-    """The inputs every compressor trained on sentence pairs reads (`treegram train channel` / `stsg`)."""
-
-    pairs: list = option(required=True, nargs=2, metavar=("LONG", "SHORT"), type=Path,
-                         help="line-parallel files: long sentences and their compressions, one tokenized sentence "
-                              "per line")
-    parser: str = option(required=True, type=str,
-                         help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees "
-                              "(spacy-binary: one dependent per node)")
-    limit: int | None = option(None, type=argtypes.positive_int,
-                               help="use only the first N pairs")
-    parse_cache: Path | None = option(None, type=Path,
-                                      help="directory for cached source parses (bracket files keyed by input + "
-                                           "parser)")
-
-
-__all__ = ["CompressionInputs", "decoder_name", "decoder_names", "decoder_option", "horizontal_option", "markov_horizontal",
+__all__ = ["decoder_name", "decoder_names", "decoder_option", "horizontal_option", "markov_horizontal",
            "min_count_option", "prune_option", "rare_threshold_option", "vertical_option"]
