@@ -50,10 +50,22 @@ The pieces, each a method or attribute of :class:`Formalism` below:
     runs the chart decoder on the CFG and maps the best derivation back (**back-transform**) to a derived tree.
 ``generation_view(model)``
     optional Context/Outcome/Imply view (`treegram.generation.protocol.GenerationSystem`) of a trained model.
+``model_schema(meta)``
+    the schema of the formalism's model files (`treegram.schema.Bundle`): the core checks it before
+    ``load_model`` sees a file and before :func:`save_model` writes one (finite values, counts >= 0, known labels,
+    real booleans, array shapes), so loaders need no checks of their own and no trainer writes a file that a
+    later command would refuse.
 ``load_model(meta, arrays)``
     rebuild a model from what :func:`save_model` wrote (``meta`` is the plugin's own namespace only).
 ``train(corpus, settings, ctx)``
     for formalisms not trained by a sweep sampler (PCFG estimation, EM, ...): return the model directly.
+``load_corpus(settings, ctx)`` / ``finish(model, corpus, settings, ctx)``
+    optional first and last steps with the console: read the inputs a non-treebank formalism's settings name
+    (e.g. parse the sources of sentence pairs), and finish the trained model (e.g. a compressor's deletion policy).
+``run_options(settings, run)`` / ``sampled(settings)``
+    optional, for a sampling formalism with other training methods too (STSG: Gibbs, EM, SVM, ...): complete the
+    run options (a per-method ``--iterations`` default) and say whether these settings go through the sampling
+    loop or to ``train`` (which then finds ``--iterations``/``--checkpoint``/``--resume`` in ``ctx.run``).
 
 Models can offer capabilities beyond parsing (see :class:`Model`): a *compressor* implements the contract of
 `treegram.compression.compressor` (``source_tree`` + ``decoder``) and gets the compression commands, rate control and
@@ -136,13 +148,16 @@ class Sampling:
     ``progress`` formats the progress-bar text of one trace record.
     """
 
-    iterations: int = 100
+    iterations: int | None = 100  # None: the formalism's `run_options` picks it (e.g. per training method)
     default_move: str = "gibbs"
     site_order: bool = True
     group: str = "sampling"
     label: str = ""  # progress/table title (default: "<move> sampling")
     columns: tuple[tuple[str, str], ...] = ()
     progress: Callable[[dict], str] | None = None
+    iterations_help: str = ""  # --iterations help text (default: "sampler sweeps over the treebank")
+    anneal: tuple[float, float] = (1.0, 1.0)  # defaults of --anneal-start / --anneal-end
+    checkpoint_every: int = 1  # default of --checkpoint-every
 
 
 @attrs.frozen
@@ -160,7 +175,7 @@ class RunOptions:
     resume: bool = False
 
     def __attrs_post_init__(self):
-        if self.iterations < 0:
+        if self.iterations is not None and self.iterations < 0:
             raise InputError("--iterations must be >= 0")
 
 
@@ -172,7 +187,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
     at = _argtypes()
     g = option_group(parser, sampling.group, {} if groups is None else groups)
     g.add_argument("--iterations", type=at.nonnegative_int, default=sampling.iterations,
-                   help=f"sampler sweeps over the treebank (default {sampling.iterations})")
+                   help=sampling.iterations_help or f"sampler sweeps over the treebank (default {sampling.iterations})")
     if len(moves) > 1:
         found = sampler_moves()
         g.add_argument("--sampler", choices=tuple(moves), default=sampling.default_move,
@@ -180,14 +195,17 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
                             + f" (default {sampling.default_move})")
     if sampling.site_order:
         g.add_argument("--site-order", choices=("random", "fixed"), default="random")
-    g.add_argument("--anneal-start", type=at.nonnegative_float, default=1.0,
-                   help="temperature of the first sweep (default 1)")
-    g.add_argument("--anneal-end", type=at.nonnegative_float, default=1.0,
-                   help="temperature of the last sweep; linear schedule in between (default 1)")
+    start, end = sampling.anneal
+    g.add_argument("--anneal-start", type=at.nonnegative_float, default=start,
+                   help=f"temperature of the first sweep (default {start:g})")
+    g.add_argument("--anneal-end", type=at.nonnegative_float, default=end,
+                   help=f"temperature of the last sweep; linear schedule in between (default {end:g})")
     g.add_argument("--checkpoint", type=Path, default=None,
                    help="checkpoint file (default: OUT.ckpt); written every --checkpoint-every sweeps and on "
                         "Ctrl-C or kill")
-    g.add_argument("--checkpoint-every", type=at.nonnegative_int, default=1)
+    g.add_argument("--checkpoint-every", type=at.nonnegative_int, default=sampling.checkpoint_every,
+                   help=f"sweeps between checkpoints (default {sampling.checkpoint_every}; 0 = only at the end and "
+                        "on Ctrl-C or kill)")
     g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
 
 
@@ -303,6 +321,9 @@ class TrainContext:
     out: Path | None = None
     seed: int = 0
     json: bool = False
+    #: the sampling options (``--iterations``, ``--checkpoint``, ``--resume``, ...) of a formalism with ``sampling``,
+    #: also for its methods that `train` directly (see `Formalism.run_options`)
+    run: RunOptions | None = None
 
 
 class Formalism:
@@ -341,6 +362,26 @@ class Formalism:
         from treegram.plugin_manager import sampler_moves
 
         return [name for name, c in sampler_moves().items() if c.obj.state_kind in self.state_kinds]
+
+    def run_options(self, settings: Any, run: RunOptions) -> RunOptions:
+        """The run options from the command line, completed by the formalism (e.g. ``--iterations`` left unset
+        (``Sampling.iterations`` None) -> a default per training method).  Default: as given."""
+        return run
+
+    def sampled(self, settings: Any) -> bool:
+        """Whether these settings train by the core sampling loop (default: always, for a formalism with
+        ``sampling``); False hands them to :meth:`train` with the run options in ``ctx.run``."""
+        return True
+
+    def load_corpus(self, settings: Any, ctx: TrainContext) -> Any:
+        """The corpus of a formalism whose ``trains_on`` is not ``"trees"``, read from the inputs its settings
+        name, with the console of ``ctx`` for progress (default None: `train`/`prepare` read them)."""
+        return None
+
+    def finish(self, model: Model, corpus: Any, settings: Any, ctx: TrainContext) -> Model:
+        """Last step of `treegram train` after sampling or :meth:`train` (e.g. a compressor's deletion policy and
+        length calibration).  Default: the model as it is."""
+        return model
 
     # -- training ----------------------------------------------------------------------------------------------
     def train(self, corpus: Any, settings: Any, ctx: TrainContext) -> Model:
@@ -382,8 +423,17 @@ class Formalism:
         return view() if callable(view) else None
 
     # -- model files -------------------------------------------------------------------------------------------
+    def model_schema(self, meta: dict[str, Any]) -> Any:
+        """The schema of this formalism's model files (a `treegram.schema.Bundle` over the plugin's own metadata
+        and the arrays), or None.  The core checks it before `load_model` sees a file (a mismatch is one clear
+        "corrupt model file" error naming the field) and before `save_model` writes one (a model that would not
+        load again is never written).  `meta` is the plugin's metadata as read (already a dict), for
+        formalisms whose variants have different schemas (e.g. ``meta["kind"]``)."""
+        return None
+
     def load_model(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Model:
-        """Rebuild a model from what `save_model` wrote (`meta`: the plugin's own metadata)."""
+        """Rebuild a model from what `save_model` wrote (`meta`: the plugin's own metadata), after the core
+        checked it against `model_schema`."""
         raise NotImplementedError
 
 
@@ -406,21 +456,28 @@ def configure_train_parser(formalism: Formalism, parser: argparse.ArgumentParser
 
 def train_from_args(formalism: Formalism, args: argparse.Namespace, ui: UI) -> Model:
     """Train from parsed options: settings from the generated options, corpus read by the core, then either the
-    core sampling loop (``sampling`` set) or ``formalism.train`` (or, with an alias flag, the other formalism's
-    training)."""
+    core sampling loop (``sampling`` set and ``formalism.sampled(settings)``) or ``formalism.train`` (or, with an
+    alias flag, the other formalism's training); the corpus of a non-treebank formalism from its ``load_corpus``, and
+    ``finish`` last."""
     for flag, other in formalism.aliases.items():
         target = _alias_target(args, formalism, flag, other)
         if target is not None:
             return train_from_args(target[0], target[1], ui)
     settings = settings_from_args(formalism.Settings, args) if formalism.Settings is not None else None
-    corpus = read_treebank_options(args, ui) if formalism.trains_on == "trees" else None
-    ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),
-                       json=bool(getattr(args, "json", False)))
+    run = None
     if formalism.sampling is not None:
+        run = formalism.run_options(settings, run_options_from_args(formalism.sampling, args))
+    ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),
+                       json=bool(getattr(args, "json", False)), run=run)
+    corpus = read_treebank_options(args, ui) if formalism.trains_on == "trees" else formalism.load_corpus(settings,
+                                                                                                          ctx)
+    if run is not None and formalism.sampled(settings):
         from treegram.training import run_sampler
 
-        return run_sampler(formalism, corpus, settings, run_options_from_args(formalism.sampling, args), ctx)
-    return formalism.train(corpus, settings, ctx)
+        model = run_sampler(formalism, corpus, settings, run, ctx)
+    else:
+        model = formalism.train(corpus, settings, ctx)
+    return formalism.finish(model, corpus, settings, ctx)
 
 
 def _writer(formalism: str) -> dict[str, Any]:
@@ -442,9 +499,49 @@ def model_bundle(model: Model, meta: dict[str, Any]) -> dict[str, Any]:
             "written_by": _writer(model.formalism), PLUGIN_META: meta}
 
 
+def check_model_schema(formalism: Any, name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray],
+                       source: str | Path) -> None:
+    """`formalism.model_schema` applied to a model file's (plugin metadata, arrays): a `ModelFileError`
+    naming `source` and the first bad field."""
+    from treegram.schema import check_file
+
+    schema = formalism.model_schema(meta)
+    if schema is not None:
+        check_file(source, {"meta": meta, "arrays": arrays}, schema, "model", what=f"{name} model")
+
+
 def save_model(path: str | Path, model: Model, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-    """Save any formalism's model: the shared header, the formalism's own metadata (namespaced) and arrays."""
+    """Save any formalism's model: the shared header, the formalism's own metadata (namespaced) and arrays,
+    checked first against the formalism's `model_schema` -- the same check loading makes -- so a file that
+    would be refused later is never written (the error is raised before the atomic rename)."""
+    from treegram.plugin_manager import formalisms
+
+    found = formalisms().get(model.formalism)
+    if found is not None:
+        import json
+
+        # the schema sees what the file will hold: JSON types (tuples as lists, no numpy scalars)
+        as_read = json.loads(json.dumps(meta, default=_json_default))
+        arrays_as_read = {k: np.asarray(v) for k, v in arrays.items()}
+        schema = found.obj.model_schema(as_read)
+        if schema is not None:
+            from treegram.schema import SchemaError, validate
+
+            try:
+                validate({"meta": as_read, "arrays": arrays_as_read}, schema, "model")
+            except SchemaError as exc:
+                raise TreegramError(f"refusing to write {path}: the {model.formalism} model fails its own schema "
+                                    f"({exc})", hint="a bug in the trainer or in the options it accepted; "
+                                                     "please report it") from None
     save_bundle(path, model_bundle(model, meta), arrays)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def plugin_meta(meta: dict[str, Any]) -> dict[str, Any]:
@@ -482,6 +579,10 @@ def model_from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray], sourc
                              hint="install the plugin that trained it (`treegram plugins` lists installed ones)")
     contribution = found[name]
     own = plugin_meta(meta)
+    if not isinstance(own, dict):
+        raise ModelFileError(f"{source}: corrupt {name} model (its metadata is not an object)",
+                             hint="re-create it with `treegram train`")
+    check_model_schema(contribution.obj, name, own, arrays, source)
     try:
         return contribution.obj.load_model(own, arrays)
     except TreegramError:

@@ -16,7 +16,9 @@ Same-file protection.  `check_distinct` refuses, before any work starts, an outp
 (same inode) as an input or as another output; `treegram.cli.app.main` applies it to every command's arguments.
 
 Persistence.  JSON metadata plus NPZ arrays in one zip bundle (`save_bundle` / `load_bundle`), never pickle;
-members are size-checked *before* decompression, so a zip bomb is refused without inflating it.
+members are size-checked *before* decompression, so a zip bomb is refused without inflating it, and each array's
+header (shape x item size) is checked against its member's size *before* the array is allocated, so a header
+claiming terabytes is a clean error.
 """
 
 from __future__ import annotations
@@ -557,6 +559,41 @@ def _read_member(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> byte
     return bytes(out)
 
 
+def _npy_header(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple, bool, np.dtype, int]:
+    """``(shape, fortran_order, dtype, header bytes)`` of an NPY member, read from its first bytes only."""
+    with zf.open(info) as fh:
+        head = fh.read(min(info.file_size, 70_000))  # an NPY header is at most 65,535 bytes plus its preamble
+    buf = io.BytesIO(head)
+    version = np.lib.format.read_magic(buf)
+    read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+    if read is None:
+        raise ModelFileError(f"{path}: array {info.filename!r} has an unknown NPY version {version}",
+                             hint="the file is corrupt; re-create it")
+    shape, fortran, dtype = read(buf, max_header_size=70_000)
+    return shape, fortran, dtype, buf.tell()
+
+
+def _read_npy(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    """One NPY member, its header's claimed shape checked against the member's size *before* anything is
+    allocated (a header claiming terabytes is a clean error, not an allocation attempt)."""
+    shape, _fortran, dtype, header = _npy_header(path, zf, info)
+    if dtype.hasobject:
+        raise ModelFileError(f"{path}: array {info.filename!r} holds Python objects (pickle), which are refused",
+                             hint="the file is corrupt or malicious; re-create it with `treegram train`")
+    count = 1
+    for n in shape:  # Python ints: no overflow whatever the header claims
+        if not isinstance(n, int) or n < 0:
+            raise ModelFileError(f"{path}: array {info.filename!r} has a bad shape {shape}",
+                                 hint="the file is corrupt; re-create it")
+        count *= n
+    need = count * dtype.itemsize
+    if header + need != info.file_size:
+        raise ModelFileError(f"{path}: array {info.filename!r} claims shape {shape} of {dtype} ({need:,} bytes) "
+                             f"but the member holds {max(info.file_size - header, 0):,} bytes of data "
+                             "(refused before allocating)", hint="the file is corrupt; re-create it")
+    return np.lib.format.read_array(io.BytesIO(_read_member(path, zf, info)), allow_pickle=False)
+
+
 def load_bundle(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     path = Path(path)
     if not path.exists():
@@ -574,8 +611,7 @@ def load_bundle(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.n
             arrays = {}
             for name, info in infos.items():
                 if name.endswith(".npy"):
-                    arrays[name[:-4]] = np.lib.format.read_array(io.BytesIO(_read_member(path, zf, info)),
-                                                                 allow_pickle=False)
+                    arrays[name[:-4]] = _read_npy(path, zf, info)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, ValueError, json.JSONDecodeError, EOFError,
             UnicodeDecodeError, RecursionError, NotImplementedError, zlib.error, OSError) as exc:
         if isinstance(exc, OSError) and not isinstance(exc, (EOFError,)) and exc.errno is not None:

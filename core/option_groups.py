@@ -53,9 +53,9 @@ def markov_horizontal(value: int | None) -> int | None:
 # -- pruning and the parsing grammar ------------------------------------------------------------------------------
 def prune_option(default: float | None = 1e-5, *, group: str = "parsing grammar", note: str = ""):
     """``--prune-threshold P``: the coarse-to-fine posterior cutoff of the treebank PCFG pass when parsing."""
-    return option(default, type=argtypes.nonnegative_float, group=group,
-                  help=note or f"coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning; default "
-                               f"{default})")
+    return option(default, type=argtypes.probability, group=group,
+                  help=note or f"coarse-to-fine posterior threshold of the PCFG pass, a probability in [0, 1] (0 = no "
+                               f"pruning; default {default})")
 
 
 def min_count_option(default: int = 1, *, group: str = "parsing grammar", help: str | None = None):

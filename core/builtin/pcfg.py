@@ -32,6 +32,11 @@ class PCFGFormalism(Formalism):
                                 vertical=options.vertical, rare_threshold=options.rare_threshold)
         return PCFGModel.train(trees, settings, progress=lambda xs: ctx.ui.track(xs, description="binarizing"))
 
+    def model_schema(self, meta):
+        from treegram.grammar.pcfg import pcfg_schema
+
+        return pcfg_schema()
+
     def load_model(self, meta, arrays) -> PCFGModel:
         return PCFGModel.from_bundle(meta, arrays)
 

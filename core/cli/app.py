@@ -7,15 +7,18 @@ import os
 import sys
 
 from treegram import __version__
-from treegram.cli.ui import UI
-from treegram.errors import TreegramError
-from treegram.io import OUTPUT_DESTS, check_args_distinct
+
+# `treegram --version` imports nothing else (no numpy, rich or plugins): the console UI, errors and I/O checks are
+# imported in the functions that use them (benchmarks/RESULTS.md `coldstart`).
+_TOP_LEVEL_FLAGS = frozenset({"--version", "-q", "--quiet"})
 
 
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one red line (what was wrong, and where to look), exit 2 -- not a usage block."""
 
     def error(self, message: str):  # type: ignore[override]
+        from treegram.cli.ui import UI
+
         UI().error(f"{self.prog}: {message}", f"see `{self.prog} -h`")
         raise SystemExit(2)
 
@@ -54,6 +57,14 @@ def _interrupt_hint(args) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--version" in argv and all(a in _TOP_LEVEL_FLAGS for a in argv):
+        print(f"treegram {__version__}")
+        return 0
+    from treegram.cli.ui import UI
+    from treegram.errors import TreegramError
+    from treegram.io import OUTPUT_DESTS, check_args_distinct
+
     ui = UI()
     args = None
     try:
@@ -63,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         ui = UI(json_mode=bool(getattr(args, "json", False)), quiet=args.quiet)
+        if not args.quiet:
+            from treegram.jit import announce_compilation
+
+            announce_compilation()  # one stderr line if this run must compile numba kernels (empty cache)
         # Before any work: no output may be the same file as an input (or as another output).
         check_args_distinct(args, getattr(args, "_outputs", OUTPUT_DESTS))
         return int(args._run(args, ui) or 0)

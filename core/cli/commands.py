@@ -169,6 +169,11 @@ def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
         ui.note(f"resuming: {summary['kept_lines']} trees already in {args.out} kept")
     if summary["batches_resumed"]:
         ui.note(f"resumed: {summary['batches_resumed']} of {summary['batches']} batches were already finished")
+    if summary["batches_redone"]:
+        from rich.markup import escape
+
+        ui.note(f"[yellow]note:[/] {len(summary['batches_redone'])} finished batch file(s) were not what the run "
+                f"wrote and were parsed again: {escape('; '.join(summary['batches_redone'][:3]))}")
     if summary["lines"] < summary["kept_lines"]:
         ui.note(f"[yellow]note:[/] {args.out} already has {summary['kept_lines']} lines but the input has only "
                 f"{summary['lines']}")
@@ -209,7 +214,13 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
     parse_seconds = 0.0
     seen = 0
     json_out = args.json and args.out == "-"  # --json with --out FILE: trees to the file, JSON summary to stdout
-    with open_output(args.out, resume=args.resume, encoding="utf-8") as sink:
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # the model (by content) and settings are recorded: --resume refuses to continue another run's output
+    with run_record(args.out, command_identity(args), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            open_output(args.out, resume=args.resume, encoding="utf-8") as sink:
         if args.json:
             sys.stdout.write('{"sentences": [')
         skip = sink.done

@@ -205,7 +205,13 @@ def _run_compress(args: argparse.Namespace, ui) -> int:
     seen = sentences = unchanged = 0
     terminal = ui.out.is_terminal
     notes = _Notes(ui)
-    with open_output(args.out or "-", resume=args.resume) as sink:
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # the model (by content) and settings are recorded: --resume refuses to continue another run's output
+    with run_record(args.out, command_identity(args, ignore=("text",)), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            open_output(args.out or "-", resume=args.resume) as sink:
         skip = sink.done
         if args.json:
             sys.stdout.write('{"sentences": [')

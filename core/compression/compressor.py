@@ -454,6 +454,14 @@ def embed_parser(parser) -> tuple[dict | None, dict[str, np.ndarray]]:
     return parser_meta, {f"parser.{k}": v for k, v in parser_arrays.items()}
 
 
+def embedded_parser_schema():
+    """The parser a compression model stores (`embed_parser`): null, or a model file's header + metadata (its own
+    formalism's schema is checked when `embedded_parser` loads it)."""
+    from treegram.schema import Dict, Opt, Str
+
+    return Opt(Dict({"formalism": Str(nonempty=True)}))
+
+
 def embedded_parser(meta: dict, arrays: dict):
     """The parser stored by `embed_parser` in a compression model's (meta, arrays), or None."""
     from treegram.formalism import model_from_bundle

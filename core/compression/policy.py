@@ -143,6 +143,19 @@ class DeletionPolicy:
                 "valency_weight": self.valency.weight if self.valency is not None else 0.0}
 
 
+def policy_schema():
+    """A saved `DeletionPolicy` (`to_json`; null or {} = the plain model): real booleans, finite weights."""
+    from treegram.schema import Bool, Dict, Float, Int, Opt
+
+    valency = Dict({"heads": Dict(values=Float(min=0)), "pairs": Dict(values=Dict(values=Float(min=0))),
+                    "classes": Dict(values=Dict({"total": Float(min=0), "deps": Dict(values=Float(min=0))}))},
+                   optional={"prior": Float(min=0), "weight": Float(min=0)})
+    return Opt(Dict(optional={"constraints": Bool(), "significance": Float(), "reward": Float(), "clean": Bool(),
+                              "lm": Float(min=0), "nbest": Int(min=1), "target": Opt(Float(min=0)),
+                              "length_prior": Float(min=0), "clause": Float(), "content_floor": Float(min=0),
+                              "valency": Opt(valency)}, extra=False))
+
+
 # -- `treegram train` options (every compressor's Settings class inherits them) ---------------------------------
 def _option(*a, **k):
     from treegram.formalism import option

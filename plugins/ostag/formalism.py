@@ -283,6 +283,11 @@ class OSTAGFormalism(Formalism):
         model.default_decoder = options.decoder
         return model
 
+    def model_schema(self, meta):
+        from treegram.plugins.ostag.model import ostag_schema
+
+        return ostag_schema(meta)
+
     def load_model(self, meta, arrays):
         from treegram.plugins.ostag.model import OSTAGModel
 

@@ -142,6 +142,11 @@ class TIGFormalism(Formalism):
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
                              averaging_info)
 
+    def model_schema(self, meta):
+        from treegram.plugins.tig.model import tig_schema
+
+        return tig_schema(meta)
+
     def load_model(self, meta, arrays):
         from treegram.plugins.tig.model import TIGModel
 

@@ -104,6 +104,11 @@ class TSGFormalism(Formalism):
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
                              averaging_info)
 
+    def model_schema(self, meta):
+        from treegram.plugins.tsg.model import tsg_schema
+
+        return tsg_schema(meta)
+
     def load_model(self, meta, arrays):
         from treegram.plugins.tsg.model import TSGModel
 
