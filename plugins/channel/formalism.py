@@ -3,7 +3,6 @@ core `treegram compress` (any compressor model)."""
 
 from __future__ import annotations
 
-
 import attrs
 
 from treegram.argtypes import positive_int
