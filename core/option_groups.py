@@ -42,7 +42,7 @@ def vertical_option(default: int, *, group: str = "model", what: str = ""):
 def rare_threshold_option(default: int = 2, *, group: str = "model"):
     """``--rare-threshold N``: words seen fewer times become unknown-word classes."""
     return option(default, help=f"words seen fewer times become unknown-word classes (default {default})",
-                  type=argtypes.nonnegative_int, group=group)
+                  type=argtypes.positive_int, group=group)
 
 
 def markov_horizontal(value: int | None) -> int | None:
