@@ -53,7 +53,10 @@ def ar_vs(base: list, other: list, seed: int) -> str:
                                   metric=parseval_f1, trials=10000, rng=seed)
     return f"{r.difference:+.2f} (p {r.p_value:.3f})"
 CACHE = ROOT / "benchmarks" / "out" / "tag2tsg"
-NOTE = ("Where the two MPD trees differ but the probabilities are equal, the ties come from equally probable derivations (the TSG's chart orders rules differently), so the mpd rows' F1 differences below are the lost sentences plus tie-breaking, not a better model; the speed ratio is the point: one global TSG grammar instead of a reduction built per sentence.")
+NOTE = ("Where the two MPD trees differ but the probabilities are equal, the ties come from equally probable "
+        "derivations (the TSG's chart orders rules differently), so the mpd rows' F1 differences below are the "
+        "lost sentences plus tie-breaking, not a better model; the speed ratio is the point: one global TSG "
+        "grammar instead of a reduction built per sentence.")
 
 
 def run_parser(model, dev, decoder):
