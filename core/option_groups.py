@@ -82,11 +82,12 @@ def decoder_name(text: str) -> str:
     return text
 
 
-def decoder_option(default: str = "maxrule", *, group: str = "parsing grammar", note: str = ""):
+def decoder_option(default: str = "maxrule", *, group: str = "parsing grammar", note: str = "",
+                   deprecated: tuple[str, ...] = ()):
     """``--decoder NAME``: the decoder saved in the model, which ``treegram parse`` (and everything that parses with
     the model: compression, batches, the Python ``model.parse``) uses when none is named
     (`treegram.charts.decoders.resolve_decoder`)."""
-    return option(default, group=group, metavar="NAME", type=decoder_name,
+    return option(default, group=group, metavar="NAME", type=decoder_name, deprecated=deprecated,
                   help=f"the decoder `treegram parse` uses for this model when given no --decoder (saved in the "
                        f"model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default {default}){note}")
 

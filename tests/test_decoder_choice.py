@@ -78,7 +78,7 @@ def test_tsg_mpp_samples_is_the_default_decoder_everywhere(tmp_path):
 
 
 def test_train_tsg_takes_decoder_flag(tmp_path):
-    """One `--decoder` flag on every parsing formalism (tsg's `--default-decoder` is gone)."""
+    """One `--decoder` flag on every parsing formalism (tsg's `--default-decoder` is a hidden deprecated alias)."""
     from treegram.corpora.demo import demo_trees
 
     tb = tmp_path / "demo.mrg"
@@ -87,6 +87,11 @@ def test_train_tsg_takes_decoder_flag(tmp_path):
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--iterations", "1", "--decoder", "mpd",
                  "--out", str(out)]) == 0
     assert resolve_decoder(load_model(out)) == ("mpd", None)
+    # the spelling before issue 28 (documented then) still works, hidden from --help
+    old = tmp_path / "old.tsg"
+    assert main(["-q", "train", "tsg", "--treebank", str(tb), "--iterations", "1", "--default-decoder", "maxrule-sum",
+                 "--out", str(old)]) == 0
+    assert resolve_decoder(load_model(old)) == ("maxrule-sum", None)
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--iterations", "1", "--decoder", "nope",
                  "--out", str(tmp_path / "x.tsg")]) != 0
 

@@ -45,7 +45,8 @@ class TSGOptions:
                               type=nonnegative_int, group="parsing grammar")
     average: int = average_option(5)
     thin: int = thin_option()
-    decoder: str = decoder_option("maxrule")
+    # `--default-decoder`: the spelling before issue 28 (in plugins/tsg/README.md until then), still accepted
+    decoder: str = decoder_option("maxrule", deprecated=("--default-decoder",))
 
     def averaging(self):
         return options_averaging(self)

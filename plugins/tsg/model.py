@@ -17,7 +17,7 @@ So the grammar's probability of an elementary tree e is (n_e + alpha_c P0(e)) / 
 predictive, and every tree the base PCFG derives stays derivable (unseen structure is smoothed by the base).
 Every symbol's category is its label, so a coarse PCFG over the same labels prunes the chart (coarse-to-fine).
 Parsing goes through the core decoders (`treegram.charts.decoders`): the model's `default_decoder` (recorded
-by `treegram train tsg --default-decoder`, default max-rule-product; models written before the field: the most
+by `treegram train tsg --decoder`, default max-rule-product; models written before the field: the most
 probable derivation, Viterbi over the transform), or, with `mpp_samples`, the most frequent tree among
 derivations sampled from the chart (`mpp`); `treegram parse --decoder` picks any registered decoder.
 """
