@@ -114,9 +114,12 @@ def run_once(model: Path, inp: Path, n: int, batch: int) -> dict:
     for w, tasks in by_worker.items():
         tasks.sort()
         between = sum(max(0.0, b[3] - (a[3] + a[2])) for a, b in zip(tasks, tasks[1:]))
+        busy = sum(t[1] - t[0] for t in tasks)
+        head, tail = tasks[0][0] - first, last - tasks[-1][1]
         workers.append({"tasks": len(tasks), "startup_cpu": tasks[0][3], "task_cpu": sum(t[2] for t in tasks),
-                        "between_cpu": between, "busy": sum(t[1] - t[0] for t in tasks),
-                        "idle": span - sum(t[1] - t[0] for t in tasks), "first_task_after": tasks[0][0] - launched})
+                        "between_cpu": between, "busy": busy, "idle": span - busy, "idle_head": head,
+                        "idle_gaps": span - busy - head - tail, "idle_tail": tail,
+                        "first_task_after": tasks[0][0] - launched})
     load_cpu = s["model_load_cpu_seconds"]
     startup = statistics.fmean(w["startup_cpu"] for w in workers) + load_cpu / len(workers)
     work = sum(w["task_cpu"] + w["between_cpu"] for w in workers) - load_cpu
@@ -127,14 +130,94 @@ def run_once(model: Path, inp: Path, n: int, batch: int) -> dict:
     r = {"n": n, "used": len(workers), "lines": s["lines"], "batches": s["batches"], "load": load, "wall": wall,
          "tree_cpu": tree_cpu, "cores": tree_cpu / wall, "driver_cpu": drv["process_cpu_seconds"],
          "driver_wait": drv["wait_seconds"], "cluster_wall": drv["cluster_seconds"],
-         "driver_busy_wall": wall - drv["wait_seconds"], "startup_cpu": startup, "work_cpu": work,
+         "driver_busy_wall": wall - drv["wait_seconds"], "close_wall": drv["close_and_assemble_seconds"], "startup_cpu": startup, "work_cpu": work,
          "model_load_cpu": load_cpu, "other_cpu": tree_cpu - seen, "workers": workers, "span": span,
          "idle": sum(w["idle"] for w in workers), "critical_cpu": critical,
+         "idle_head": sum(w["idle_head"] for w in workers), "idle_gaps": sum(w["idle_gaps"] for w in workers),
+         "idle_tail": sum(w["idle_tail"] for w in workers), "timeline": drv["timeline"], "launched": launched,
          "first_task_after": min(w["first_task_after"] for w in workers)}
     print(f"  {n} worker(s): wall {wall:.1f} s, tree CPU {tree_cpu:.1f} s ({r['cores']:.2f} cores), driver CPU "
           f"{r['driver_cpu']:.1f} s, worker start-up {startup:.1f} CPU-s each, parsing {work:.1f} CPU-s, idle "
           f"{r['idle']:.1f} worker-s over a {span:.1f} s span", flush=True)
     return r
+
+
+RUN_180K = OUT / "google-180k-long.trees"
+CONTINUE = ("cd benchmarks/out/scale && setsid nice -n 19 treegram -q parse --model ptb.pcfg --input "
+            "google-180k-long.txt --out google-180k-long.trees --workers 2 --batch-size 100 --resume --json "
+            ">> run-180k.json 2>> run-180k.err &")
+
+
+def progress_180k(write: bool) -> None:
+    """RESULTS.md section scale-180k: what the resumable 180k run (``benchmarks/out/scale/run-180k.sh``) has
+    parsed so far, from its finished batch files."""
+    import gzip
+
+    wdir = RUN_180K.with_name(RUN_180K.name + ".batches")
+    batches = [json.loads(f.read_text(encoding="utf-8")) for f in sorted(wdir.glob("[0-9]*.json"))]
+    if not batches and not RUN_180K.exists():
+        sys.exit(f"no 180k run under {OUT}: start it with benchmarks/out/scale/run-180k.sh")
+    total = sum(1 for _ in RUN_180K.with_name("google-180k-long.txt").open(encoding="utf-8"))
+    if not batches:  # finished: the batch files were assembled into the output and removed
+        sys.exit(f"{RUN_180K} is complete ({total} lines); its per-batch figures went with the batch folder")
+    sent = sum(len(b["trees"]) for b in batches)
+    words = 0
+    done = {b["index"] for b in batches}
+    with open(RUN_180K.with_name("google-180k-long.txt"), encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            if i // 100 in done:
+                words += len(line.split())
+    counts = {k: sum(b["counts"].get(k, 0) for b in batches) for k in ("ok", "failed", "too_long", "empty")}
+    cpu = sum(b["cpu_seconds"] for b in batches)
+    load = sum(b.get("load_cpu_seconds", 0.0) for b in batches)
+    start = min(b["started"] for b in batches)
+    end = max(b["ended"] for b in batches)
+    workers = len({b["worker"] for b in batches})
+    rate = sent / (cpu - load)
+    mean_all = 0.0
+    src = SHARED_SRC()
+    with gzip.open(src, "rt", encoding="utf-8") as fh:
+        next(fh)
+        n = sum(line.split("\t")[0].count(" ") + 1 for line in fh)
+    mean_all = n / TOTAL_PAIRS
+    body = [
+        "## The 180k Google long sides with `treegram parse --workers` (issue 26 item 5; resumable, in progress)",
+        "",
+        f"Figures of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} from the finished batch files of the "
+        "run (`python benchmarks/bench_scale.py --progress-180k`). Model: the PCFG of section scale (ptb-sample, CLI "
+        "defaults); input: the long side of every pair of `compression/google/train-180k-lossy/train.tsv.gz` "
+        f"({total:,} lines, `python -m treegram.corpora.google ... --side long --digits zero`); 2 workers, batches "
+        "of 100, the whole process group at nice 19 in an autogroup set to nice 19, i.e. on whatever CPU the "
+        "other sessions leave.",
+        "",
+        markdown_table(["parsed so far", "share of the 180k", "words", "batches", "flat fallbacks (failed / too long)",
+                        "worker CPU s (model loads)", "sentences / worker CPU-s", "wall span s (first task to "
+                        "last)", "sentences / wall s", "cores obtained", "worker processes"],
+                       [[f"{sent:,}", f"{sent / total:.1%}", f"{words:,}", len(batches),
+                         f"{counts['failed']} / {counts['too_long']}", f"{cpu:.0f} ({load:.1f})", round(rate, 2),
+                         round(end - start), round(sent / (end - start), 2), round(cpu / (end - start), 2),
+                         workers]]),
+        "",
+        f"- **Only {sent / total:.1%} of the 180k is parsed; the rest continues with `--resume`** (the same command "
+        "again; finished batches are kept and checked, only the missing ones are parsed):",
+        "",
+        f"      {CONTINUE}",
+        "",
+        "  (`benchmarks/out/scale/run-180k.sh` is the same command; the manifest names the model by path, size, "
+        "mtime and SHA-256, so keep `benchmarks/out/scale/ptb.pcfg` as it is, and the batch size 100.)",
+        f"- The file is sorted by length, so the part done is its short end (mean {words / max(1, sent):.1f} words "
+        f"per sentence vs {mean_all:.1f} over all 180k) and its rate is not the file's: parse time grows about "
+        "cubically with length. The representative rate is section scale's (every 750th pair); the model there "
+        "gives the whole job's CPU-hours.",
+    ]
+    text = "\n".join(body)
+    print(text)
+    if write:
+        write_section("scale-180k", text)
+
+
+def SHARED_SRC() -> Path:
+    return require_shared() / "compression" / "google" / "train-180k-lossy" / "train.tsv.gz"
 
 
 def main() -> None:
@@ -146,7 +229,12 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2,4")
     ap.add_argument("--repeats", type=int, default=2, help="rounds over the worker counts, order alternated")
     ap.add_argument("--no-write", action="store_true", help="do not rewrite RESULTS.md")
+    ap.add_argument("--progress-180k", action="store_true",
+                    help="only report the resumable 180k run's progress (RESULTS.md section scale-180k)")
     args = ap.parse_args()
+    if args.progress_180k:
+        progress_180k(not args.no_write)
+        return
     shared = require_shared()
     OUT.mkdir(parents=True, exist_ok=True)
     counts = [int(x) for x in args.workers.split(",")]
@@ -189,16 +277,19 @@ def main() -> None:
         m = modelled[n]
         measured_rows.append([n, round(med(n, "wall"), 1), round(med(n, "tree_cpu"), 1), round(med(n, "cores"), 2),
                               round(med(n, "driver_cpu"), 1), round(med(n, "driver_wait"), 1),
-                              round(med(n, "driver_busy_wall"), 1), round(med(n, "startup_cpu"), 1),
+                              f"{med(n, 'driver_busy_wall'):.1f} ({med(n, 'cluster_wall'):.1f} / "
+                              f"{med(n, 'close_wall'):.1f})", round(med(n, "startup_cpu"), 1),
                               round(med(n, "work_cpu"), 1), round(med(n, "other_cpu"), 1),
-                              round(med(n, "idle"), 1), round(med(n, "span"), 1),
+                              f"{med(n, 'idle'):.1f} ({med(n, 'idle_head'):.1f} / {med(n, 'idle_gaps'):.1f} / "
+                              f"{med(n, 'idle_tail'):.1f})", round(med(n, "span"), 1),
                               round(med(n, "critical_cpu"), 1), round(m["total"], 1)])
     per_worker = []
     for r in runs:
         for i, w in enumerate(sorted(r["workers"], key=lambda w: w["first_task_after"])):
             per_worker.append([f"{r['n']} ({runs.index(r) + 1})", i + 1, w["tasks"], round(w["startup_cpu"], 2),
                                round(w["task_cpu"], 2), round(w["between_cpu"], 2), round(w["busy"], 1),
-                               round(w["idle"], 1), round(w["first_task_after"], 1)])
+                               f"{w['idle']:.1f} ({w['idle_head']:.1f} / {w['idle_gaps']:.1f} / "
+                               f"{w['idle_tail']:.1f})", round(w["first_task_after"], 1)])
     big_w = TOTAL_PAIRS / rate  # the 180k long sides at this sample's rate
     big_b = math.ceil(TOTAL_PAIRS / 100)  # the 180k run's --batch-size 100
     model_rows = []
@@ -227,27 +318,32 @@ def main() -> None:
         "gets well under the 2 cores, so the wall times say little about scaling, and the model uses CPU costs. "
         "*driver CPU*: the driver process from start to exit (imports, model check, cluster start, the in-process "
         "Dask scheduler, writing batches, assembly); *driver wait*: its wall blocked on results; *busy wall* = wall "
-        "- wait. *start-up*: one worker's CPU before its first task (interpreter, imports, Dask) + its model load. "
+        "- wait (interpreter start and imports, model check, cluster start, submitting, writing batches, closing "
+        "the cluster, assembly). *start-up*: one worker's CPU before its first task (interpreter, imports, Dask) + its model load. "
         "*parsing*: all workers' task CPU + Dask's CPU between tasks, model loads excluded. *other*: tree CPU not "
         "in the driver or in a worker up to its last task (nannies, worker shutdown). *idle*: the workers' wall "
-        "without a task between the run's first task start and last task end (worker-seconds, summed). "
+        "without a task between the run's first task start and last task end (worker-seconds, summed), split into "
+        "before the worker's first task (it was still starting), between its tasks (scheduling, results sent) and "
+        "after its last task (no batch left). "
         "*critical path*: driver CPU + the busiest worker's CPU (start-up + tasks), measured; *model*: T(n) "
         "below with the fitted parameters.",
         "",
         markdown_table(["workers", "wall s", "tree CPU s", "cores obtained", "driver CPU s", "driver wait s",
-                        "driver busy wall s", "start-up CPU s / worker", "parsing CPU s", "other CPU s",
-                        "worker idle s", "task span s", "critical path CPU s (measured)", "model T(n) CPU s"],
+                        "driver busy wall s (cluster start / close + assembly)", "start-up CPU s / worker", "parsing CPU s", "other CPU s",
+                        "worker idle s (before first / between / after last task)", "task span s", "critical path CPU s (measured)", "model T(n) CPU s"],
                        measured_rows),
         "",
         "Per worker, every run (run number in brackets; *first task after*: wall from launching the command to the "
         "worker's first task -- driver start, model check, cluster start, worker start):",
         "",
         markdown_table(["workers (run)", "worker", "tasks", "start-up CPU s", "task CPU s", "between tasks CPU s",
-                        "busy wall s", "idle wall s", "first task after s"], per_worker),
+                        "busy wall s", "idle wall s (before / between / after)", "first task after s"],
+                       per_worker),
         "",
         "**Model (a model, not a measurement).** Amdahl-style, in CPU seconds, for n workers with a free core each "
         "and the driver on a core of its own: `T(n) = d0 + d1*n + (s + u) + ceil(B/n) * W/B` -- the driver's CPU "
-        f"(d0 = {model['d0']:.2f} s, d1 = {model['d1']:.2f} s per worker: least squares over the {len(runs)} runs), "
+        f"(d0 = {model['d0']:.2f} s, d1 = {model['d1']:.2f} s per worker: least squares over the {len(runs)} runs; "
+        f"beyond 4 workers a linear extrapolation), "
         f"one worker's start-up + model load (s = {model['s']:.2f} s, measured, paid by all workers at once) and "
         f"what each extra worker adds to the parsing CPU (u = {model['u']:.2f} s: the slope of the measured parsing "
         f"CPU over n -- a worker's first calls into the parser, numba's cache loaded, arrays first touched, and on "
