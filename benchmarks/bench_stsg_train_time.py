@@ -48,7 +48,7 @@ def dev_keeps(model, ex) -> list[list[int]]:
 def budget_run(ex, corpus_fn, work: Path, sweeps: int, seed: int, average: int = 1) -> dict:
     """One in-process Gibbs run on the cached parses (cached as JSON in `work`); `average` > 1: the grammar of the
     posterior average over that many states of the chain (`--average`)."""
-    from treegram.plugins.stsg.compressor import train_stsg
+    from treegram.plugins.stsg.train import train_stsg
 
     cache = work / (f"time-gs-n{sweeps}-s{seed}.json" if average == 1 else f"time-gs-n{sweeps}-avg{average}-s{seed}.json")
     if cache.exists():

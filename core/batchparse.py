@@ -131,7 +131,14 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
 
 # -- driver side ---------------------------------------------------------------------------------------------------
 def work_dir(out: Path) -> Path:
-    return out.with_name(out.name + ".batches")
+    """``OUT.batches/`` beside a regular output file (a stream or device has no place for one)."""
+    from treegram.io import derived_path
+
+    wdir = derived_path(out, ".batches")
+    if wdir is None:
+        raise InputError(f"--workers/--scheduler need --out FILE, a regular file (not {out})",
+                         hint="finished batches are kept beside the output file, so a killed run can resume")
+    return wdir
 
 
 def _complete_prefix(out: Path) -> bytes:

@@ -586,6 +586,37 @@ def test_mine_revisions_workers_die_with_a_killed_command(tmp_path):
     TALLY["ok"] += 1
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_stuck_in_a_long_c_call_dies_with_its_parent():
+    """What `dask_setup` gives every worker: a process inside a call that holds the interpreter lock (a
+    backtracking regular expression here) still dies at once when its parent is killed -- Dask's own parent-pipe
+    thread would wait for the lock."""
+    grandchild = ("from treegram.distributed import die_with_parent; die_with_parent(); import re; "
+                  "print('ready', flush=True); re.match(r'(a+)+$', 'a' * 64 + 'b')")
+    child = ("import subprocess, sys, time\n"
+             f"p = subprocess.Popen([sys.executable, '-c', {grandchild!r}], stdout=subprocess.PIPE, text=True)\n"
+             "assert p.stdout.readline().strip() == 'ready'\n"
+             "print(p.pid, flush=True)\n"
+             "time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(proc.stdout.readline())
+        time.sleep(0.3)  # inside the regular expression now
+        assert _alive(pid)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    TALLY["cases"] += 1
+    t0 = time.monotonic()
+    while _alive(pid) and time.monotonic() - t0 < 3:
+        time.sleep(0.02)
+    alive = _alive(pid)
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "the worker outlived its killed parent"
+    TALLY["ok"] += 1
+
+
 def test_summary(capsys):
     """The counts for the closing note (run last in this file)."""
     with capsys.disabled():
