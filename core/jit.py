@@ -15,8 +15,8 @@ NUMBA_CACHE_LOCATOR_CLASSES by `treegram/__init__.py`) copies them into the user
 every entry by the source file's content hash, the function's bytecode, the numba and Python versions and the CPU
 (name and features), so a stale entry or one for another CPU is never used: that kernel compiles, as without the
 shipped cache.  The cache lives in NUMBA_CACHE_DIR when set, else numba's user cache folder (~/.cache/numba), under
-treegram/<module>/<source hash>: a read-only install works, and two checkouts with different sources never
-overwrite each other's entries.
+treegram/<module>/<source hash>: a read-only install works, two checkouts with different sources never
+overwrite each other's entries, and the oldest versions of a module go when a new one arrives (KEEP_VERSIONS).
 
 `announce_compilation` prints one status line on stderr when a command has to compile (a cache hit prints
 nothing); benchmarks/RESULTS.md `coldstart` has the cold and warm times.
@@ -35,6 +35,7 @@ import numba
 from numba.core import caching, config
 
 SHIPPED = Path(__file__).resolve().parent / "data" / "numba-cache"
+KEEP_VERSIONS = 8  # cached source versions kept per module (PackageCacheLocator._prune_versions)
 
 
 def _treegram_cache_root() -> Path:
@@ -75,11 +76,22 @@ class PackageCacheLocator(caching._CacheLocator):
             return None
         self = cls(py_func, py_file)
         try:
+            new = not os.path.isdir(self._cache_path)
             self.ensure_cache_path()
+            if new:
+                self._prune_versions()
             self._seed()
         except OSError:
             return None  # not writable: numba's next locator
         return self
+
+    def _prune_versions(self):
+        """A new source version of a module: keep the KEEP_VERSIONS most recently written folders of the module
+        (several checkouts may share the cache; one whose folder went recompiles once), remove older ones."""
+        folders = [p for p in Path(self._cache_path).parent.iterdir() if p.is_dir()]
+        folders.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in folders[KEEP_VERSIONS:]:
+            shutil.rmtree(old, ignore_errors=True)
 
     def _seed(self):
         """Copy the shipped entries of this module version into the cache once (never over existing files)."""
