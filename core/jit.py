@@ -1,12 +1,11 @@
 """Numba building blocks that compile quickly, and the "compiling (first run only)" status line.
 
-Every numba kernel is compiled on its first call and cached on disk (`cache=True`: beside the source when that is
-writable, else in the user's cache directory, ~/.cache/numba, or NUMBA_CACHE_DIR), so only the first run of a
-command after an install or an edit pays for it.  What that first run costs is mostly numba's own front end, per
-function and per type specialisation, and numpy's sorts are among its most expensive functions to compile
-(a generic quicksort / mergesort built from closures: about a second each).  The sorts below are a few lines each
-and compile in a fraction of that; they sort integer keys, where the result is unique, so swapping them in
-changes no output.
+Every numba kernel is compiled on its first call and cached on disk (`cache=True`, in the folder below), so only
+the first run of a command after an install or an edit pays for it.  What that first run costs is mostly numba's
+own front end, per function and per type specialisation, and numpy's sorts are among its most expensive functions
+to compile (a generic quicksort / mergesort built from closures: about a second each).  The sorts below are a few
+lines each and compile in a fraction of that; sorting numbers (no payload) or distinct keys has one result, so
+swapping them in changes no output.
 
 **The shipped cache.**  A fresh clone has an empty cache, so its first commands would compile for many seconds.
 `core/data/numba-cache/` holds the compiled kernels of the README's commands (built by `python -m treegram.jit
