@@ -11,9 +11,12 @@ with the one-process path: same escaping, same length cut-off, same flat fallbac
 
 Checkpoints (the resumable scheme): finished batches are written at once, atomically, as
 ``OUT.batches/NNNNNN.json`` (trees, status counts, the SHA-256 of the batch's input lines) beside ``--out``, with a
-``manifest.json`` naming the model (path, size, mtime), decoder, samples, max length, batch size and the number of
-lines kept from an earlier ``--out``.  A run killed with SIGKILL leaves only whole batch files; ``--resume`` re-runs
-only the missing batches (a finished batch whose input lines changed is refused, not silently reused).  When every
+``manifest.json`` naming the model (path, size, mtime and the SHA-256 of its content), decoder, samples, max
+length, batch size and the number of lines kept from an earlier ``--out``.  Each batch file carries the SHA-256
+of its own content (`treegram.schema.seal`) and is checked against `batch_schema` before it is reused.  A run
+killed with SIGKILL leaves only whole batch files; ``--resume`` re-runs only the missing batches (a finished batch
+whose input lines changed is refused; one edited or damaged since it was written is parsed again; neither is
+silently reused).  When every
 batch is in, ``--out`` is assembled in input order (so the file is the same for any number of workers and any
 completion order, byte for byte the one-process output) and written atomically, and ``OUT.batches`` is removed.
 
@@ -77,7 +80,10 @@ def model_identity(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ModelFileError(f"{path}: model file not readable ({exc.strerror})", hint="give a model file from "
                                                                                        "`treegram train`") from None
-    return {"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    from treegram.runstate import file_digest
+
+    # the digest makes the manifest name the model by content: a finished batch is reused only for the same model
+    return {"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": file_digest(p)}
 
 
 def _parser(model: dict[str, Any], decoder: str | None, samples: int | None) -> Callable:
@@ -122,7 +128,14 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
 
 # -- driver side ---------------------------------------------------------------------------------------------------
 def work_dir(out: Path) -> Path:
-    return out.with_name(out.name + ".batches")
+    """``OUT.batches/`` beside a regular output file (a stream or device has no place for one)."""
+    from treegram.io import derived_path
+
+    wdir = derived_path(out, ".batches")
+    if wdir is None:
+        raise InputError(f"--workers/--scheduler need --out FILE, a regular file (not {out})",
+                         hint="finished batches are kept beside the output file, so a killed run can resume")
+    return wdir
 
 
 def _complete_prefix(out: Path) -> bytes:

@@ -209,11 +209,22 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
     g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
 
 
+def default_checkpoint(checkpoint: Path | None, out: Path | None, resume: bool = False) -> Path | None:
+    """``--checkpoint`` or ``OUT.ckpt``; None (no checkpoint) when OUT is a stream or device such as /dev/null."""
+    from treegram.io import derived_path
+
+    path = checkpoint or derived_path(out, ".ckpt")
+    if path is None and resume:
+        raise InputError(f"--resume needs a checkpoint, and none is kept beside --out {out}",
+                         hint="name it with --checkpoint FILE")
+    return path
+
+
 def run_options_from_args(sampling: Sampling, args: argparse.Namespace) -> RunOptions:
     return RunOptions(move=getattr(args, "sampler", sampling.default_move), iterations=args.iterations,
                       seed=args.seed, anneal_start=args.anneal_start, anneal_end=args.anneal_end,
                       site_order=getattr(args, "site_order", "random"),
-                      checkpoint=args.checkpoint or Path(str(args.out) + ".ckpt"),
+                      checkpoint=default_checkpoint(args.checkpoint, args.out, args.resume),
                       checkpoint_every=args.checkpoint_every, resume=args.resume)
 
 

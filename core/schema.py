@@ -38,7 +38,7 @@ import numpy as np
 
 from treegram.errors import ModelFileError
 
-__all__ = ["COMMON_OPTIONAL", "SCALAR", "SETTINGS", "AllOf", "Any", "AnyOf", "Arr", "Bool", "Bundle", "Dict", "Float", "Int",
+__all__ = ["COMMON_OPTIONAL", "SCALAR", "SETTINGS", "AllOf", "Any", "AnyOf", "Arr", "Bool", "Bundle", "CountRows", "Dict", "Float", "Int",
            "Embedded", "List", "LOGP", "Null", "Opt", "PROB", "Prefixed", "SchemaError", "Str", "Tuple", "Where", "check_file", "settings_schema",
            "validate"]
 
@@ -318,6 +318,27 @@ class Prefixed(Spec):
         n = len(self.prefix) + 1
         self.spec.check({k[n:]: v for k, v in value.items() if k.startswith(self.prefix + ".")},
                         f"{where}[{self.prefix}.*]", {})
+
+
+@attrs.frozen
+class CountRows(Spec):
+    """``[[context, [[outcome, count], ...]], ...]`` with string contexts and outcomes and finite counts >= 0: the
+    saved form of the back-off count tables (`treegram.compression.syntax.WittenBell`), which can hold millions
+    of counts, so it is checked in one tight loop rather than spec by spec."""
+
+    def check(self, value, where, dims):
+        if not isinstance(value, list):
+            raise SchemaError(f"{where}: expected a list, got {_kind(value)}")
+        isfinite = math.isfinite
+        for i, row in enumerate(value):
+            if type(row) is not list or len(row) != 2 or type(row[0]) is not str or type(row[1]) is not list:
+                raise SchemaError(f"{where}[{i}]: expected [context, [[outcome, count], ...]], got {_kind(row)}")
+            for j, item in enumerate(row[1]):
+                if type(item) is not list or len(item) != 2 or type(item[0]) is not str:
+                    raise SchemaError(f"{where}[{i}][1][{j}]: expected [outcome, count], got {_kind(item)}")
+                n = item[1]
+                if type(n) not in (int, float) or not isfinite(n) or n < 0:
+                    raise SchemaError(f"{where}[{i}][1][{j}][1]: expected a finite count >= 0, got {_kind(n)}")
 
 
 @attrs.frozen

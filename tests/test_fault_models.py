@@ -381,6 +381,26 @@ def test_npy_header_with_a_huge_shape_is_refused_before_allocating(zoo, capsys):
     assert time.perf_counter() - t0 < 10 and "8,000,000,000,000 bytes" in err
 
 
+def test_corrupt_svm_checkpoint_refused_on_resume(zoo, capsys, tmp_path):
+    """A checkpoint is what `--resume` loads: NaN duals or a string `converged` are refused by its schema."""
+    d = zoo["d"]
+    meta, arrays = load_bundle(d / "stsg-svm.ckpt")
+    argv = ["-q", "train", "stsg", "--method", "svm", "--C", "1", "--pairs", str(d / "src.txt"),
+            str(d / "tgt.txt"), "--parser", str(zoo["models"]["pcfg"]), "--seed", "3", "--resume"]
+    for name, change in (("alpha", lambda m, a: a.__setitem__("alpha", np.full_like(a["alpha"], np.nan))),
+                         ("converged", lambda m, a: m.__setitem__("converged", "x"))):
+        m, a = copy.deepcopy(meta), dict(arrays)
+        change(m, a)
+        ck = tmp_path / f"{name}.ckpt"
+        save_bundle(ck, m, a)
+        TALLY["cases"] += 1
+        code = main([*argv, "--checkpoint", str(ck), "--out", str(tmp_path / f"{name}.model")])
+        err = capsys.readouterr().err
+        assert code == 2 and "corrupt checkpoint" in err and name in err and "Traceback" not in err, err
+        assert not (tmp_path / f"{name}.model").exists()
+        TALLY["clean_errors"] += 1
+
+
 # -- resume identity ------------------------------------------------------------------------------------------------
 def _interrupted(monkeypatch, target: str, after: int):
     """Make `target` (module.function) raise KeyboardInterrupt on its call number `after` + 1, like a kill."""
@@ -563,6 +583,37 @@ def test_mine_revisions_workers_die_with_a_killed_command(tmp_path):
     for k in left:
         os.kill(k, signal.SIGKILL)
     assert not left, f"processes left running after kill -9: {left}"
+    TALLY["ok"] += 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_worker_stuck_in_a_long_c_call_dies_with_its_parent():
+    """What `dask_setup` gives every worker: a process inside a call that holds the interpreter lock (a
+    backtracking regular expression here) still dies at once when its parent is killed -- Dask's own parent-pipe
+    thread would wait for the lock."""
+    grandchild = ("from treegram.distributed import die_with_parent; die_with_parent(); import re; "
+                  "print('ready', flush=True); re.match(r'(a+)+$', 'a' * 64 + 'b')")
+    child = ("import subprocess, sys, time\n"
+             f"p = subprocess.Popen([sys.executable, '-c', {grandchild!r}], stdout=subprocess.PIPE, text=True)\n"
+             "assert p.stdout.readline().strip() == 'ready'\n"
+             "print(p.pid, flush=True)\n"
+             "time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(proc.stdout.readline())
+        time.sleep(0.3)  # inside the regular expression now
+        assert _alive(pid)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    TALLY["cases"] += 1
+    t0 = time.monotonic()
+    while _alive(pid) and time.monotonic() - t0 < 3:
+        time.sleep(0.02)
+    alive = _alive(pid)
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "the worker outlived its killed parent"
     TALLY["ok"] += 1
 
 

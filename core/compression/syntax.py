@@ -310,9 +310,9 @@ class SyntaxModel:
 
 def witten_bell_schema():
     """A saved `WittenBell` table: ``[[context, [[outcome, count], ...]], ...]`` with finite counts >= 0."""
-    from treegram.schema import Float, List, Str, Tuple
+    from treegram.schema import CountRows
 
-    return List(Tuple((Str(), List(Tuple((Str(), Float(min=0)))))))
+    return CountRows()
 
 
 def syntax_model_schema():

@@ -51,7 +51,7 @@ class BayesOSTAGOptions:
     horizontal: int = option(0, help="horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     adj_prior: float = option(1.0, type=nonnegative_float, group="parsing grammar",
                               help="pseudo-counts pulling each Goodman index's adjunction probability towards the "
                                    "sampled per-label mu (default 1)")
@@ -205,7 +205,7 @@ class OSTAGOptions:
     horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     prune_threshold: float | None = option(None, type=probability, group="model",
                                            help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
                                                 "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")

@@ -345,6 +345,7 @@ class OSTAGModel:
     def render_grammar(self, ui, args) -> None:
         """`treegram grammar MODEL [--top K] [--aux] [--wrapping]`: a table of the most frequent initial trees (or
         the most probable auxiliary / wrapping auxiliary trees), then each one drawn, the foot shown as `X*`."""
+        from treegram.cli.ui import styled
         from treegram.trees import ascii_tree, parse_brackets
 
         top = getattr(args, "top", 15)
@@ -358,8 +359,7 @@ class OSTAGModel:
             return
         ui.table(f"top {len(rows)} {what} trees", list(rows[0].keys()), [list(r.values()) for r in rows])
         for r in rows:
-            head = f"[bold]p={r['prob']}[/] count {r['count']}" + (f" {r['type']}" if aux else "")
-            ui.print(head, highlight=False)
+            ui.print(styled((f"p={r['prob']}", "bold"), f" count {r['count']}" + (f" {r['type']}" if aux else "")))
             ui.print(ascii_tree(parse_brackets(r[key], source="model")[0]), highlight=False, markup=False)
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:

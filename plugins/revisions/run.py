@@ -33,7 +33,14 @@ VERSION = 2
 
 
 def checkpoint_dir(out: Path) -> Path:
-    return out.with_name(out.name + ".chunks")
+    """``OUT.chunks/`` beside a regular output file (a stream or device has no place for one)."""
+    from treegram.io import derived_path
+
+    cdir = derived_path(out, ".chunks")
+    if cdir is None:
+        raise InputError(f"--out must be a regular file (not {out}): finished chunks are kept beside it",
+                         hint="write the pairs to a file")
+    return cdir
 
 
 def _manifest(dumps: list[Path], settings: Settings, chunk_revisions: int) -> dict[str, Any]:

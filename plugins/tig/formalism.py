@@ -35,7 +35,7 @@ class TIGOptions:
     horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (default 2)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     alpha: float = option(1.0, help="initial DP concentration (all DPs)", type=positive_float, group="model")
     beta: float = option(0.5, help="initial stop probability per label", type=open_probability, group="model")
     phi: float = option(0.05, help="initial insertion probability per label and side", type=open_probability,

@@ -153,6 +153,7 @@ class TIGModel(CoarseToFineModel):
     def render_grammar(self, ui, args) -> None:
         """`treegram grammar MODEL [--top K] [--aux]`: draw the most frequent initial (or, with --aux, left and
         right auxiliary) trees; the foot node of an auxiliary tree is drawn as `X*`."""
+        from treegram.cli.ui import styled
         from treegram.trees import ascii_tree, parse_brackets
 
         top = getattr(args, "top", 10)
@@ -163,7 +164,7 @@ class TIGModel(CoarseToFineModel):
             ui.table(f"top {len(frags)} of {n} {kind} trees", ["count", "root", "elementary tree"],
                      [(f["count"], f["root"], f["tree"]) for f in frags])
             for f in frags:
-                ui.print(f"[bold]{kind} count {f['count']}[/]  root {f['root']}", highlight=False)
+                ui.print(styled((f"{kind} count {f['count']}", "bold"), f"  root {f['root']}"))
                 ui.print(ascii_tree(parse_brackets(f["tree"], source="elementary tree")[0]), highlight=False,
                          markup=False)
 

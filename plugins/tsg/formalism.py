@@ -35,7 +35,7 @@ class TSGOptions:
     vertical: int = option(2, help="vertical markovization v (default 2: parent labels)", type=positive_int,
                            group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     alpha: float = option(1.0, help="initial DP concentration per category", type=positive_float, group="model")
     beta: float = option(0.5, help="initial stop probability per category", type=open_probability, group="model")
     fixed_hyper: bool = option(False, help="keep alpha and beta fixed (no slice sampling)", group="model")

@@ -296,13 +296,14 @@ class TSGModel(CoarseToFineModel):
 
     def render_grammar(self, ui, args) -> None:
         """`treegram grammar MODEL --top K`: the most frequent elementary trees as a table, then drawn."""
+        from treegram.cli.ui import styled
         from treegram.trees import ascii_tree, parse_brackets
 
         top = args.top
         ui.table(f"top {top} elementary trees", ["count", "root", "elementary tree"],
                  [(f["count"], f["root"], f["tree"]) for f in self.fragments[:top]])
         for f in self.fragments[:top]:
-            ui.print(f"[bold]count {f['count']}[/]  root {f['root']}", highlight=False)
+            ui.print(styled((f"count {f['count']}", "bold"), f"  root {f['root']}"))
             tree = parse_brackets(f["tree"], source="fragment")[0]
             ui.print(ascii_tree(tree), highlight=False, markup=False)
 

@@ -515,6 +515,9 @@ def parse_vocab_spec(spec: str, level: str | None = None) -> Vocabulary:
     spec = spec.strip()
     if "\x00" in spec:
         raise InputError("the vocabulary spec contains a NUL byte", hint="use cefr:A1, words:a,b,c, or a file path")
+    if level is not None and not (spec.lower().endswith(".csv") and not _SPEC_LEVEL.match(spec)):
+        raise InputError(f"--level {level} applies to a CEFR-J csv vocabulary (FILE.csv) only, not to {spec!r}",
+                         hint="write the level in the spec (e.g. --vocab cefr:A2, FILE.csv@A2) and drop --level")
     if spec.lower().startswith("cefr:"):
         vocab = cefr_vocabulary(spec[5:])
     elif spec.lower().startswith("cefrpy:"):
