@@ -374,7 +374,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
 
     `client`: an existing `distributed.Client` (tests, benchmarks); else `workers` local processes or the cluster at
     `scheduler`.  `progress(result)` is called once per finished (or resumed) batch."""
-    from treegram.charts.decoders import model_decoder, parse_default
+    from treegram.charts.decoders import parse_default, resolve_decoder
     from treegram.formalism import load_model
 
     # load and check here, once: a bad model or decoder is one clear error now, not one per worker
@@ -384,7 +384,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
         raise InputError(f"{model}: a {loaded.formalism} model cannot parse sentences",
                          hint="use a parsing model (pcfg, tsg, tig, ostag)")
     parse_default(loaded, decoder, samples)
-    decoder_used = decoder or model_decoder(loaded) or ("mpd" if samples is not None else "model default (parse)")
+    decoder_used = resolve_decoder(loaded, decoder, samples)[0] or "model default (parse)"
     del loaded
     settings = {"decoder": decoder, "samples": samples, "max_length": max_length}
     if text:  # only then, so the manifests of tokenized runs stay what they were (resumable across versions)

@@ -444,6 +444,16 @@ def test_parse_resume_with_another_model_is_refused(zoo, capsys, monkeypatch, tm
     ref = tmp_path / "ref.mrg"
     assert main(["-q", "parse", "--model", str(models["pcfg"]), "--input", str(src), "--out", str(ref)]) == 0
     assert out.read_text() == ref.read_text() and not (tmp_path / "trees.mrg.run.json").exists()
+    # the cluster path keeps the same record: a killed one-process run is not continued on Dask with another model
+    with monkeypatch.context() as mp:
+        _interrupted(mp, "treegram.batchparse.parse_line", 2)
+        main(["-q", "parse", "--model", str(models["pcfg"]), "--input", str(src), "--out", str(out)])
+    capsys.readouterr()
+    TALLY["cases"] += 1
+    assert main(["-q", "parse", "--model", str(models["tsg"]), "--input", str(src), "--out", str(out), "--resume",
+                 "--workers", "1"]) == 2
+    assert "--model" in capsys.readouterr().err and len(out.read_text().splitlines()) == 2
+    TALLY["clean_errors"] += 1
     # a damaged record is refused, not trusted
     with monkeypatch.context() as mp:
         _interrupted(mp, "treegram.batchparse.parse_line", 1)

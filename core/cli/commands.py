@@ -167,9 +167,16 @@ def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
     if args.out == "-":
         raise InputError("--workers/--scheduler need --out FILE",
                          hint="finished batches are kept beside the output file, so a killed run can resume")
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
     total = count_lines(args.input) if args.input != "-" else None
     out = Path(args.out)
-    with ui.task("parsing (batches on Dask)", total) as advance:
+    # the same run record as the one-process path (--workers is not part of it): --resume continues only the run
+    # that wrote --out, with or without a cluster
+    with run_record(out, command_identity(args), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            ui.task("parsing (batches on Dask)", total) as advance:
         state = {"lines": 0, "failed": 0}
 
         def progress(res):  # called as each batch finishes on the cluster

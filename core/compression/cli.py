@@ -267,7 +267,14 @@ def _run_compress_batches(args: argparse.Namespace, ui, source: _Source, model_p
                          hint="finished batches are kept beside the output file, so a killed run can resume")
     if source.path is None:
         raise InputError("--workers/--scheduler compress a file", hint="give --input FILE (or - for stdin)")
-    with ui.task("compressing (batches on Dask)", source.total()) as advance:
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # the same run record as the one-process path (--workers is not part of it)
+    with run_record(Path(args.out), command_identity(args, ignore=("text",)), resume=args.resume,
+                    note=lambda m: ui.note(escape(m))), \
+            ui.task("compressing (batches on Dask)", source.total()) as advance:
         state = {"lines": 0}
 
         def progress(res):  # called as each batch finishes on the cluster
