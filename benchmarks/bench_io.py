@@ -110,7 +110,7 @@ def main() -> None:
     t_small, rss_small = peak_mb(["parse", "--model", model, "--input", small, "--out", d / "s.mrg"])
     mem.append(["parse", f"{n // 4} / {n} lines", f"{rss_small:.0f} / {rss_full:.0f}"])
 
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
     from treegram.grammar.pcfg import PCFGModel
 
     trees = demo_trees()

@@ -248,7 +248,7 @@ GRID_EM = [(0, "counts"), (1, "counts")]
 def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path, rows: list) -> list[dict]:
     from treegram.plugins.ostag.extract import tsg_model_elementary_trees
     from treegram.plugins.ostag.model import OSTAGSettings, train_ostag
-    from treegram.plugins.ostag.plugin import OSTAGOptions
+    from treegram.plugins.ostag.formalism import OSTAGOptions
 
     tsg_path = work / f"tsg-{seed}.model"
     tsg_s = cli(["train", "tsg", "--treebank", str(train_path), "--seed", str(seed), "--out", str(tsg_path)])
@@ -326,7 +326,7 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
 def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: list) -> list[dict]:
     from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
     from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian
-    from treegram.plugins.ostag.plugin import OSTAGOptions
+    from treegram.plugins.ostag.formalism import BayesOSTAGOptions
 
     def size(m):
         return (f"{m.info['sampled_initial_trees']:,} / {m.info['sampled_auxiliary_trees']:,} sampled init/aux; "
@@ -367,7 +367,7 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
                              size=size(final), train_s=None, seed=seed, group="bayes", role="final"))
         del final
     # the control: the same sampler, start, sweeps, averaging, pruning and decoder with adjunction switched off
-    o = OSTAGOptions()
+    o = BayesOSTAGOptions()
     t0 = time.perf_counter()
     cfg = dict(iterations=iterations, seed=seed, tsg_init=o.tsg_init, prune_threshold=o.prune_threshold or 1e-4,
                adj_prior=o.adj_prior, checkpoint=work / f"bayes-ctrl-{seed}.ckpt")

@@ -82,6 +82,16 @@ import numpy as np
 
 from treegram.errors import InputError, ModelFileError, ParseFailure, TreegramError
 from treegram.io import load_bundle, save_bundle
+# settings fields that are command-line options live in the neutral treegram.options; re-exported for plugins
+from treegram.options import (  # noqa: F401
+    OPTION_KEY,
+    Option,
+    add_settings_options,
+    option,
+    option_fields,
+    option_group,
+    settings_from_args,
+)
 
 if TYPE_CHECKING:
     from treegram.cli.ui import UI
@@ -95,107 +105,10 @@ HEADER_KEYS = ("format", "version", "formalism", "written_by")
 
 
 # ================================================================================================================
-# Settings: attrs fields that are command-line options
-# ================================================================================================================
-OPTION_KEY = "treegram.option"
-
-
-@attrs.frozen
-class Option:
-    """How one settings field appears on the command line (stored in the attrs field's metadata)."""
-
-    help: str
-    flag: str | None = None  # default: --field-name
-    type: Callable[[str], Any] | None = None  # argparse type (use treegram.cli.argtypes for ranges and seeds)
-    choices: tuple | Callable[[], Any] | None = None  # a callable is evaluated when the parser is built
-    group: str | None = None  # argparse help group ("model", "sampling", ...)
-    metavar: str | tuple | None = None
-    nargs: str | int | None = None
-    required: bool = False
-
-
-def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, type: Callable | None = None,
-           choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None,
-           metavar: str | tuple | None = None, nargs: str | int | None = None, required: bool = False) -> Any:
-    """An attrs field that is also a ``treegram train NAME`` option::
-
-        @attrs.frozen
-        class Settings:
-            order: int = option(2, help="Markov order of the sibling model", type=positive_int, group="model")
-            lowercase: bool = option(False, help="lowercase words first")  # bool + False -> a store_true flag
-
-    ``required=True`` fields have no default (they are keyword-only).  ``type`` defaults to the type of the
-    default.  ``choices`` may be a callable (evaluated when the parser is built, e.g. names other plugins
-    register); a mutable default is given as ``attrs.Factory(list)``.
-    """
-    if choices is not None and not callable(choices):
-        choices = tuple(choices)
-    meta = Option(help=help, flag=flag, type=type, choices=choices,
-                  group=group, metavar=metavar, nargs=nargs, required=required)
-    if required:
-        return attrs.field(metadata={OPTION_KEY: meta}, kw_only=True)
-    return attrs.field(default=default, metadata={OPTION_KEY: meta})
-
-
-def option_fields(settings_cls: type) -> list[tuple[attrs.Attribute, Option]]:
-    """The (field, option) pairs of a settings class, in declaration order."""
-    return [(f, f.metadata[OPTION_KEY]) for f in attrs.fields(settings_cls) if OPTION_KEY in f.metadata]
-
-
-def _group(parser: argparse.ArgumentParser, title: str | None, groups: dict[str, Any]):
-    if title is None:
-        return parser
-    if title not in groups:
-        existing = [g for g in parser._action_groups if g.title == title]
-        groups[title] = existing[0] if existing else parser.add_argument_group(title)
-    return groups[title]
-
-
-def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
-                         groups: dict[str, Any] | None = None) -> None:
-    """Add one argparse option per :func:`option` field of `settings_cls` (dest = the field name)."""
-    groups = {} if groups is None else groups
-    for field, opt in option_fields(settings_cls):
-        target = _group(parser, opt.group, groups)
-        flag = opt.flag or "--" + field.name.replace("_", "-")
-        kwargs: dict[str, Any] = {"dest": field.name, "help": opt.help}
-        default = None if field.default is attrs.NOTHING else field.default
-        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-            default = default.factory()
-        if opt.required:
-            kwargs["required"] = True
-        if isinstance(default, bool) and opt.type is None and not opt.required:
-            kwargs["action"] = "store_false" if default else "store_true"
-        else:
-            kwargs["default"] = default
-            typ = opt.type
-            if typ is None and default is not None and isinstance(default, (int, float, str)):
-                typ = type(default)
-            if typ is not None:
-                kwargs["type"] = typ
-            if opt.choices is not None:
-                kwargs["choices"] = tuple(opt.choices()) if callable(opt.choices) else opt.choices
-            if opt.nargs is not None:
-                kwargs["nargs"] = opt.nargs
-            if opt.metavar is not None:
-                kwargs["metavar"] = opt.metavar
-        target.add_argument(flag, **kwargs)
-
-
-def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:
-    """Build the settings object from parsed options (the fields added by :func:`add_settings_options`)."""
-    values = {}
-    for field, _opt in option_fields(settings_cls):
-        value = getattr(args, field.name)
-        values[field.name] = value
-    return settings_cls(**values)
-
-
-# ================================================================================================================
 # The shared options the core adds (corpus, sampling run)
 # ================================================================================================================
 def _argtypes():
-    from treegram.cli import argtypes
+    from treegram import argtypes
 
     return argtypes
 
@@ -257,7 +170,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
     from treegram.plugin_manager import sampler_moves
 
     at = _argtypes()
-    g = _group(parser, sampling.group, {} if groups is None else groups)
+    g = option_group(parser, sampling.group, {} if groups is None else groups)
     g.add_argument("--iterations", type=at.nonnegative_int, default=sampling.iterations,
                    help=f"sampler sweeps over the treebank (default {sampling.iterations})")
     if len(moves) > 1:
@@ -284,6 +197,74 @@ def run_options_from_args(sampling: Sampling, args: argparse.Namespace) -> RunOp
                       site_order=getattr(args, "site_order", "random"),
                       checkpoint=args.checkpoint or Path(str(args.out) + ".ckpt"),
                       checkpoint_every=args.checkpoint_every, resume=args.resume)
+
+
+def _field_defaults(settings_cls: type | None) -> dict[str, Any]:
+    """Option field name -> default (fields without a default are left out)."""
+    out = {}
+    for field, _opt in option_fields(settings_cls) if settings_cls is not None else ():
+        d = field.default
+        if d is attrs.NOTHING:
+            continue
+        out[field.name] = d.factory() if isinstance(d, attrs.Factory) else d  # type: ignore[arg-type]
+    return out
+
+
+def _alias_title(flag: str, other: str) -> str:
+    return f"--{flag} (= `treegram train {other}`)"
+
+
+def _add_alias(parser: argparse.ArgumentParser, formalism: Formalism, flag: str, other_name: str) -> None:
+    """The alias flag and the other formalism's own options (see `Formalism.aliases`); their defaults are kept
+    in the parser's defaults (``_alias_<flag>``) for `_alias_target`."""
+    from treegram.plugin_manager import get_formalism
+
+    other = get_formalism(other_name)
+    title = _alias_title(flag, other_name)
+    own = set(_field_defaults(formalism.Settings)) if formalism.Settings is not None else set()
+
+    def add(p: argparse.ArgumentParser) -> None:
+        if other.Settings is not None:
+            add_settings_options(p, other.Settings, skip=own, group=title)
+        if other.sampling is not None and formalism.sampling is None:
+            add_sampling_options(p, attrs.evolve(other.sampling, group=title), other.sampler_moves())
+
+    dest = flag.replace("-", "_")
+    parser.add_argument(f"--{flag}", action="store_true", dest=dest,
+                        help=f"an alias of `treegram train {other_name}`: {other.description} (its options: the "
+                             f"group '{title}')")
+    probe = argparse.ArgumentParser(add_help=False)
+    add(probe)
+    add(parser)
+    parser.set_defaults(**{f"_alias_{dest}": vars(probe.parse_args([]))})
+
+
+def _alias_target(args: argparse.Namespace, formalism: Formalism, flag: str, other_name: str):
+    """(other formalism, its arguments) when the alias flag is given, else None; a misplaced option is an
+    InputError."""
+    from treegram.plugin_manager import get_formalism
+
+    dest = flag.replace("-", "_")
+    extra: dict[str, Any] = getattr(args, f"_alias_{dest}", {})
+    if not getattr(args, dest, False):
+        given = [d for d, v in extra.items() if getattr(args, d, v) != v]
+        if given:
+            raise InputError(f"--{given[0].replace('_', '-')} is an option of `treegram train {other_name}`",
+                             hint=f"add --{flag}, or run `treegram train {other_name}`")
+        return None
+    other = get_formalism(other_name)
+    own, theirs = _field_defaults(formalism.Settings), _field_defaults(other.Settings)
+    values = vars(args).copy()
+    for name, default in own.items():
+        if name == dest:
+            continue
+        if name not in theirs:
+            if values.get(name, default) != default:
+                raise InputError(f"--{name.replace('_', '-')} is not an option of `treegram train {other_name}`",
+                                 hint=f"drop it, or drop --{flag}")
+        elif values.get(name, default) == default:
+            values[name] = theirs[name]  # left at our default: the other formalism's default
+    return other, argparse.Namespace(**values)
 
 
 # ================================================================================================================
@@ -341,6 +322,11 @@ class Formalism:
     sampling: Sampling | None = None
     #: the derivation-state kinds `make_state` can build ("sites" for Gibbs site moves, "items" for blocked moves).
     state_kinds: tuple[str, ...] = ()
+    #: ``{"flag": "other"}``: ``treegram train NAME --flag ...`` is a documented alias of ``treegram train other ...``
+    #: (kept for older command lines): the other formalism's options are added in a help group of their own,
+    #: options both declare are shared (one left at this formalism's default takes the other's), and an option of
+    #: only one of them given on the wrong side is an error.
+    aliases: dict[str, str] = {}
 
     # -- the command line (generated; override only for options the contract cannot express) -----------------
     def sampler_moves(self) -> list[str]:
@@ -358,10 +344,17 @@ class Formalism:
             add_settings_options(parser, self.Settings, groups)
         if self.sampling is not None:
             add_sampling_options(parser, self.sampling, self.sampler_moves(), groups)
+        for flag, other in self.aliases.items():
+            _add_alias(parser, self, flag, other)
 
     def train_from_args(self, args: argparse.Namespace, ui: UI) -> Model:
         """Train from parsed options: settings from the generated options, corpus read by the core, then either
-        the core sampling loop (``sampling`` set) or :meth:`train`."""
+        the core sampling loop (``sampling`` set) or :meth:`train` (or, with an alias flag, the other formalism's
+        training)."""
+        for flag, other in self.aliases.items():
+            target = _alias_target(args, self, flag, other)
+            if target is not None:
+                return target[0].train_from_args(target[1], ui)
         settings = settings_from_args(self.Settings, args) if self.Settings is not None else None
         corpus = read_treebank_options(args, ui) if self.trains_on == "trees" else None
         ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),

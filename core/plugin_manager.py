@@ -1,6 +1,7 @@
 """The pluggy plugin manager and the registry of everything plugins contribute.
 
-Plugins come from the ``treegram`` entry-point group (the built-in formalisms too) plus the core's own modules.
+Plugins come from the ``treegram`` entry-point group: the core's own contributions (:mod:`treegram.corehooks`) and
+the built-in formalisms load through it exactly as third-party plugins do, so this module imports nothing above it.
 A plugin that cannot be imported, or whose ``register_*`` hook raises, is *contained*: it is skipped, recorded in
 :func:`plugin_failures` and listed with its error by ``treegram plugins``; every other command (``--version``
 included) keeps working.
@@ -29,6 +30,7 @@ hookimpl = pluggy.HookimplMarker("treegram")
 ENTRY_POINT_GROUP = "treegram"
 LOAD_PLUGINS_ENV = "TREEGRAM_LOAD_PLUGINS"
 CORE_DISTRIBUTION = "treegram"
+CORE_PLUGIN = "core"  # the entry point of the core's own hooks (treegram.corehooks)
 
 _lock = threading.RLock()
 _manager: pluggy.PluginManager | None = None
@@ -63,8 +65,6 @@ def _dist_name(dist) -> str:
 
 
 def _load_entry_points(pm: pluggy.PluginManager) -> None:
-    from pluggy._manager import DistFacade  # pluggy==1.7.0 (pinned): what list_plugin_distinfo() reports
-
     allowed = allowed_plugins()
     seen: set[str] = set()
     for dist in metadata.distributions():
@@ -85,28 +85,16 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             except Exception as exc:  # noqa: BLE001 - contained: listed by `treegram plugins`, skipped
                 _failures[ep.name] = PluginFailure(ep.name, source, "import", f"{type(exc).__name__}: {exc}")
                 continue
-            pm._plugin_distinfo.append((plugin, DistFacade(dist)))
             _dists[ep.name] = dist
 
 
 def get_plugin_manager() -> pluggy.PluginManager:
-    """The process-wide plugin manager: hookspecs added, entry-point plugins and core plugins loaded once."""
+    """The process-wide plugin manager: hookspecs added, entry-point plugins (the core's included) loaded once."""
     global _manager
     with _lock:
         if _manager is None:
             pm = pluggy.PluginManager("treegram")
             pm.add_hookspecs(hookspecs)
-            from treegram.bayes import moves as core_moves
-            from treegram.charts import decoders as core_decoders
-            from treegram.cli import commands as core_commands
-            from treegram.compression import cli as compression_commands
-            from treegram.corpora import registry as core_readers
-            from treegram.evaluation import metrics as core_metrics
-            from treegram.generation import registry as core_systems
-
-            for plugin in (core_commands, compression_commands, core_readers, core_metrics, core_systems, core_moves,
-                           core_decoders):
-                pm.register(plugin, name=plugin.__name__)
             _load_entry_points(pm)
             _manager = pm
         return _manager
@@ -130,6 +118,11 @@ def plugin_failures() -> list[PluginFailure]:
 def record_failure(plugin: str, stage: str, exc: BaseException) -> None:
     """Contain a plugin's exception: remember it for `treegram plugins` (the caller skips the contribution)."""
     _failures.setdefault(plugin, PluginFailure(plugin, _source(plugin), stage, f"{type(exc).__name__}: {exc}"))
+
+
+def is_core(plugin: str) -> bool:
+    """Whether `plugin` is the core's own hooks (not a formalism plugin, not a third party)."""
+    return plugin == CORE_PLUGIN
 
 
 def _source(plugin: str) -> str:

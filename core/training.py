@@ -19,10 +19,12 @@ priors), checkpoint/resume and annealing inside the driver (`treegram.bayes.driv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from treegram.errors import InputError
-from treegram.formalism import Formalism, RunOptions, TrainContext
+
+if TYPE_CHECKING:  # the contract calls this loop (Formalism.train), so the loop only names its types
+    from treegram.formalism import Formalism, RunOptions, TrainContext
 
 
 def get_move(formalism: Formalism, name: str):

@@ -19,7 +19,7 @@ def shared_data() -> Path:
 def demo_model_files(tmp_path_factory) -> dict[str, Path]:
     """Small PCFG, TSG and TIG models of the built-in demo treebank, trained once per session (decoders, views)."""
     from treegram.cli.app import main
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     d = tmp_path_factory.mktemp("demo_models")
     tb = d / "demo.mrg"
@@ -39,7 +39,7 @@ def write_demo_pairs(d: Path, n: int | None = None) -> Path:
     compressors' command-line tests."""
     import numpy as np
 
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
     from treegram.grammar.pcfg import PCFGModel
 
     trees = demo_trees()

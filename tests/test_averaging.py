@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from treegram.bayes.averaging import AveragingOptions, SampleCollector, average_counts
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.cli.app import main
 from treegram.errors import InputError
 from treegram.formalism import load_model

@@ -30,7 +30,7 @@ def cluster():
 def sentences(tmp_path_factory):
     """Demo sentences with the cases a batch must keep in place: empty lines, an unparseable line, an over-long
     line, PTB characters that need escaping."""
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     words = [" ".join(t.leaves()) for t in demo_trees()]
     lines = []

@@ -11,7 +11,7 @@ import pytest
 from treegram.bayes.blocked import BlockedMH, BlockedModel, Proposal
 from treegram.bayes.driver import tempered_accept
 from treegram.bayes.gibbs import AnnealingSchedule, CheckpointConfig
-from treegram.bayes.toy import ToySegmentation
+from toy_segmentation import ToySegmentation
 from treegram.io import load_bundle
 
 STRINGS = ["abab", "ab", "ba"]  # 3 items, 5 boundary flags: 32 joint states

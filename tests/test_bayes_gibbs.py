@@ -11,7 +11,7 @@ import pytest
 
 from treegram.bayes.driver import rng_from_json, rng_to_json, tempered_binary, tempered_choice
 from treegram.bayes.gibbs import AnnealingSchedule, CheckpointConfig, GibbsModel, GibbsSampler
-from treegram.bayes.toy import ToySegmentation
+from toy_segmentation import ToySegmentation
 from treegram.errors import ModelFileError, TreegramError
 from treegram.io import load_bundle
 

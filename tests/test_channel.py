@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import write_demo_pairs
 
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.cli.app import main
 from treegram.compression.treeprep import wrap_root
 from treegram.formalism import load_model
@@ -210,7 +210,7 @@ def test_default_is_knight_and_marcu_level_4(files, capsys):
     """`treegram train channel` without --levels trains the better measured setting (RESULTS `channel`): level 4
     with the PCFG source model; level-6 model files still load as level 6."""
     from treegram.plugins.channel import DEFAULT_LEVELS
-    from treegram.plugins.channel.plugin import ChannelOptions
+    from treegram.plugins.channel.formalism import ChannelOptions
 
     assert DEFAULT_LEVELS == 4 and attrs.fields_dict(ChannelOptions)["levels"].default == 4
     out = files / "default.model"

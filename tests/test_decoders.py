@@ -336,7 +336,7 @@ def test_every_decoder_on_tree_grammars(formalism, demo_model_files):
 def test_every_decoder_on_ostag(tmp_path):
     """OSTAG parses through a per-sentence reduction (ChartInput.context); the decoders work on it too."""
     from treegram.formalism import load_model
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     tb = tmp_path / "demo.mrg"
     tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from treegram.evaluation.parseval import ParsevalParams, score_corpus
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.trees import parse_brackets
 
 ROOT = Path(__file__).resolve().parents[1]

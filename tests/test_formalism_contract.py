@@ -22,7 +22,7 @@ from treegram.cli.app import main
 from treegram.errors import ModelFileError
 from treegram.formalism import (Formalism, PluginLoadError, add_settings_options, load_model, option,
                                 settings_from_args)
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.plugin_manager import formalisms, get_plugin_manager, sampler_moves
 
 DEMO = Path(treegram.__file__).parent / "data" / "demo_treebank.mrg"
@@ -56,7 +56,7 @@ def registered():
 
 # -- settings fields are the command-line options -------------------------------------------------------------
 def test_settings_fields_generate_typed_options():
-    from treegram.cli.argtypes import positive_int
+    from treegram.argtypes import positive_int
 
     @attrs.frozen
     class Settings:
@@ -80,7 +80,7 @@ def test_settings_fields_generate_typed_options():
 
 
 def test_builtin_formalisms_declare_settings_instead_of_argparse():
-    for name in ("pcfg", "tsg", "tig", "ostag", "stsg", "vocabgen"):
+    for name in ("pcfg", "tsg", "tig", "ostag", "ostag-bayes", "stsg", "vocabgen"):
         f = formalisms()[name].obj
         assert f.Settings is not None, name
         assert type(f).configure_train_parser is Formalism.configure_train_parser, f"{name} writes argparse by hand"

@@ -11,7 +11,7 @@ import pytest
 from treegram.charts import viterbi
 from treegram.cli.app import main
 from treegram.formalism import load_model
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 from treegram.generation import Derivation
 from treegram.generation.cfg_view import WORD, CFGViewSystem

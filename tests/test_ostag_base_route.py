@@ -15,7 +15,7 @@ from treegram.formalism import load_model
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     d = tmp_path_factory.mktemp("ostag_base_route")
     tb = d / "demo.mrg"
@@ -38,7 +38,7 @@ def _log_z(model, words):
 
 
 def _sentences():
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     out = [t.leaves() for t in demo_trees()]
     return out + [w[:1] + ["zorblax"] + w[2:] for w in out[:6]]  # a word no grammar has seen, for the noun

@@ -233,6 +233,38 @@ def test_cli_train_bayesian(tmp_path):
     assert out.exists() and ck.exists()
 
 
+def test_ostag_bayes_is_a_registered_formalism_and_ostag_bayesian_its_alias(tmp_path, capsys):
+    """`train ostag-bayes` runs on the core loop with option() settings; `train ostag --bayesian` (the README's
+    command) gives the same model; an option on the wrong side of the alias is one clean error."""
+    from treegram.cli.app import main
+    from treegram.io import load_bundle
+    from treegram.plugin_manager import formalisms
+
+    f = formalisms()["ostag-bayes"].obj
+    assert f.sampling is not None and f.Settings is not None and f.state_kinds == ("items",)
+    assert formalisms()["ostag"].obj.aliases == {"bayesian": "ostag-bayes"}
+    tb = tmp_path / "tb.mrg"
+    tb.write_text("\n".join(CORPUS) + "\n")
+    common = ["--iterations", "2", "--tsg-init", "1", "--average", "2", "--seed", "3", "--treebank", str(tb)]
+    a, b = tmp_path / "a.model", tmp_path / "b.model"
+    assert main(["-q", "train", "ostag-bayes", *common, "--out", str(a)]) == 0
+    assert main(["-q", "train", "ostag", "--bayesian", *common, "--out", str(b)]) == 0
+    (ma, xa), (mb, xb) = load_bundle(a), load_bundle(b)
+    for m in (ma, mb):  # wall-clock fields aside, the same file
+        m["plugin_meta"]["info"].pop("train_seconds")
+        for r in m["plugin_meta"]["trace"]:
+            r.pop("seconds")
+    assert ma == mb and xa.keys() == xb.keys() and all(np.array_equal(xa[k], xb[k]) for k in xa)
+    assert ma["plugin_meta"]["settings"]["prune_threshold"] == 1e-4  # the EM route's None became ostag-bayes's
+    capsys.readouterr()
+    assert main(["-q", "train", "ostag", "--tsg-init", "3", "--treebank", str(tb), "--out", str(tmp_path / "c")]) != 0
+    assert "--tsg-init is an option of `treegram train ostag-bayes`" in capsys.readouterr().err
+    assert main(["-q", "train", "ostag", "--bayesian", "--max-depth", "3", "--treebank", str(tb), "--out",
+                 str(tmp_path / "c")]) != 0
+    assert "--max-depth is not an option of `treegram train ostag-bayes`" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+
+
 def test_tsg_initialisation_starts_from_the_tsg_sample_cuts():
     from treegram.plugins.ostag.bayes_sampler import tsg_initial_cuts
 

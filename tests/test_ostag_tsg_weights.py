@@ -17,7 +17,7 @@ from treegram.trees import parse_brackets
 def files(tmp_path_factory):
     """A demo TSG with alpha and beta held fixed (alpha = 2.5, beta = 0.5, the final sample's grammar), and the
     OSTAG models built from it with either weighting (0 EM iterations: the weights are the trees' counts)."""
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     d = tmp_path_factory.mktemp("ostag_tsg_weights")
     tb = d / "demo.mrg"
@@ -58,7 +58,7 @@ def test_alpha_and_base_are_read_off_the_tsg_grammar(files):
 
 
 def test_posterior_weights_reach_the_ostag_grammar(files):
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
     from treegram.plugins.ostag.extract import TSGPosterior, depth_fragments, ostag_from_tsg, prepare_tree
 
     counts, posterior = load_model(files["counts"]), load_model(files["posterior"])

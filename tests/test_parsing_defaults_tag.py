@@ -37,7 +37,7 @@ def _without_default_decoder(path, tmp_path):
 @pytest.fixture(scope="module")
 def demo_ostag_files(tmp_path_factory, demo_model_files):
     """OSTAG models of the demo treebank with the shipped defaults: EM from the demo TSG, and Bayesian."""
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     d = tmp_path_factory.mktemp("ostag_defaults")
     tb = d / "demo.mrg"
@@ -51,7 +51,7 @@ def demo_ostag_files(tmp_path_factory, demo_model_files):
 
 
 def test_shipped_option_defaults():
-    from treegram.plugins.ostag.plugin import OSTAGOptions
+    from treegram.plugins.ostag.formalism import OSTAGOptions
     from treegram.plugins.tig.formalism import TIGOptions
 
     tig = TIGOptions()
@@ -97,7 +97,7 @@ def test_old_tig_file_loads_and_parses_with_mpd(demo_model_files, tmp_path):
 
 
 def test_tig_train_with_another_decoder(demo_model_files, tmp_path):
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     tb = tmp_path / "demo.mrg"
     tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")

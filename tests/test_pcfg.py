@@ -8,7 +8,7 @@ import pytest
 from treegram.errors import ModelFileError
 from treegram.evaluation.parseval import ParsevalParams, score_corpus
 from treegram.formalism import load_model
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 
 

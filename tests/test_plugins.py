@@ -40,11 +40,16 @@ def test_hookspecs_are_registered_with_pluggy():
         assert hasattr(pm.hook, hook.__name__)
 
 
-def test_builtin_pcfg_comes_from_the_entry_point():
-    pm = get_plugin_manager()
-    dist_plugins = {pm.get_name(plugin): dist.project_name for plugin, dist in pm.list_plugin_distinfo()}
-    assert dist_plugins.get("pcfg") == "treegram", "pcfg must be registered through the treegram entry-point group"
+def test_builtins_come_from_the_entry_point():
+    """The built-in formalisms and the core's own hooks load through the `treegram` entry-point group, like any
+    third-party plugin (no private pluggy API, no core module registered by hand)."""
+    from treegram.plugin_manager import commands, plugin_distribution
+
+    get_plugin_manager()
+    assert plugin_distribution("pcfg").get("package") == "treegram", "pcfg must come from the entry-point group"
+    assert plugin_distribution("core").get("package") == "treegram", "the core's hooks must come from it too"
     assert formalisms()["pcfg"].plugin == "pcfg"
+    assert commands()["parse"].plugin == "core" and commands()["compress"].plugin == "core"
 
 
 # -- a third-party plugin defined right here -------------------------------------------------------

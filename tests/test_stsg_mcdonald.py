@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.cli.app import main
 from treegram.formalism import load_model
 from treegram.grammar.pcfg import PCFGModel

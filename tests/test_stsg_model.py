@@ -12,7 +12,7 @@ import pytest
 from treegram.bayes import AnnealingSchedule, CheckpointConfig, GibbsSampler
 from treegram.compression.compressor import rate_window
 from treegram.formalism import flat_fallback
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.trees import Tree, parse_brackets
 
 from treegram.plugins.stsg import kernels as K

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import write_demo_pairs
 
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.cli.app import main
 from treegram.errors import InputError, ModelFileError
 from treegram.formalism import load_model

@@ -117,7 +117,7 @@ def ptb_state(shared_data, variant):
 
 
 def test_same_cfg_on_demo_trees():
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     state = prepared_state(list(demo_trees()), "tig")
     BlockedMH(state, seed=0).run(2)

@@ -18,7 +18,7 @@ import pytest
 
 from treegram.cli.app import main
 from treegram.formalism import load_model
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.trees import parse_brackets
 
 from treegram.elementary.data import TSGSettings, prepare

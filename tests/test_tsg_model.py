@@ -282,7 +282,7 @@ def test_blocked_log_p_is_the_sequential_predictive():
 
 
 def _demo_data(settings):
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
 
     return prepare(demo_trees(), settings)[0]
 

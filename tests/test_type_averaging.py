@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from treegram.builtin.demo import demo_trees
+from treegram.corpora.demo import demo_trees
 from treegram.cli.app import main
 from treegram.elementary.data import prepare
 from treegram.formalism import load_model

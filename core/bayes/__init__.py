@@ -6,7 +6,6 @@
 - `blocked`: a generic blocked Metropolis-Hastings driver over whole derivations (`BlockedMH`, `Proposal`).
 - `hyper`: slice sampling of concentrations and Beta-prior parameters.
 - `averaging`: posterior averaging over several samples of a chain (`AveragingOptions`, `SampleCollector`).
-- `toy`: a small reference model (DP word segmentation) implementing both sampler protocols.
 """
 
 from treegram.bayes.averaging import AveragingOptions, SampleCollector, average_counts

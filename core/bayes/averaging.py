@@ -161,8 +161,8 @@ def average_counts(samples: list[dict[str, Any]], key: str = "keys", count: str 
 def average_option(default: int, *, group: str = "parsing grammar", prefix: str = ""):
     """The ``--average K`` field of a formalism's settings class (attrs field + CLI option; `prefix` starts its
     help, e.g. "--bayesian: ")."""
-    from treegram.cli.argtypes import positive_int
-    from treegram.formalism import option
+    from treegram.argtypes import positive_int
+    from treegram.options import option
 
     return option(default, help=f"{prefix}average the grammar over K samples of the chain (default {default}; 1 = "
                                 "the final sample only)", type=positive_int, group=group, metavar="K")
@@ -170,8 +170,8 @@ def average_option(default: int, *, group: str = "parsing grammar", prefix: str 
 
 def thin_option(*, group: str = "parsing grammar", prefix: str = ""):
     """The ``--thin T`` field of a formalism's settings class."""
-    from treegram.cli.argtypes import nonnegative_int
-    from treegram.formalism import option
+    from treegram.argtypes import nonnegative_int
+    from treegram.options import option
 
     return option(0, help=f"{prefix}sweeps between the averaged samples (default 0: spread the K samples evenly "
                           "over the second half of the run)", type=nonnegative_int, group=group, metavar="T")

@@ -174,7 +174,7 @@ def make_rng(seed: int | np.random.SeedSequence | np.random.Generator | None) ->
     if seed is None:
         raise TreegramError("samplers need an explicit seed", hint="pass seed=<int> for reproducible runs")
     if isinstance(seed, (int, np.integer)) and seed < 0:
-        from treegram.cli.argtypes import seed_entropy
+        from treegram.argtypes import seed_entropy
 
         seed = seed_entropy(int(seed))  # any integer seed works; negatives map to distinct non-negative ones
     return np.random.default_rng(seed)

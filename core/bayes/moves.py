@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import attrs
-import pluggy
 
 from treegram.bayes.blocked import BlockedMH
 from treegram.bayes.driver import AnnealingSchedule, CheckpointConfig, SweepDriver
@@ -65,12 +64,4 @@ class SamplerMove:
 
 GIBBS = SamplerMove("gibbs", "collapsed node-flip Gibbs", "sites", GibbsSampler)
 BLOCKED = SamplerMove("blocked", "whole-tree Metropolis-Hastings through a CFG transform", "items", BlockedMH)
-
-
-hookimpl = pluggy.HookimplMarker("treegram")  # the same marker as treegram.hookimpl
-
-
-@hookimpl
-def register_sampler_moves(register):
-    register(GIBBS)
-    register(BLOCKED)
+CORE_MOVES = (GIBBS, BLOCKED)

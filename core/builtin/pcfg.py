@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import attrs
 
-from treegram.cli.argtypes import horizontal, nonnegative_int, positive_int
+from treegram.argtypes import horizontal, nonnegative_int, positive_int
 from treegram.formalism import Formalism, option
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 from treegram.plugin_manager import hookimpl

@@ -10,16 +10,18 @@ a chart whose `log_z` is -inf; `outside`, `sample` and `coarse_to_fine_mask` rai
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import attrs
 import numpy as np
 
 from treegram.charts import kernels as K
-from treegram.charts.pruning import Pruning
 from treegram.errors import InputError, ParseFailure
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
 from treegram.trees.tree import Tree
+
+if TYPE_CHECKING:  # a mask is passed in; pruning.py runs coarse charts, so it imports this module
+    from treegram.charts.pruning import Pruning
 
 KIND_NAMES = ("lexical", "unary", "binary")
 

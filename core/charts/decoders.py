@@ -52,7 +52,6 @@ from treegram.charts.kernels import NEG_INF, _find, _grow
 from treegram.charts.pruning import Pruning
 from treegram.errors import InputError, ParseFailure
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
-from treegram.plugin_manager import hookimpl
 from treegram.trees.tree import Tree
 
 DEFAULT_SAMPLES = 100
@@ -535,10 +534,6 @@ CORE_DECODERS = (
 )
 
 
-@hookimpl
-def register_decoders(register):
-    for d in CORE_DECODERS:
-        register(d)
 
 
 def get_decoder(name: str) -> Decoder:

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli import argtypes
+from treegram import argtypes
 from treegram.cli.ui import UI
 from treegram.errors import InputError, TreegramError
-from treegram.plugin_manager import hookimpl
 
 
 @attrs.frozen
@@ -56,7 +55,7 @@ def _run_plugins(args: argparse.Namespace, ui: UI) -> int:
 
 # -- treegram train NAME ---------------------------------------------------------------------------
 def _configure_train(p: argparse.ArgumentParser) -> None:
-    from treegram.cli.argtypes import seed
+    from treegram.argtypes import seed
     from treegram.plugin_manager import formalisms, record_failure
 
     sub = p.add_subparsers(dest="formalism", metavar="FORMALISM", required=True)
@@ -365,17 +364,19 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace, ui: UI) -> int:
-    from treegram.builtin.demo import run_demo
+    from treegram.cli.demo import run_demo
 
     return run_demo(args, ui)
 
 
-@hookimpl
-def register_commands(register):
-    register(Command("plugins", "list installed plugins and what they provide", _configure_plugins, _run_plugins))
-    register(Command("train", "train a model of a formalism (see `treegram train -h`)", _configure_train, _run_train))
-    register(Command("parse", "parse tokenized sentences with a model", _configure_parse, _run_parse))
-    register(Command("evalb", "PARSEVAL labeled bracket scores (EVALB, COLLINS.prm)", _configure_evalb, _run_evalb))
-    register(Command("show", "draw bracketed trees in the terminal", _configure_show, _run_show))
-    register(Command("grammar", "summarize a model and list its most frequent rules", _configure_grammar, _run_grammar))
-    register(Command("demo", "train a PCFG on the built-in mini treebank and parse sentences", _configure_demo, _run_demo))
+def core_commands() -> tuple[Command, ...]:
+    """The core's commands (registered by treegram.corehooks)."""
+    return (
+        Command("plugins", "list installed plugins and what they provide", _configure_plugins, _run_plugins),
+        Command("train", "train a model of a formalism (see `treegram train -h`)", _configure_train, _run_train),
+        Command("parse", "parse tokenized sentences with a model", _configure_parse, _run_parse),
+        Command("evalb", "PARSEVAL labeled bracket scores (EVALB, COLLINS.prm)", _configure_evalb, _run_evalb),
+        Command("show", "draw bracketed trees in the terminal", _configure_show, _run_show),
+        Command("grammar", "summarize a model and list its most frequent rules", _configure_grammar, _run_grammar),
+        Command("demo", "train a PCFG on the built-in mini treebank and parse sentences", _configure_demo, _run_demo),
+    )

@@ -18,10 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from treegram.cli import argtypes
+from treegram import argtypes
 from treegram.compression.compressor import MAX_PARSE_LENGTH, RATE_TOLERANCE, rate_window
 from treegram.errors import InputError
-from treegram.plugin_manager import hookimpl
 
 
 # -- treegram compress -------------------------------------------------------------------------------------------
@@ -451,12 +450,14 @@ def _run_eval(args: argparse.Namespace, ui) -> int:
     return 0
 
 
-@hookimpl
-def register_commands(register):
+def compression_commands():
+    """`compress` and `eval-compression` (registered by treegram.corehooks)."""
     from treegram.cli.commands import Command
 
-    register(Command("compress", "compress text (or tokenized sentences) with a compression model: deleted words "
-                                 "struck through on a terminal, the compressed text elsewhere", _configure_compress,
-                     _run_compress))
-    register(Command("eval-compression", "compression rate, token F1 and relational F1 against gold compressions",
-                     _configure_eval, _run_eval))
+    return (
+        Command("compress", "compress text (or tokenized sentences) with a compression model: deleted words "
+                            "struck through on a terminal, the compressed text elsewhere", _configure_compress,
+                _run_compress),
+        Command("eval-compression", "compression rate, token F1 and relational F1 against gold compressions",
+                _configure_eval, _run_eval),
+    )

@@ -151,7 +151,7 @@ def _option(*a, **k):
 
 
 def _types():
-    from treegram.cli import argtypes
+    from treegram import argtypes
 
     return argtypes
 

@@ -9,7 +9,6 @@ from typing import Any
 import attrs
 
 from treegram.errors import InputError
-from treegram.plugin_manager import hookimpl
 
 
 @attrs.frozen
@@ -55,13 +54,15 @@ def _read_google_pairs(path: Path):
     return read_google_pairs_file(path)
 
 
-@hookimpl
-def register_corpus_readers(register):
-    register(CorpusReader("ptb", ("*.mrg", "*.ptb", "*.tree"), "trees", _read_trees,
-                          "Penn Treebank bracketed trees (normalized: traces, function tags, empty top removed)"))
-    register(CorpusReader("conllu", ("*.conllu",), "dependencies", _read_conllu, "CoNLL-U dependency trees"))
-    register(CorpusReader("dp", ("*.dp",), "dependencies", _read_dp, "NLTK .dp dependency files (word, tag, head)"))
-    register(CorpusReader("text", ("*.txt",), "sentences", read_sentence_file, "one tokenized sentence per line"))
-    register(CorpusReader("google-pairs", ("train.tsv.gz", "val.tsv.gz"), "pairs", _read_google_pairs,
-                          "Google sentence-compression pairs, lossy copy (lowercased, digits as #): "
-                          "tokens, keep labels, POS, deprel (treegram.corpora.google)"))
+def core_readers() -> tuple[CorpusReader, ...]:
+    """The corpus formats the core reads (registered by treegram.corehooks)."""
+    return (
+        CorpusReader("ptb", ("*.mrg", "*.ptb", "*.tree"), "trees", _read_trees,
+                     "Penn Treebank bracketed trees (normalized: traces, function tags, empty top removed)"),
+        CorpusReader("conllu", ("*.conllu",), "dependencies", _read_conllu, "CoNLL-U dependency trees"),
+        CorpusReader("dp", ("*.dp",), "dependencies", _read_dp, "NLTK .dp dependency files (word, tag, head)"),
+        CorpusReader("text", ("*.txt",), "sentences", read_sentence_file, "one tokenized sentence per line"),
+        CorpusReader("google-pairs", ("train.tsv.gz", "val.tsv.gz"), "pairs", _read_google_pairs,
+                     "Google sentence-compression pairs, lossy copy (lowercased, digits as #): "
+                     "tokens, keep labels, POS, deprel (treegram.corpora.google)"),
+    )

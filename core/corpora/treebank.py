@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treegram.cli.argtypes import positive_int
+from treegram.argtypes import positive_int
 from treegram.errors import InputError
 
 from treegram.trees.bracket import (
@@ -51,11 +51,11 @@ def plugin_tree_reader(path: Path):
     this file, or None: the built-in bracketed-tree reader then reads it."""
     import fnmatch
 
-    from treegram.plugin_manager import corpus_readers
+    from treegram.plugin_manager import corpus_readers, is_core
 
     for c in corpus_readers().values():
         reader = c.obj
-        if (reader.yields == "trees" and not c.plugin.startswith("treegram.")
+        if (reader.yields == "trees" and not is_core(c.plugin)
                 and any(fnmatch.fnmatch(path.name, pat) for pat in reader.patterns)):
             return reader
     return None

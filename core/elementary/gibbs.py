@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from treegram.cli.argtypes import seed_entropy
+from treegram.argtypes import seed_entropy
 
 from treegram.bayes.driver import rng_from_json, rng_to_json
 from treegram.bayes.hyper import Beta, Gamma, resample_concentrations, slice_sample_logit

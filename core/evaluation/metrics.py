@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from treegram.plugin_manager import hookimpl
 
 
 def parseval_metric(gold_trees, predicted_trees) -> dict[str, float]:
@@ -13,6 +12,3 @@ def parseval_metric(gold_trees, predicted_trees) -> dict[str, float]:
     return {k: v for k, v in result.to_dict().items() if isinstance(v, (int, float))}
 
 
-@hookimpl
-def register_metrics(register):
-    register("parseval", parseval_metric)

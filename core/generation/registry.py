@@ -9,7 +9,6 @@ from treegram.errors import InputError, ModelFileError
 from treegram.generation.ngram import NgramSystem
 from treegram.generation.pcfg_system import PCFGSystem
 from treegram.generation.protocol import GenerationSystem
-from treegram.plugin_manager import hookimpl
 
 BUILTIN_SYSTEMS: dict[str, type] = {"pcfg": PCFGSystem, "ngram": NgramSystem}
 
@@ -32,7 +31,3 @@ def make_system(spec: Mapping[str, Any], registry: Mapping[str, type] | None = N
                              hint="the stored configuration does not match this version of the system") from None
 
 
-@hookimpl
-def register_generation_systems(register):
-    for name, factory in BUILTIN_SYSTEMS.items():
-        register(name, factory)

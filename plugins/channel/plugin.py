@@ -1,71 +1,12 @@
-"""The channel plugin's hook implementation: the `channel` formalism (`treegram train channel`); compressing is the
-core `treegram compress` (any compressor model)."""
+"""The channel plugin's hook implementations (settings and formalism: `formalism.py`; the model: `model.py`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import attrs
-
-from treegram.cli.argtypes import positive_int
-from treegram.compression.policy import PolicyOptions
-from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl
-
-from treegram.plugins.channel import DEFAULT_LEVELS
-
-
-@attrs.frozen
-class ChannelOptions(PolicyOptions):
-    """`treegram train channel` options (the deletion-policy options come from `PolicyOptions`)."""
-
-    pairs: list = option(required=True, nargs=2, metavar=("LONG", "SHORT"), type=Path,
-                         help="line-parallel files: long sentences and their compressions, one tokenized sentence "
-                              "per line")
-    parser: str = option(required=True, type=str,
-                         help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
-                              "one dependent per node)")
-    levels: int = option(DEFAULT_LEVELS, type=int, choices=(4, 6),
-                         help="4: from level 4 down, unlexicalized (Knight & Marcu 2000; default: the better "
-                              "measured on broadcast-news dev, benchmarks/RESULTS.md `channel`); 6: lexicalized "
-                              "channel and source model, Witten-Bell over the six back-off levels (Yamangil & "
-                              "Nelken 2008)")
-    source: str = option("default", choices=("default", "lexicalized", "pcfg"),
-                         help="source and added-subtree model: lexicalized with --levels 6, a PCFG with --levels 4 "
-                              "(default); the other combinations are ablations")
-    workers: int = option(1, type=positive_int, help="processes parsing the long sentences (default 1)")
-    limit: int | None = option(None, type=positive_int, help="use only the first N pairs")
-    parse_cache: Path | None = option(None, type=Path,
-                                      help="directory for cached parses (bracket files keyed by input + parser)")
-
-
-class ChannelFormalism(Formalism):
-    name = "channel"
-    description = ("lexicalized noisy-channel sentence compression (Yamangil & Nelken 2008); --levels 4: Knight & "
-                   "Marcu's unlexicalized model")
-    trains_on = "pairs"
-    Settings = ChannelOptions
-
-    def train(self, corpus, options: ChannelOptions, ctx):
-        from treegram.compression.align import load_training_data
-        from treegram.compression.compressor import parser_fingerprint
-        from treegram.plugins.channel.compressor import train_channel
-
-        ui = ctx.ui
-        parser, pairs = load_training_data(options.pairs, options.parser, limit=options.limit, note=ui.note)
-        source_lex = None if options.source == "default" else options.source == "lexicalized"
-        return train_channel(pairs, parser, levels=options.levels, source_lexicalized=source_lex,
-                             parser_path=options.parser,
-                             parser_id=parser_fingerprint(options.parser), cache_dir=options.parse_cache,
-                             workers=options.workers, ui=ui, options=options)
-
-    def load_model(self, meta, arrays):
-        from treegram.plugins.channel.compressor import ChannelModel
-
-        return ChannelModel.from_bundle(meta, arrays)
 
 
 @hookimpl
 def register_formalisms(register):
+    from treegram.plugins.channel.formalism import ChannelFormalism
+
     register(ChannelFormalism())

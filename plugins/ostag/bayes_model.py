@@ -186,9 +186,11 @@ class TreeTables(Tables):
         return out
 
 
-def decode(T: TreeTables, lo: int, hi: int, sub: np.ndarray, afoot: np.ndarray):
+def decode(T: TreeTables, lo: int, hi: int, sub: np.ndarray, afoot: np.ndarray, sites: list | None = None):
     """(occurrences, adjunctions [(label, k, type-key node)]) of the derivation encoded by the tree-local arrays `sub`, `afoot`
-    (rows lo..hi-1; `afoot` holds global rows); raises `Invalid` for a non-derivation or a base-zero tree."""
+    (rows lo..hi-1; `afoot` holds global rows); raises `Invalid` for a non-derivation or a base-zero tree.
+    `sites` (a list) also receives (type-key node, [auxiliary type keys stacked there, outermost first]) for every
+    adjoinable node with at least one adjunction (the adjunction statistics of the TAG->TSG conversion)."""
     label, kind, c1, c2, cat = T.label, T.kind, T.child1, T.child2, T.cat
     occs: list[Occurrence] = []
     adj: list[tuple[int, int]] = []
@@ -208,14 +210,17 @@ def decode(T: TreeTables, lo: int, hi: int, sub: np.ndarray, afoot: np.ndarray):
     def node(p: int, occ: Occurrence):
         L = int(label[p])
         x, k = p, 0
+        stack = []
         while afoot[x - lo] >= 0:
             z = int(afoot[x - lo])
-            emit_aux(x, z)
+            stack.append(emit_aux(x, z))
             x, k = z, k + 1
         i = len(adj)
         adj.append((L, k, None))
         key = body(L, x, occ)
         adj[i] = (L, k, key)
+        if sites is not None and stack:
+            sites.append((key, stack))
         return key
 
     def body(L: int, f: int, occ: Occurrence):
@@ -239,6 +244,7 @@ def decode(T: TreeTables, lo: int, hi: int, sub: np.ndarray, afoot: np.ndarray):
         occ = Occurrence(DP_AUX, int(label[x]))
         occ.key = spine(x, z, int(label[x]), occ)
         occs.append(occ)
+        return occ.key
 
     def spine(s: int, z: int, c: int, occ: Occurrence):
         j, y = T.spine_child(s, z)

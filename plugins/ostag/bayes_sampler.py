@@ -30,7 +30,7 @@ from typing import Any, Callable
 import attrs
 import numpy as np
 
-from treegram.cli.argtypes import seed_entropy
+from treegram.argtypes import seed_entropy
 
 from treegram.bayes.blocked import Proposal
 from treegram.bayes.hyper import resample_beta
@@ -293,8 +293,9 @@ def goodman_node_ids(grammar) -> dict[tuple, int]:
     return idx
 
 
-def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarray]:
-    """Adjunctions / stack ends per OSTAG3 context (Goodman index) over every adjoinable node of the sample."""
+def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarray, Counter]:
+    """Adjunctions / stack ends per OSTAG3 context (Goodman index) over every adjoinable node of the sample, and
+    the adjunction statistics {(auxiliary tree id, Goodman node id): adjunctions} (the TAG->TSG conversion's)."""
     from treegram.plugins.ostag.grammar import REF_FOOT, REF_NODE, REF_NONE, REF_SITE, REF_WORD
 
     labels, words = state.data.labels, state.data.words
@@ -324,17 +325,28 @@ def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarr
         memo[enode] = n
         return n
 
+    aux_id = {t: a for a, t in enumerate(grammar.auxiliary)}
     adj = np.zeros(grammar.num_ctx)
     noadj = np.zeros(grammar.num_ctx)
+    pairs: Counter = Counter()
     for t in range(state.data.num_trees):
-        _occs, adjs = state.decode(t, state.current(t))
+        lo, hi = state.tree_rows(t)
+        sub, afoot = state.current(t)
+        sites: list = []
+        _occs, adjs = decode(state.T, lo, hi, sub, afoot, sites)
         for _lab, k, enode in adjs:
             n = node_id(enode)
             c = grammar.ctx[n] if n >= 0 else -1
             if c >= 0:
                 adj[c] += k
                 noadj[c] += 1
-    return adj, noadj
+        for enode, stack in sites:
+            n = node_id(enode)
+            for key in stack:
+                a = aux_id.get(key_to_tree(key, labels, words), -1)
+                if n >= 0 and a >= 0:
+                    pairs[(a, n)] += 1
+    return adj, noadj, pairs
 
 
 def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: BayesRunOptions, info: dict,
@@ -368,7 +380,14 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
     grammar = OSTAG(init.items(), aux.items(), start=START, model="ostag3")
     per = state.for_each_sample(samples, lambda: _adjunction_counts(state, grammar)) if samples \
         else [_adjunction_counts(state, grammar)]
-    adj, noadj = sum(a for a, _ in per) / len(per), sum(b for _, b in per) / len(per)
+    adj, noadj = sum(a for a, _, _ in per) / len(per), sum(b for _, b, _ in per) / len(per)
+    pairs: Counter = Counter()
+    for _a, _b, p in per:
+        pairs.update(p)
+    order = sorted(pairs)  # (auxiliary tree, node): deterministic
+    adjunction_pairs = (np.array([a for a, _n in order], np.int64).reshape(-1),
+                        np.array([n for _a, n in order], np.int64).reshape(-1),
+                        np.array([pairs[k] / len(per) for k in order], np.float64).reshape(-1))
     data_label = {s: i for i, s in enumerate(state.data.labels)}
     ctx_label = np.array([data_label[grammar.labels.symbol(int(grammar.nodes.label[n]))]
                           for n in grammar.ctx_names], np.int64).reshape(-1)
@@ -389,4 +408,4 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
             "adjunction_parameters": "OSTAG3 (Goodman index) from the sample's counts, "
                                      f"{run.adj_prior} pseudo-counts towards mu[label]"}
     trace = [{k: v for k, v in r.items()} for r in trace]
-    return OSTAGModel(grammar, pcfg, osettings, info, trace)
+    return OSTAGModel(grammar, pcfg, osettings, info, trace, adjunction_pairs=adjunction_pairs)

@@ -47,6 +47,8 @@ from treegram.plugins.ostag.extract import START, depth_fragments, ostag_from_ts
 from treegram.plugins.ostag.grammar import MODELS, OSTAG
 
 MODEL_VERSION = 1
+#: the arrays of a Bayesian model's adjunction statistics (`OSTAGModel.adjunction_pairs`)
+PAIR_ARRAYS = ("adj_pairs.aux", "adj_pairs.node", "adj_pairs.count")
 KINDS = MODELS + ("tsg",)
 EM_INITIAL = ("counts", "uniform")
 TSG_WEIGHTS = ("counts", "posterior", "posterior-rules", "base")
@@ -104,8 +106,12 @@ class OSTAGModel:
     formalism = "ostag"
 
     def __init__(self, grammar: OSTAG, pcfg, settings: OSTAGSettings, info: dict[str, Any] | None = None,
-                 trace: list[dict[str, Any]] | None = None, *, default_decoder: str | None = None):
+                 trace: list[dict[str, Any]] | None = None, *, default_decoder: str | None = None,
+                 adjunction_pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None):
         self.grammar = grammar
+        # Bayesian models: the sample's adjunction statistics (auxiliary tree ids, Goodman node ids, mean counts),
+        # what `treegram convert` keeps when it turns the model into a TSG (`tag2tsg`); None for EM models
+        self.adjunction_pairs = adjunction_pairs
         # `treegram parse` decodes with this when given no --decoder (`charts.decoders.parse_default`); None (model
         # files written before issue 16) = the model's own `parse`, the Viterbi MPD
         self.default_decoder = default_decoder
@@ -278,6 +284,8 @@ class OSTAGModel:
             bmeta, barrays = g.base.bundle("base")
             meta.update(bmeta)
             arrays.update(barrays)
+        if self.adjunction_pairs is not None:
+            arrays.update(zip(PAIR_ARRAYS, self.adjunction_pairs))
         save_model(path, self, meta, arrays)
 
     @classmethod
@@ -307,8 +315,15 @@ class OSTAGModel:
                 raise ValueError(f"{name} has shape {a.shape}, the grammar needs {getattr(g, name).shape}")
             setattr(g, name, a)
         pcfg = PCFGModel.from_prefixed(meta, arrays)
+        pairs = None
+        if PAIR_ARRAYS[0] in arrays:
+            aux, node, count = (np.asarray(arrays[k]).reshape(-1) for k in PAIR_ARRAYS)
+            if not (aux.shape == node.shape == count.shape and np.all((aux >= 0) & (aux < len(g.auxiliary)))
+                    and np.all((node >= 0) & (node < len(g.nodes))) and np.all(count > 0)):
+                raise ValueError("the adjunction statistics do not fit the grammar")
+            pairs = (aux.astype(np.int64), node.astype(np.int64), count.astype(np.float64))
         return cls(g, pcfg, settings, meta.get("info"), meta.get("trace"),
-                   default_decoder=meta.get("default_decoder"))
+                   default_decoder=meta.get("default_decoder"), adjunction_pairs=pairs)
 
     # -- summaries -----------------------------------------------------------------------------------------------
     def aux_table(self, *, wrapping_only: bool = False, top: int = 20) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treegram.cli import argtypes
+from treegram import argtypes
 from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import attrs
 
-from treegram.cli.argtypes import open_probability, positive_float, positive_int
+from treegram.argtypes import open_probability, positive_float, positive_int
 from treegram.compression.policy import PolicyOptions
 from treegram.formalism import Formalism, option
 from treegram.plugin_manager import hookimpl

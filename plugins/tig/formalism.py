@@ -14,13 +14,13 @@ import types
 
 import attrs
 
-from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.formalism import Formalism, Sampling, option
 
 from treegram.plugins.tig.derivation import TIGSettings
-from treegram.cli import argtypes
+from treegram import argtypes
 
 
 @attrs.frozen

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from treegram.cli.argtypes import seed_entropy
+from treegram.argtypes import seed_entropy
 
 from treegram.bayes.blocked import Proposal
 from treegram.elementary.data import TSGData

@@ -14,7 +14,7 @@ import types
 
 import attrs
 
-from treegram.cli.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.formalism import Formalism, Sampling, option
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 

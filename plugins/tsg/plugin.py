@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from treegram.plugin_manager import hookimpl
-from treegram.cli import argtypes
+from treegram import argtypes
 
 
 @hookimpl

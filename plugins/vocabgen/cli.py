@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from treegram.cli import argtypes
-from treegram.cli.argtypes import nonnegative_int, positive_int
+from treegram import argtypes
+from treegram.argtypes import nonnegative_int, positive_int
 from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError, ModelFileError
 

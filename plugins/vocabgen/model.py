@@ -12,14 +12,14 @@ from typing import Any
 import attrs
 import numpy as np
 
-from treegram.cli.argtypes import nonnegative_int
+from treegram.argtypes import nonnegative_int
 from treegram.corpora import DepSentence, read_dependency_file
 from treegram.errors import InputError, ModelFileError
 from treegram.formalism import Formalism, option, save_model
 from treegram.generation import GenerationModel, fit_mle
 
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem
-from treegram.cli import argtypes
+from treegram import argtypes
 
 def generation_model_to_bundle(model: GenerationModel, system) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """(meta, arrays) of a GenerationModel, for embedding in another bundle (arrays prefixed `g_`)."""

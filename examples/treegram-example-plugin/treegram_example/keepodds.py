@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from treegram.cli.argtypes import positive_float
+from treegram.argtypes import positive_float
 from treegram.compression.compressor import Compression
 from treegram.formalism import Formalism, flat_fallback, option, save_model
 

@@ -33,7 +33,7 @@ import attrs
 import numpy as np
 
 from treegram.bayes import tempered_choice
-from treegram.cli.argtypes import nonnegative_int, positive_float, positive_int
+from treegram.argtypes import nonnegative_int, positive_float, positive_int
 from treegram.errors import InputError, ParseFailure
 from treegram.formalism import Formalism, Sampling, option, save_model
 from treegram.trees import RareWordMapper, Tree, binarize, unbinarize

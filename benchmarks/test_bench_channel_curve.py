@@ -2,15 +2,11 @@
 size list option, and the nested Google samples that make the curve paired."""
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-import bench_channel as bc  # noqa: E402
+import bench_channel as bc
 
 
 def test_curve_chunks_cover_the_sample_and_end_at_every_size():
@@ -40,7 +36,7 @@ def test_google_samples_are_nested(shared_data):
 
 
 def _demo_grammar(levels):
-    from treegram.builtin.demo import demo_trees
+    from treegram.corpora.demo import demo_trees
     from treegram.compression.treeprep import wrap_root
     from treegram.plugins.channel.model import ChannelGrammar, analyse
 

@@ -1,14 +1,10 @@
 """The mined-pair helpers of benchmarks/bench_channel.py (`--mined`): reading the miner's TSV, turning its rows into
 deletion-aligned training pairs in either direction, and the equal-sized direction subsets."""
 
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-import bench_channel as bc  # noqa: E402
+import bench_channel as bc
 
 HEAD = ["page_id", "page", "from_rev", "to_rev", "direction", "long_words", "short_words", "long", "short"]
 

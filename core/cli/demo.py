@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from importlib import resources
 
 from treegram.errors import ParseFailure
 
@@ -16,17 +15,12 @@ DEFAULT_SENTENCES = [
 ]
 
 
-def demo_trees():
-    from treegram.trees import parse_brackets
-
-    text = resources.files("treegram").joinpath("data/demo_treebank.mrg").read_text(encoding="utf-8")
-    return parse_brackets(text, source="demo_treebank.mrg")
-
-
 def run_demo(args: argparse.Namespace, ui) -> int:
     from treegram.grammar.pcfg import PCFGModel, PCFGSettings
     from treegram.formalism import flat_fallback
     from treegram.trees import ascii_tree
+
+    from treegram.corpora.demo import demo_trees
 
     trees = demo_trees()
     t0 = time.perf_counter()
