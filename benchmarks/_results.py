@@ -11,6 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+ARCHIVE = ROOT / "benchmarks" / "RESULTS-archive.md"  # superseded sections (benchmarks/results_index.py --archive)
 
 
 def require_shared() -> Path:
@@ -36,17 +37,21 @@ def markdown_table(columns: list[str], rows: list[list]) -> str:
 
 
 def write_section(name: str, body: str) -> None:
-    """Replace (or append) the section between <!-- name:begin --> and <!-- name:end --> in RESULTS.md."""
+    """Replace (or append) the section between <!-- name:begin --> and <!-- name:end --> in RESULTS.md (in
+    RESULTS-archive.md when the section was archived there)."""
     from treegram.io import atomic_write_text
 
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    target = RESULTS
+    if ARCHIVE.exists() and begin in ARCHIVE.read_text(encoding="utf-8"):
+        target = ARCHIVE
+    text = target.read_text(encoding="utf-8") if target.exists() else "# Benchmark results\n"
     block = f"{begin}\n{body.rstrip()}\n{end}"
     if begin in text:
         text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
-    atomic_write_text(RESULTS, text)
+    atomic_write_text(target, text)
 
 
 def kill9_when_done(cmd: list[str], folder: Path, count: int, poll: float = 0.1) -> dict[str, str]:

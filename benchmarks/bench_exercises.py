@@ -213,8 +213,9 @@ def main() -> None:
 
     from treegram.cli.ui import UI
     from treegram.plugins.vocabgen.cli import load_vocabgen
-    from treegram.plugins.vocabgen.exercises import KINDS, make_sheet
-    from treegram.plugins.vocabgen.formats import FORMATS, render
+    from treegram.exercises import export_formats, kind_names
+    from treegram.plugins.vocabgen.exercises import make_sheet
+    from treegram.plugins.vocabgen.formats import render
     from treegram.plugins.vocabgen.generator import ConstrainedGenerator
     from treegram.plugins.vocabgen.selection import select_sentences
     from treegram.plugins.vocabgen.vocab import parse_vocab_spec
@@ -240,7 +241,7 @@ def main() -> None:
     sheets = {}
     from treegram.plugins.vocabgen.exercises import analyse, parse
 
-    for kind in KINDS:
+    for kind in kind_names():
         analyse.cache_clear()  # every kind parses its sentences again (warm pipeline, no cached parses)
         parse.cache_clear()
         t0 = time.perf_counter()
@@ -253,7 +254,7 @@ def main() -> None:
                     for t in i.tiles) for i in sheets["reorder"].items)
     examples = [" / ".join(i.tiles) for i in sheets["reorder"].items[:3]]
     frows = []
-    for fmt in FORMATS:
+    for fmt in export_formats():
         render(sheets["choice"], fmt)  # first use imports the library (fpdf2, genanki)
         t0 = time.perf_counter()
         data = render(sheets["choice"], fmt)

@@ -54,6 +54,13 @@ The pieces, each a method or attribute of :class:`Formalism` below:
     rebuild a model from what :func:`save_model` wrote (``meta`` is the plugin's own namespace only).
 ``train(corpus, settings, ctx)``
     for formalisms not trained by a sweep sampler (PCFG estimation, EM, ...): return the model directly.
+``load_corpus(settings, ctx)`` / ``finish(model, corpus, settings, ctx)``
+    optional first and last steps with the console: read the inputs a non-treebank formalism's settings name
+    (e.g. parse the sources of sentence pairs), and finish the trained model (e.g. a compressor's deletion policy).
+``run_options(settings, run)`` / ``sampled(settings)``
+    optional, for a sampling formalism with other training methods too (STSG: Gibbs, EM, SVM, ...): complete the
+    run options (a per-method ``--iterations`` default) and say whether these settings go through the sampling
+    loop or to ``train`` (which then finds ``--iterations``/``--checkpoint``/``--resume`` in ``ctx.run``).
 
 Models can offer capabilities beyond parsing (see :class:`Model`): a *compressor* implements the contract of
 `treegram.compression.compressor` (``source_tree`` + ``decoder``) and gets the compression commands, rate control and
@@ -61,8 +68,8 @@ Dask batches from the core.
 
 The smallest complete formalism is ``examples/treegram-example-plugin`` (a lexicalized PCFG, ~150 lines; its
 ``keepodds`` is the smallest compressor).
-Older plugins that override ``configure_train_parser`` / ``train_from_args`` keep working: those two methods are
-what the CLI calls, and their default implementations are the generated options and the core pipeline above.
+The command line of ``treegram train NAME`` is generated, never written by hand: :func:`configure_train_parser`
+adds the options of ``Settings`` and ``sampling``, :func:`train_from_args` runs the pipeline above.
 
 Model files.  :func:`save_model` writes one bundle (JSON metadata + numpy arrays, atomically; see `treegram.io`)
 whose header (``format``, ``version``, ``formalism``, ``written_by``) is the core's and whose ``plugin_meta``
@@ -136,13 +143,16 @@ class Sampling:
     ``progress`` formats the progress-bar text of one trace record.
     """
 
-    iterations: int = 100
+    iterations: int | None = 100  # None: the formalism's `run_options` picks it (e.g. per training method)
     default_move: str = "gibbs"
     site_order: bool = True
     group: str = "sampling"
     label: str = ""  # progress/table title (default: "<move> sampling")
     columns: tuple[tuple[str, str], ...] = ()
     progress: Callable[[dict], str] | None = None
+    iterations_help: str = ""  # --iterations help text (default: "sampler sweeps over the treebank")
+    anneal: tuple[float, float] = (1.0, 1.0)  # defaults of --anneal-start / --anneal-end
+    checkpoint_every: int = 1  # default of --checkpoint-every
 
 
 @attrs.frozen
@@ -160,7 +170,7 @@ class RunOptions:
     resume: bool = False
 
     def __attrs_post_init__(self):
-        if self.iterations < 0:
+        if self.iterations is not None and self.iterations < 0:
             raise InputError("--iterations must be >= 0")
 
 
@@ -172,7 +182,7 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
     at = _argtypes()
     g = option_group(parser, sampling.group, {} if groups is None else groups)
     g.add_argument("--iterations", type=at.nonnegative_int, default=sampling.iterations,
-                   help=f"sampler sweeps over the treebank (default {sampling.iterations})")
+                   help=sampling.iterations_help or f"sampler sweeps over the treebank (default {sampling.iterations})")
     if len(moves) > 1:
         found = sampler_moves()
         g.add_argument("--sampler", choices=tuple(moves), default=sampling.default_move,
@@ -180,14 +190,17 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
                             + f" (default {sampling.default_move})")
     if sampling.site_order:
         g.add_argument("--site-order", choices=("random", "fixed"), default="random")
-    g.add_argument("--anneal-start", type=at.nonnegative_float, default=1.0,
-                   help="temperature of the first sweep (default 1)")
-    g.add_argument("--anneal-end", type=at.nonnegative_float, default=1.0,
-                   help="temperature of the last sweep; linear schedule in between (default 1)")
+    start, end = sampling.anneal
+    g.add_argument("--anneal-start", type=at.nonnegative_float, default=start,
+                   help=f"temperature of the first sweep (default {start:g})")
+    g.add_argument("--anneal-end", type=at.nonnegative_float, default=end,
+                   help=f"temperature of the last sweep; linear schedule in between (default {end:g})")
     g.add_argument("--checkpoint", type=Path, default=None,
                    help="checkpoint file (default: OUT.ckpt); written every --checkpoint-every sweeps and on "
                         "Ctrl-C or kill")
-    g.add_argument("--checkpoint-every", type=at.nonnegative_int, default=1)
+    g.add_argument("--checkpoint-every", type=at.nonnegative_int, default=sampling.checkpoint_every,
+                   help=f"sweeps between checkpoints (default {sampling.checkpoint_every}; 0 = only at the end and "
+                        "on Ctrl-C or kill)")
     g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
 
 
@@ -303,6 +316,9 @@ class TrainContext:
     out: Path | None = None
     seed: int = 0
     json: bool = False
+    #: the sampling options (``--iterations``, ``--checkpoint``, ``--resume``, ...) of a formalism with ``sampling``,
+    #: also for its methods that `train` directly (see `Formalism.run_options`)
+    run: RunOptions | None = None
 
 
 class Formalism:
@@ -328,42 +344,39 @@ class Formalism:
     #: only one of them given on the wrong side is an error.
     aliases: dict[str, str] = {}
 
-    # -- the command line (generated; override only for options the contract cannot express) -----------------
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        stale = [m for m in ("configure_train_parser", "train_from_args") if m in vars(cls)]
+        if stale:  # the hand-written argparse path is gone: fail where the plugin is loaded, saying what to do
+            raise TypeError(f"{cls.__name__} defines {', '.join(stale)}: `treegram train` options are generated "
+                            "from the Settings class's option() fields and training runs through train()")
+
+    # -- the command line (generated from Settings and sampling: see configure_train_parser below) -------------
     def sampler_moves(self) -> list[str]:
         """Names of the registered sampler moves this formalism can run (their state kind is in state_kinds)."""
         from treegram.plugin_manager import sampler_moves
 
         return [name for name, c in sampler_moves().items() if c.obj.state_kind in self.state_kinds]
 
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        """Add this formalism's options to `treegram train NAME` (beyond the shared --out/--seed/--json)."""
-        groups: dict[str, Any] = {}
-        if self.trains_on == "trees":
-            add_treebank_options(parser)
-        if self.Settings is not None:
-            add_settings_options(parser, self.Settings, groups)
-        if self.sampling is not None:
-            add_sampling_options(parser, self.sampling, self.sampler_moves(), groups)
-        for flag, other in self.aliases.items():
-            _add_alias(parser, self, flag, other)
+    def run_options(self, settings: Any, run: RunOptions) -> RunOptions:
+        """The run options from the command line, completed by the formalism (e.g. ``--iterations`` left unset
+        (``Sampling.iterations`` None) -> a default per training method).  Default: as given."""
+        return run
 
-    def train_from_args(self, args: argparse.Namespace, ui: UI) -> Model:
-        """Train from parsed options: settings from the generated options, corpus read by the core, then either
-        the core sampling loop (``sampling`` set) or :meth:`train` (or, with an alias flag, the other formalism's
-        training)."""
-        for flag, other in self.aliases.items():
-            target = _alias_target(args, self, flag, other)
-            if target is not None:
-                return target[0].train_from_args(target[1], ui)
-        settings = settings_from_args(self.Settings, args) if self.Settings is not None else None
-        corpus = read_treebank_options(args, ui) if self.trains_on == "trees" else None
-        ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),
-                           json=bool(getattr(args, "json", False)))
-        if self.sampling is not None:
-            from treegram.training import run_sampler
+    def sampled(self, settings: Any) -> bool:
+        """Whether these settings train by the core sampling loop (default: always, for a formalism with
+        ``sampling``); False hands them to :meth:`train` with the run options in ``ctx.run``."""
+        return True
 
-            return run_sampler(self, corpus, settings, run_options_from_args(self.sampling, args), ctx)
-        return self.train(corpus, settings, ctx)
+    def load_corpus(self, settings: Any, ctx: TrainContext) -> Any:
+        """The corpus of a formalism whose ``trains_on`` is not ``"trees"``, read from the inputs its settings
+        name, with the console of ``ctx`` for progress (default None: `train`/`prepare` read them)."""
+        return None
+
+    def finish(self, model: Model, corpus: Any, settings: Any, ctx: TrainContext) -> Model:
+        """Last step of `treegram train` after sampling or :meth:`train` (e.g. a compressor's deletion policy and
+        length calibration).  Default: the model as it is."""
+        return model
 
     # -- training ----------------------------------------------------------------------------------------------
     def train(self, corpus: Any, settings: Any, ctx: TrainContext) -> Model:
@@ -413,6 +426,46 @@ class Formalism:
 # ================================================================================================================
 # Model files
 # ================================================================================================================
+def configure_train_parser(formalism: Formalism, parser: argparse.ArgumentParser) -> None:
+    """Add `formalism`'s options to `treegram train NAME` (beyond the shared --out/--seed/--json): the corpus
+    options its ``trains_on`` needs, its ``Settings`` fields and, when it samples, the run options."""
+    groups: dict[str, Any] = {}
+    if formalism.trains_on == "trees":
+        add_treebank_options(parser)
+    if formalism.Settings is not None:
+        add_settings_options(parser, formalism.Settings, groups)
+    if formalism.sampling is not None:
+        add_sampling_options(parser, formalism.sampling, formalism.sampler_moves(), groups)
+    for flag, other in formalism.aliases.items():
+        _add_alias(parser, formalism, flag, other)
+
+
+def train_from_args(formalism: Formalism, args: argparse.Namespace, ui: UI) -> Model:
+    """Train from parsed options: settings from the generated options, corpus read by the core, then either the
+    core sampling loop (``sampling`` set and ``formalism.sampled(settings)``) or ``formalism.train`` (or, with an
+    alias flag, the other formalism's training); the corpus of a non-treebank formalism from its ``load_corpus``, and
+    ``finish`` last."""
+    for flag, other in formalism.aliases.items():
+        target = _alias_target(args, formalism, flag, other)
+        if target is not None:
+            return train_from_args(target[0], target[1], ui)
+    settings = settings_from_args(formalism.Settings, args) if formalism.Settings is not None else None
+    run = None
+    if formalism.sampling is not None:
+        run = formalism.run_options(settings, run_options_from_args(formalism.sampling, args))
+    ctx = TrainContext(ui=ui, out=getattr(args, "out", None), seed=getattr(args, "seed", 0),
+                       json=bool(getattr(args, "json", False)), run=run)
+    corpus = read_treebank_options(args, ui) if formalism.trains_on == "trees" else formalism.load_corpus(settings,
+                                                                                                          ctx)
+    if run is not None and formalism.sampled(settings):
+        from treegram.training import run_sampler
+
+        model = run_sampler(formalism, corpus, settings, run, ctx)
+    else:
+        model = formalism.train(corpus, settings, ctx)
+    return formalism.finish(model, corpus, settings, ctx)
+
+
 def _writer(formalism: str) -> dict[str, Any]:
     """Which plugin (and distribution) provides `formalism` in this process: recorded in the model header."""
     try:

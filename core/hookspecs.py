@@ -110,3 +110,30 @@ def register_metrics(register):
     parse failed or its line was unreadable).  The core registers ``"parseval"`` (precision/recall/F1 over
     labeled brackets), which ``evalb`` reports by default with its full EVALB table.
     """
+
+
+@hookspec
+def register_exercise_kinds(register):
+    """Contribute exercise kinds for ``treegram exercises --kind NAME`` and the ``treegram serve`` page.
+
+    Call ``register(kind)`` with an instance of a :class:`treegram.exercises.ExerciseKind` subclass: a name (and
+    aliases), the section title and the pupil's instructions, ``make(sentence, word, rng, request) -> Item |
+    None`` that builds one item from a chosen sentence (``request.item(...)`` fills in the sentence's fields), and
+    its rendering where a format has a question type of its own (``question``/``key_line`` for plain text,
+    ``html``, ``anki``, ``gift``, ``moodle_xml``; the defaults give a short-answer question).  Every export format
+    then renders the kind.  ``trains`` names what ``--from-corrections`` may use it for.  The vocabgen plugin
+    registers ``cloze``, ``choice``, ``reorder`` and ``translate`` this way.
+    """
+
+
+@hookspec
+def register_export_formats(register):
+    """Contribute export formats for exercise sheets (``treegram exercises --format NAME``, the web page's
+    downloads).
+
+    Call ``register(fmt)`` with a :class:`treegram.exercises.ExportFormat`: a name, a file extension, whether the
+    output is binary, its media type and ``render(sheet) -> str | bytes`` over a
+    :class:`treegram.exercises.Sheet` (items render through their kinds: ``item.question()``, ``item.key()``,
+    ``item.key_line()``, ``item.spec`` for the kind's other renderers).  The vocabgen plugin registers ``md``,
+    ``html``, ``pdf``, ``gift``, ``moodle-xml``, ``anki`` and ``json`` this way.
+    """

@@ -234,6 +234,16 @@ def decoders() -> dict[str, Contribution]:
     return _collect("register_decoders", lambda d: (d.name, d))
 
 
+def exercise_kinds() -> dict[str, Contribution]:
+    """Raw contributions; `treegram.exercises.exercise_kinds()` is the checked, ordered registry."""
+    return _collect("register_exercise_kinds", lambda k: (getattr(k, "name", None), k))
+
+
+def export_formats() -> dict[str, Contribution]:
+    """Raw contributions; `treegram.exercises.export_formats()` is the checked, ordered registry."""
+    return _collect("register_export_formats", lambda f: (getattr(f, "name", None), f))
+
+
 def failure_note() -> str:
     """'; skipped plugins: a (ImportError: ...), b (...)' when plugins failed to load, else ''."""
     failed = plugin_failures()
@@ -256,7 +266,7 @@ def plugin_table() -> list[dict[str, Any]]:
     pm = get_plugin_manager()
     contributions: dict[str, list[str]] = {}
     for collect in (formalisms, sampler_moves, commands, corpus_readers, generation_systems, smoothers, metrics,
-                    decoders):
+                    decoders, exercise_kinds, export_formats):
         for c in collect().values():
             kind = c.kind[:-1] if c.kind.endswith("s") else c.kind
             contributions.setdefault(c.plugin, []).append(f"{kind}:{c.name}")

@@ -76,15 +76,11 @@ class FirstTagModel:
 class FirstTagFormalism(Formalism):
     name = "firsttag"
     description = "toy formalism defined in a test module"
+    trains_on = "trees"  # the core adds --treebank and hands train() the trees
 
-    def configure_train_parser(self, parser):
-        parser.add_argument("--treebank", required=True)
-
-    def train_from_args(self, args, ui):
-        from treegram.trees import read_treebank
-
+    def train(self, trees, settings, ctx):
         counts: dict[str, Counter] = {}
-        for t in read_treebank([args.treebank]):
+        for t in trees:
             for w, tag in t.pos():
                 counts.setdefault(w, Counter())[tag] += 1
         lexicon = {w: c.most_common(1)[0][0] for w, c in counts.items()}

@@ -20,7 +20,9 @@ from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.plugins.vocabgen import exercises as ex
 from treegram.plugins.vocabgen import formats as fm
+from treegram.exercises import export_formats, kind_names
 from treegram.plugins.vocabgen.from_corrections import plan, plan_for
+from treegram.plugins.vocabgen.kinds.translate import NO_TRANSLATION
 from treegram.plugins.vocabgen.generator import Sentence
 from treegram.plugins.vocabgen.model import VocabgenModel
 from treegram.plugins.vocabgen.vocab import Vocabulary, inflections
@@ -199,7 +201,7 @@ def test_translate_items_carry_the_reference_or_say_there_is_none():
     sheet = ex.make_sheet(GROUPS, "translate", np.random.default_rng(0), VOCAB)
     keys = {i.sentence: i.key() for i in sheet.items}
     assert keys["She goes home."] == "彼女は家に帰る。"
-    assert keys["We went to school."] == ex.NO_TRANSLATION
+    assert keys["We went to school."] == NO_TRANSLATION
 
 
 def test_items_are_shuffled_with_the_seed_not_grouped_by_word():
@@ -219,7 +221,7 @@ def test_items_are_shuffled_with_the_seed_not_grouped_by_word():
 @pytest.fixture(scope="module")
 def sheets():
     rng = np.random.default_rng(5)
-    out = {k: ex.make_sheet(GROUPS, k, rng, VOCAB, hints=(k == "cloze")) for k in ex.KINDS if k != "choice"}
+    out = {k: ex.make_sheet(GROUPS, k, rng, VOCAB, hints=(k == "cloze")) for k in kind_names() if k != "choice"}
     # the tiny vocabulary has no option that cannot fit these sentences ("we came / ran to school"), so the
     # choice sheet for the format tests takes its options without the sentence check
     cloze = ex.make_sheet(GROUPS, "cloze", rng, VOCAB)
@@ -390,7 +392,7 @@ def test_cli_from_corrections(tmp_path, capsys):
     numbers = [i["number"] for i in sheet["items"]]
     assert numbers == list(range(1, len(numbers) + 1))
     kinds_in_order = [i["kind"] for i in sheet["items"]]
-    assert kinds_in_order == sorted(kinds_in_order, key=ex.KINDS.index)       # one section per kind, numbered through
+    assert kinds_in_order == sorted(kinds_in_order, key=kind_names().index)       # one section per kind, numbered through
     assert len({(i["kind"], i["sentence"]) for i in sheet["items"]}) == len(numbers)  # no sentence twice
     err = capsys.readouterr().err
     assert "practising Replace preposition (RT)" in err
@@ -417,8 +419,8 @@ def test_cli_formats_and_out_errors(tmp_path, capsys):
     base = ["exercises", "--allow-unchecked", "--model", str(model), "--vocab", CVOCAB, "--words", "cat,park", "--per-word", "2"]
     assert main(base + ["--format", "pdf", "--out", str(tmp_path / "no" / "s.pdf")]) == 2
     assert "does not exist" in capsys.readouterr().err and not (tmp_path / "no").exists()
-    for fmt in fm.FORMATS:
-        out = tmp_path / f"s{fm.FORMATS[fmt][0]}"
+    for fmt, spec in export_formats().items():
+        out = tmp_path / f"s{spec.extension}"
         assert main(base + ["--kind", "reorder", "--format", fmt, "--out", str(out)]) == 0
         assert out.stat().st_size > 50
     assert main(base + ["--words", "x", "--from-corrections", "r.json"]) == 2

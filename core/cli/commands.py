@@ -55,7 +55,7 @@ def _run_plugins(args: argparse.Namespace, ui: UI) -> int:
 
 # -- treegram train NAME ---------------------------------------------------------------------------
 def _configure_train(p: argparse.ArgumentParser) -> None:
-    from treegram.argtypes import seed
+    from treegram.formalism import configure_train_parser
     from treegram.plugin_manager import formalisms, record_failure
 
     sub = p.add_subparsers(dest="formalism", metavar="FORMALISM", required=True)
@@ -68,7 +68,7 @@ def _configure_train(p: argparse.ArgumentParser) -> None:
                         help="with --resume: continue even if the checkpoint was written with another seed or settings")
         add_json_flag(fp)
         try:
-            formalism.configure_train_parser(fp)
+            configure_train_parser(formalism, fp)
         except Exception as exc:  # noqa: BLE001 - one plugin's broken options must not break every command
             record_failure(contribution.plugin, "configure_train_parser", exc)
             fp.set_defaults(_broken=(contribution.plugin, exc))
@@ -84,11 +84,12 @@ def _run_train(args: argparse.Namespace, ui: UI) -> int:
                             f"{type(exc).__name__}: {exc}", hint=f"this is a bug in the {plugin!r} plugin; "
                                                                  "`treegram plugins` lists it with its error")
     from treegram.bayes.driver import resume_policy
+    from treegram.formalism import train_from_args
 
     formalism = get_formalism(args.formalism)
     start = time.perf_counter()
     with resume_policy(force=bool(getattr(args, "force", False))):
-        model = formalism.train_from_args(args, ui)
+        model = train_from_args(formalism, args, ui)
     model.save(args.out)
     summary = model.describe(top=0)
     summary["seconds"] = round(time.perf_counter() - start, 2)

@@ -10,7 +10,6 @@ F(x, y)} w_{c,f}; the predicted code is the argmax (the log-linear model's MAP c
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from treegram.errors import InputError
-from treegram.formalism import Formalism, save_model
+from treegram.formalism import save_model
 from treegram.plugins.corrections.labels import collapse
 
 FORMALISM = "corrections"
@@ -148,34 +147,3 @@ class CorrectionsModel:
             if h.coef.shape != (len(h.classes), len(vocab)) or h.intercept.shape != (len(h.classes),):
                 raise ValueError("coefficient shapes do not match the vocabulary and classes")
         return cls(vocab, h75, h15, lexical=bool(meta.get("lexical", True)), info=meta.get("info", {}))
-
-
-class CorrectionsFormalism(Formalism):
-    name = FORMALISM
-    description = ("learner-correction classifier (Swanson & Yamangil 2012): log-linear model over edit-path "
-                   "features, trained on CLC FCE essays")
-    trains_on = "pairs"
-
-    def configure_train_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--fce", nargs="+", required=True, type=Path, metavar="FILE.json",
-                            help="FCE JSON-lines files (BEA-2019 release): essays with coded character edits")
-        parser.add_argument("--C", type=float, default=1.0, help="inverse L2 regularisation strength (default 1)")
-        parser.add_argument("--max-iter", type=int, default=100, help="lbfgs iterations (default 100)")
-        parser.add_argument("--no-lexical", action="store_true",
-                            help="leave out the lexicalised features (the ablation of section 3.1)")
-
-    def train_from_args(self, args: argparse.Namespace, ui) -> CorrectionsModel:
-        from treegram.plugins.corrections.pipeline import instance_features
-        from treegram.plugins.corrections.fce import read_fce
-
-        if args.C <= 0:
-            raise InputError(f"--C {args.C}: must be positive", hint="e.g. --C 1")
-        _, instances = read_fce(args.fce)
-        ui.note(f"{len(instances)} correction instances from {len(args.fce)} file(s)")
-        feats = instance_features(instances, lexical=not args.no_lexical, ui=ui)
-        with ui.task("fitting log-linear models (75 codes, 15 classes)", None):
-            return CorrectionsModel.train(feats, [i.code for i in instances], C=args.C, max_iter=args.max_iter,
-                                          seed=args.seed, lexical=not args.no_lexical)
-
-    def load_model(self, meta, arrays) -> CorrectionsModel:
-        return CorrectionsModel.from_bundle(meta, arrays)

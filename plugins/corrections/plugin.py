@@ -9,7 +9,7 @@ from treegram.plugin_manager import hookimpl
 
 @hookimpl
 def register_formalisms(register):
-    from treegram.plugins.corrections.model import CorrectionsFormalism
+    from treegram.plugins.corrections.formalism import CorrectionsFormalism
 
     register(CorrectionsFormalism())
 

@@ -24,6 +24,10 @@ SVM_LOSS = "hamming"
 SVM_C = 1.0
 
 # Annealed Gibbs sweeps of `treegram train stsg` (method gibbs).  The paper runs 5000; on broadcast news (1000 pairs)
-# 500 give the same quality at a tenth of the time: token F1 / RelF1 on dev 78.75 / 66.42 (mean of seeds 0-4) against
-# 78.92 / 66.81 for one 5000-sweep run, 66 vs 1425 CPU s (benchmarks/RESULTS.md `compression`, `stsg`).
-GIBBS_SWEEPS = 500
+# 50 give the same dev quality at a tenth of the time of the earlier default 500: CompR / token F1 / RelF1 76.17 /
+# 78.70 / 66.68 (mean of seeds 0-2; 100 sweeps: 76.38 / 78.33 / 65.24) against 78.59 / 79.08 / 66.14 for 500 sweeps
+# (seed 0; AR p 0.46 / 0.54) and 77.28 / 78.75 / 66.42 for 500 over seeds 0-4; 7.5 vs 58 CPU s of sampling
+# (benchmarks/RESULTS.md `stsg-train-time`, `compression`).
+GIBBS_SWEEPS = 50
+# Temperatures of the first and last Gibbs sweep, linear in between (the paper's schedule; --anneal-start/-end).
+ANNEAL = (5.0, 0.0)

@@ -8,6 +8,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from treegram.compression.align import Pair
 from treegram.compression.compressor import ParsedCompressor, embed_parser, embedded_parser
 from treegram.compression.policy import DeletionPolicy
@@ -18,7 +20,7 @@ from treegram.formalism import save_model
 from treegram.plugins.stsg import GIBBS_SWEEPS
 from treegram.plugins.stsg.grammar import FiniteSTSG
 
-__all__ = ["STSGModel", "train_stsg", "prepare_corpus", "embed_parser", "embedded_parser"]
+__all__ = ["STSGData", "STSGModel", "gibbs_model", "train_stsg", "prepare_corpus", "embed_parser", "embedded_parser"]
 
 
 class STSGModel(ParsedCompressor):
@@ -110,60 +112,90 @@ def prepare_corpus(pairs: list[Pair], parser, *, parser_id: str = "", cache_dir=
     return PairCorpus(sources, targets, [p.keep for p in pairs], beta=beta), counts
 
 
+@attrs.define
+class STSGData:
+    """What `treegram train stsg` trains on: the pairs, the parser (and its fingerprint for the parse cache), the
+    integer-coded corpus of the parsed pairs (None until parsed) and when loading started (for the model's
+    training_seconds)."""
+
+    pairs: list
+    parser: Any
+    parser_id: str = ""
+    cache_dir: Any = None
+    corpus: Any = None
+    parse_counts: dict = attrs.Factory(dict)
+    started: float = attrs.Factory(time.perf_counter)
+
+
+def _info(method: str, pairs: list[Pair], parse_counts: dict, alpha: float, beta: float, seed: int) -> dict:
+    return {"method": method, "training_pairs": len(pairs),
+            "non_deletion_pairs": sum(not p.pure_deletion for p in pairs),
+            "alpha": alpha, "beta": beta, "seed": seed,
+            "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0)}
+
+
+def gibbs_model(state, data: STSGData, *, alpha: float, beta: float, seed: int, iterations: int, trace: list,
+                samples=None, averaging_info=None) -> STSGModel:
+    """The model of a Gibbs run (`STSGFormalism.extract_model`): the MAP counts of the final state -- or their mean
+    over the averaged states `samples` (`treegram.bayes.averaging`: snapshots of the alignment, newest first) --
+    with Laplace smoothing and the copy/delete rules of the training sources (`FiniteSTSG.from_counts`)."""
+    from treegram.plugins.stsg.model import averaged_fragments
+
+    corpus = data.corpus
+    if samples is not None and len(samples) > 1:
+        counts = averaged_fragments(corpus, [s["alignment"] for s in samples])
+    else:
+        counts = state.fragments()
+    grammar = FiniteSTSG.from_counts(counts, corpus.sources, pseudo=1.0)
+    info = _info("gibbs", data.pairs, data.parse_counts, alpha, beta, seed)
+    info.update({"iterations": iterations, "sweeps_run": len(trace),
+                 "final_log_likelihood": round(trace[-1]["log_likelihood"], 2) if trace else None,
+                 "map_rules": state.num_rules,
+                 "trace": [{"sweep": r["sweep"], "temperature": round(r["temperature"], 4),
+                            "log_likelihood": round(r["log_likelihood"], 2), "rules": r.get("rules"),
+                            "seconds": round(r["seconds"], 4)} for r in trace]})
+    info.update(averaging_info or {})
+    info["training_seconds"] = round(time.perf_counter() - data.started, 2)
+    return STSGModel(grammar, data.parser, info)
+
+
 def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: int | None = None,
                alpha: float = 100.0, beta: float = 0.1, seed: int = 0, parser_id: str = "", cache_dir=None,
-               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None,
-               **svm_options) -> STSGModel:
-    """Train a compression model (gibbs: the Bayesian STSG; em / vb: the fixed-grammar baselines; svm: the
-    large-margin STSG of Cohn & Lapata 2007, `svm_options` = loss, C, rescaling, epsilon (and `prepared`) of
-    `largemargin.train_svm`, and `calibrate` (default True): the length bias of `largemargin.calibrate_length_bias`)."""
-    from treegram.bayes import AnnealingSchedule, CheckpointConfig, GibbsSampler
-
+               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None, parse_counts=None,
+               started: float | None = None, average: int = 1, thin: int = 0, **svm_options) -> STSGModel:
+    """Train a compression model (gibbs: the Bayesian STSG, through the core sampling loop exactly as `treegram
+    train stsg` runs it; em / vb: the fixed-grammar baselines; svm: the large-margin STSG of Cohn & Lapata 2007,
+    `svm_options` = loss, C, rescaling, epsilon (and `prepared`) of `largemargin.train_svm`, and `calibrate`
+    (default True): the length bias of `largemargin.calibrate_length_bias`)."""
     from treegram.plugins.stsg.em import train_em
-    from treegram.plugins.stsg.model import STSGSampler
 
     if not pairs:
         raise InputError("no training pairs", hint="check the --pairs files (one tokenized sentence per line)")
-    start = time.perf_counter()
+    start = time.perf_counter() if started is None else started
     track = (lambda xs, d: ui.track(xs, description=d)) if ui else (lambda xs, d: xs)
     if corpus is None:
         corpus, parse_counts = prepare_corpus(pairs, parser, parser_id=parser_id, cache_dir=cache_dir, beta=beta,
                                               progress=lambda xs: track(xs, "parsing sources"))
-    else:
-        parse_counts = {}
-    info: dict[str, Any] = {"method": method, "training_pairs": len(pairs),
-                            "non_deletion_pairs": sum(not p.pure_deletion for p in pairs),
-                            "alpha": alpha, "beta": beta, "seed": seed,
-                            "parse_failures": parse_counts.get("failed", 0) + parse_counts.get("too_long", 0)}
+    parse_counts = parse_counts or {}
+    info = _info(method, pairs, parse_counts, alpha, beta, seed)
     if method == "gibbs":
+        from treegram.formalism import RunOptions, TrainContext
+        from treegram.training import run_sampler, sample
+
+        from treegram.plugins.stsg import ANNEAL
+        from treegram.plugins.stsg.plugin import GibbsSettings, STSGFormalism
+
         iterations = GIBBS_SWEEPS if iterations is None else iterations
-        model = STSGSampler(corpus, alpha=alpha, seed=seed)
-        schedule = AnnealingSchedule(5.0, 0.0, iterations, "linear")
-        ck = CheckpointConfig(checkpoint, every=max(1, min(100, iterations // 10))) if checkpoint else None
-        if resume and checkpoint and Path(checkpoint).exists():
-            sampler = GibbsSampler.resume(checkpoint, model, checkpoint=ck)
-        else:
-            sampler = GibbsSampler(model, seed=seed, schedule=schedule, checkpoint=ck)
-        if ui:
-            with ui.task("Gibbs sweeps", total=iterations) as advance:
-                advance(sampler.sweeps_done)
-
-                def cb(rec):
-                    advance(1, f"T={rec['temperature']:.2f} logp={rec['log_likelihood']:.0f} rules={rec['rules']}")
-                    return callback(rec) if callback else None
-
-                sampler.callback = cb
-                trace = sampler.run(iterations)
-        else:
-            sampler.callback = callback
-            trace = sampler.run(iterations)
-        grammar = FiniteSTSG.from_counts(model.fragments(), corpus.sources, pseudo=1.0)
-        info.update({"iterations": iterations, "final_log_likelihood": round(trace[-1]["log_likelihood"], 2),
-                     "map_rules": model.num_rules,
-                     "trace": [{"sweep": r["sweep"], "temperature": round(r["temperature"], 4),
-                                "log_likelihood": round(r["log_likelihood"], 2), "rules": r.get("rules"),
-                                "seconds": round(r["seconds"], 4)} for r in trace]})
-    elif method in ("em", "vb"):
+        run = RunOptions(move="gibbs", iterations=iterations, seed=seed, anneal_start=ANNEAL[0],
+                         anneal_end=ANNEAL[1], checkpoint=checkpoint,
+                         checkpoint_every=max(1, min(100, iterations // 10)),
+                         resume=bool(resume and checkpoint and Path(checkpoint).exists()))
+        data = STSGData(pairs, parser, parser_id, cache_dir, corpus, parse_counts, start)
+        settings = GibbsSettings(alpha=alpha, beta=beta, average=average, thin=thin)
+        if ui is not None and callback is None:
+            return run_sampler(STSGFormalism(), data, settings, run, TrainContext(ui=ui, seed=seed))
+        return sample(STSGFormalism(), data, settings, run, callback=callback)[0]
+    if method in ("em", "vb"):
         iterations = 30 if iterations is None else iterations
         grammar, em_info = train_em(corpus, method=method, iterations=iterations,
                                     progress=lambda xs: track(xs, f"{method.upper()} iterations"))

@@ -433,15 +433,27 @@ class STSGSampler:
         return out
 
     def fragments(self) -> list[tuple[Fragment, int]]:
-        seen: dict[str, list] = {}
-        for r in np.flatnonzero(self.a != K.UNAL):
-            f = fragment_pair(self.corpus, self.a, int(r))
+        return averaged_fragments(self.corpus, [self.a])
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state for posterior averaging (`treegram.bayes.averaging`): the alignment."""
+        return {"alignment": self.a.copy()}
+
+
+def averaged_fragments(corpus: PairCorpus, alignments: list[np.ndarray]) -> list[tuple[Fragment, float]]:
+    """The elementary tree pairs of the states `alignments` with their mean counts over the states (one state:
+    its counts, as ints), in order of first occurrence."""
+    seen: dict[str, list] = {}
+    for a in alignments:
+        for r in np.flatnonzero(a != K.UNAL):
+            f = fragment_pair(corpus, a, int(r))
             key = str(f)
             if key in seen:
                 seen[key][1] += 1
             else:
                 seen[key] = [f, 1]
-        return [(f, n) for f, n in seen.values()]
+    k = len(alignments)
+    return [(f, n if k == 1 else n / k) for f, n in seen.values()]
 
 
 def maximal_alignment(corpus: PairCorpus) -> np.ndarray:

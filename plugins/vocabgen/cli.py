@@ -191,7 +191,7 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
 
 # -- treegram exercises ------------------------------------------------------------------------------------
 def _configure_exercises(p: argparse.ArgumentParser) -> None:
-    from treegram.plugins.vocabgen.formats import FORMATS
+    from treegram.exercises import export_formats, exercise_kinds, kind_choices
 
     _add_model_vocab(p)
     p.add_argument("--words", default=None, help="comma-separated words to practise")
@@ -201,11 +201,11 @@ def _configure_exercises(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top-errors", type=positive_int, default=3, metavar="N",
                    help="with --from-corrections: how many error types (default 3)")
     p.add_argument("--per-word", type=positive_int, default=3, help="sentences per word (default 3, at most 50)")
-    p.add_argument("--kind", choices=["cloze", "choice", "mc", "reorder", "translate"], default="cloze",
-                   help="cloze (fill in), choice/mc (multiple choice), reorder (tiles), translate")
+    p.add_argument("--kind", choices=kind_choices(), default="cloze",
+                   help=", ".join(k.help or k.name for k in exercise_kinds().values()))
     p.add_argument("--hints", action="store_true", help="cloze: show the lemma after each blank, e.g. (go)")
-    p.add_argument("--format", choices=list(FORMATS), default="md",
-                   help="md, html (printable), pdf, gift / moodle-xml (Moodle), anki (.apkg), json")
+    p.add_argument("--format", choices=list(export_formats()), default="md",
+                   help=", ".join(f.help or f.name for f in export_formats().values()))
     p.add_argument("--out", default="-", help="file to write (default: stdout; pdf/anki need a file or a pipe)")
     p.add_argument("--allow-above", dest="allow_above", action="store_true",
                    help="keep --words above the vocabulary's level (or unknown to it) on purpose: they are an error "
@@ -233,31 +233,31 @@ def check_practice_words(words: list[str], vocab, allow_above: bool, ui) -> None
 
 
 def spare_factor(kind, hints, focus) -> int:
-    """Sentences drawn per wanted item: spares replace a sentence that makes no good item — a choice blank that
-    admits more than one option or is open ("This _____ will be hers."), a cloze blank that admits another word
-    of the word box, a word used as another part of speech than the one practised ("the likes of you")."""
-    kinds = set(kind.values()) if isinstance(kind, dict) else {kind}
-    if "choice" in kinds:
-        return 8
-    if focus:
-        return 2
-    if "cloze" in kinds and not (any(hints.values()) if isinstance(hints, dict) else hints):
-        return 3
-    return 1
+    """Sentences drawn per wanted item: spares replace a sentence that makes no good item (each kind says how many
+    it needs: a choice blank that admits more than one option, a cloze blank that admits another word of the
+    word box, ...), and with `focus` (--from-corrections) a word used as another part of speech than the one
+    practised ("the likes of you")."""
+    from treegram.exercises import get_kind
+
+    kinds = {get_kind(k).name for k in (kind.values() if isinstance(kind, dict) else [kind])}
+    hinted = any(hints.values()) if isinstance(hints, dict) else bool(hints)
+    factor = max(get_kind(k).spare_factor(hinted, bool(focus)) for k in kinds)
+    return max(factor, 2) if focus else factor
 
 
 def _run_exercises(args: argparse.Namespace, ui) -> int:
     from treegram.plugins.vocabgen.exercises import make_sheet, normalise_kind
-    from treegram.plugins.vocabgen.formats import FORMATS, render, write_output
+    from treegram.exercises import get_format
+    from treegram.plugins.vocabgen.formats import render, write_output
     from treegram.plugins.vocabgen.selection import select_sentences
 
-    binary = FORMATS[args.format][1]
+    binary, ext = get_format(args.format).binary, get_format(args.format).extension
     if args.json and args.out == "-" and args.format not in ("md", "json"):
         raise InputError(f"--json prints the sheet as JSON on stdout: --format {args.format} needs --out FILE",
-                         hint=f"add --out sheet{FORMATS[args.format][0]} (the JSON then describes the file)")
+                         hint=f"add --out sheet{ext} (the JSON then describes the file)")
     if binary and args.out == "-" and sys.stdout.isatty() and not args.json:  # fail before any slow work
         raise InputError(f"--format {args.format} is a binary file and stdout is a terminal",
-                         hint=f"give --out FILE{FORMATS[args.format][0]}")
+                         hint=f"give --out FILE{ext}")
     if args.out != "-":
         folder = Path(args.out).parent
         if not folder.is_dir():

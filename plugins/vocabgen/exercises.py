@@ -1,26 +1,23 @@
-"""Exercise items built from the sentences `selection.select_sentences` chose: cloze, multiple choice, reorder and
-translate, each with its answer, shuffled with the seed into a `Sheet` that `formats.py` renders.
+"""Exercise sheets from the sentences `selection.select_sentences` chose: each sentence becomes an item of a
+registered exercise kind (`treegram.exercises`; the built-in ones live in `kinds/`: cloze, choice, reorder,
+translate), shuffled with the seed into a `Sheet` that the export formats (formats.py) render.
 
-* **cloze** masks the form the sentence really contains ("went" for the word *go*; found by exact match, else by
-  lemma through PyPI `lemminflect`); with ``hints`` the blank carries the lemma, "_____ (go)", otherwise the sheet
-  has a word box of the masked forms.
-* **choice** (multiple choice) masks the same token and offers it with three distractors of the same part of
-  speech, inflected like the answer (lemminflect), all in the sheet's vocabulary; prepositions and determiners draw
-  from their closed classes.
-* **reorder** cuts the sentence into constituent tiles from treegram's own parse: the Viterbi tree under the
-  embedded PCFG (syntax.py, `data/default-pcfg.npz`, trained on the graded sentences).  A phrase of at most
-  `MAX_TILE` words is one tile; a longer one is cut into its phrases and its runs of bare words (a head with its
-  one-word dependents: "the old man", "will go"); a lone preposition or determiner joins the phrase it
-  introduces; a sentence with fewer than three tiles has its longest tile cut one parse level deeper.  Clitics ("n't", "'s", "'m") always join the word before them and hyphenated words stay whole,
-  also in the fallback (no parse) that tiles word by word.
-* **translate** shows the sentence; the key holds the corpus's reference translation, or says there is none.
+This module holds what the kinds share: finding the practised word in a sentence and blanking it (cloze, choice;
+found by exact match, else by lemma through PyPI `lemminflect`), distractors of the same part of speech and
+inflection, all in the sheet's vocabulary (choice; prepositions and determiners draw from their closed classes),
+the word-box check (cloze), and the constituent tiles (reorder): the Viterbi tree under the embedded PCFG
+(syntax.py, `data/default-pcfg.npz`, trained on the graded sentences).  A phrase of at most `MAX_TILE` words is
+one tile; a longer one is cut into its phrases and its runs of bare words (a head with its one-word dependents:
+"the old man", "will go"); a lone preposition or determiner joins the phrase it introduces; a sentence with fewer
+than three tiles has its longest tile cut one parse level deeper.  Clitics ("n't", "'s", "'m") always join the
+word before them and hyphenated words stay whole, also in the fallback (no parse) that tiles word by word.
 
-Items are shuffled with the caller's numpy Generator (never grouped by word) and numbered after shuffling.
+Items are shuffled with the caller's numpy Generator (never grouped by word) and numbered after shuffling, one
+section per kind in registry order.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 from functools import lru_cache
@@ -29,25 +26,16 @@ import attrs
 import numpy as np
 
 from treegram.errors import InputError
+from treegram.exercises import Item, ItemRequest, Sheet, get_kind, kind_names
 
 from treegram.plugins.vocabgen.generator import Sentence
 
-KINDS = ("cloze", "choice", "reorder", "translate")
-KIND_ALIASES = {"mc": "choice", "multiple-choice": "choice"}
+__all__ = ["Item", "Sheet", "make_item", "make_items", "make_sheet", "normalise_kind"]
+
 BLANK = "_____"
 MAX_TILE = 3
 N_CHOICES = 4
 COMMON_POOL = 40
-
-INSTRUCTIONS = {
-    "cloze": "Fill in each blank with the missing word.",
-    "choice": "Choose the word that fits the blank.",
-    "reorder": "Put the parts in the right order to make a sentence.",
-    "translate": "Translate each sentence into your language.",
-}
-KIND_TITLES = {"cloze": "Fill in the blanks", "choice": "Multiple choice", "reorder": "Word order",
-               "translate": "Translation"}
-NO_TRANSLATION = "no reference translation (free translation)"
 
 PREPOSITIONS = ("in", "on", "at", "to", "for", "with", "from", "by", "of", "about", "under", "into", "after",
                 "before", "over", "near")
@@ -61,107 +49,8 @@ _UPOS = {"N": "NOUN", "V": "VERB", "M": "AUX", "J": "ADJ", "R": "ADV"}
 
 
 def normalise_kind(kind: str) -> str:
-    k = KIND_ALIASES.get(kind, kind)
-    if k not in KINDS:
-        raise InputError(f"unknown exercise kind {kind!r}", hint="use cloze, choice (mc), reorder or translate")
-    return k
-
-
-@attrs.frozen
-class Item:
-    """One exercise: what the sheet shows (`prompt`, `choices`, `tiles`, `hint`) and the key (`answer`)."""
-
-    kind: str
-    word: str
-    prompt: str
-    answer: str
-    sentence: str
-    choices: tuple[str, ...] = ()
-    tiles: tuple[str, ...] = ()
-    end: str = ""
-    hint: str | None = None
-    source: str = "generated"
-    provenance: str = ""
-    translation: str | None = None
-    focus: str = ""
-    number: int = 0
-    #: other word-box forms a cloze blank admits (accepted in the key and in GIFT / Moodle)
-    alternatives: tuple[str, ...] = ()
-    #: the sentence's tokens (cased as displayed), for checks on the finished sheet
-    tokens: tuple[str, ...] = attrs.field(default=(), repr=False, eq=False)
-
-    @property
-    def uid(self) -> str:
-        """Stable id (kind, word, sentence): Anki note GUIDs and Moodle question names use it."""
-        return hashlib.sha1(f"{self.kind}\x1f{self.word}\x1f{self.sentence}".encode()).hexdigest()[:16]
-
-    def question(self) -> str:
-        """The prompt as one line of plain text (cloze with its hint, reorder tiles joined by slashes)."""
-        if self.kind == "reorder":
-            return " / ".join(self.tiles) + (f"  ({self.end})" if self.end else "")
-        return self.prompt
-
-    def key(self) -> str:
-        """The answer as one line: for cloze/choice the masked word(s), for translate the reference or a note."""
-        if self.kind == "translate":
-            return self.translation if self.translation else NO_TRANSLATION
-        if self.alternatives:
-            return f"{self.answer} (also accepted: {', '.join(self.alternatives)})"
-        return self.answer
-
-    def to_json(self) -> dict:
-        out = {"number": self.number, "id": self.uid, "kind": self.kind, "word": self.word,
-               "prompt": self.question(), "answer": self.key(), "sentence": self.sentence, "source": self.source}
-        if self.choices:
-            out["choices"] = list(self.choices)
-        if self.tiles:
-            out["tiles"] = list(self.tiles)
-        if self.hint:
-            out["hint"] = self.hint
-        if self.provenance:
-            out["provenance"] = self.provenance
-        if self.kind == "translate":
-            out["translation"] = self.translation
-        if self.focus:
-            out["focus"] = self.focus
-        if self.alternatives:
-            out["accepted"] = [self.answer, *self.alternatives]
-        return out
-
-
-@attrs.frozen
-class Sheet:
-    title: str
-    vocabulary: str
-    words: tuple[str, ...]
-    items: tuple[Item, ...]
-    notes: tuple[str, ...] = ()
-    hints: bool = False
-    #: proper names the sentences use that are not in the word list (vocab.PROPER_NAMES: Tom, Japan, ...)
-    names: tuple[str, ...] = ()
-
-    def kinds(self) -> list[str]:
-        """The kinds on the sheet, in the fixed order of KINDS (a mixed sheet has one section per kind)."""
-        present = {i.kind for i in self.items}
-        return [k for k in KINDS if k in present]
-
-    def section(self, kind: str) -> list[Item]:
-        return [i for i in self.items if i.kind == kind]
-
-    def word_box(self) -> list[str]:
-        """The masked forms of the cloze items without hints, sorted (position never gives an answer away)."""
-        return sorted({i.answer for i in self.items if i.kind == "cloze" and not i.hint}, key=str.lower)
-
-    def to_json(self) -> dict:
-        return {"format": "treegram-exercises", "version": 2, "title": self.title, "vocabulary": self.vocabulary,
-                "words": list(self.words), "kinds": self.kinds(),
-                "instructions": {k: INSTRUCTIONS[k] for k in self.kinds()}, "word_box": self.word_box(),
-                "notes": list(self.notes), "names": list(self.names), "items": [i.to_json() for i in self.items]}
-
-    def replace(self, number: int, item: Item) -> Sheet:
-        """The same sheet with item `number` replaced (the new item takes its number and place)."""
-        items = tuple(attrs.evolve(item, number=number) if i.number == number else i for i in self.items)
-        return attrs.evolve(self, items=items)
+    """The registered name of `kind` (aliases resolved: mc -> choice); a clear error for an unknown kind."""
+    return get_kind(kind).name
 
 
 # -- language analysis ----------------------------------------------------------------------------------------
@@ -675,82 +564,47 @@ POS_TAGS = {"V": ("VB", "MD"), "N": ("NN",), "J": ("JJ",), "Y": ("RB", "WRB"), "
             "Q": ("DT", "JJ", "CD", "RB", "PDT")}
 
 
-def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool = False, focus: str = "",
-              pos: str | None = None, used: set[str] | None = None) -> Item | None:
-    """One item of `kind` for sentence `s` practising `word` (None when the word is not found in it, or, with
-    `pos` (a key of POS_TAGS), when the parse does not use it as that part of speech: "the likes of you" does
-    not practise the verb)."""
-    kind = normalise_kind(kind)
-    common = {"word": word, "sentence": s.text, "source": s.source, "provenance": s.provenance,
-              "translation": s.translation, "focus": focus}
-    if kind == "translate":
-        return Item(kind, prompt=s.text, answer=s.translation or NO_TRANSLATION, **common)
-    if kind == "reorder":
-        for max_tile in (MAX_TILE, 2, 1):  # short sentences are cut finer so that there is something to order
-            tiles, end, _ = tiles_for(cased_tokens(s), max_tile)
-            if len(tiles) >= 3:
-                break
-        if len(tiles) < 2:
-            return None
-        order = np.asarray(rng.permutation(len(tiles)))
-        if np.all(order == np.arange(len(tiles))):
-            order = np.roll(order, 1)
-        shown = tuple(tiles[i] for i in order)
-        return Item(kind, prompt=" / ".join(shown), answer=s.text, tiles=shown, end=end, **common)
+@attrs.frozen
+class Blank:
+    """The practised word found in a sentence and blanked: what cloze and choice items share."""
+
+    tokens: tuple[str, ...]
+    index: int
+    form: str
+    answer: str
+    parsed: tuple | None
+    tag: str | None
+    prompt: str
+    hint: str | None
+
+
+def blank(s: Sentence, word: str, request: ItemRequest, *, parse: bool = False) -> Blank | None:
+    """The sentence with `word`'s form blanked (None when the word is not found in it, or, with ``request.pos``
+    (a key of POS_TAGS), when the parse does not use it as that part of speech: "the likes of you" does not
+    practise the verb).  The sentence is parsed when `parse`, hints or a part of speech need it."""
     tokens = cased_tokens(s)
     idx = target_index(tokens, word)
     if idx is None:
         return None
     form = tokens[idx]
     answer = "I" if form == "i" else form
-    parsed = analyse(tokens) if (kind == "choice" or hints or pos) else None
+    parsed = analyse(tokens) if (parse or request.hints or request.pos) else None
     tag = parsed[0][idx] if parsed is not None and len(parsed[0]) == len(tokens) else None
-    if pos and tag and not tag.startswith(POS_TAGS.get(pos, ("",))):
+    if request.pos and tag and not tag.startswith(POS_TAGS.get(request.pos, ("",))):
         return None
     prompt = _blanked(tokens, idx, s.text)
     # the hint is the lemma of the form in this sentence (saw/VBD -> see); an inflected match names its word
-    hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if hints else None
+    hint = lemma_of(form, word if form.lower() != word.lower() else None, tag) if request.hints else None
     if hint:
         prompt = prompt.replace(BLANK, f"{BLANK} ({hint})")
-    if kind == "cloze":
-        if answer[:1].isupper() and answer != "I" and idx == 0:
-            from treegram.plugins.vocabgen.vocab import common_words
+    return Blank(tokens, idx, form, answer, parsed, tag, prompt, hint)
 
-            if form.lower() in common_words():
-                answer = form.lower()  # the word box lists "happy", not "Happy"
-        return Item(kind, prompt=prompt, answer=answer, hint=hint, tokens=tokens, **common)
-    if vocab is None:
-        raise InputError("multiple choice needs the vocabulary", hint="pass vocab= to make_item")
-    if sum(t.lower() == form.lower() for t in tokens) > 1 or tag in ("JJR", "JJS", "RBR", "RBS", "RB", "WRB"):
-        return None  # "darker and darker", "bigger than", "too dark to play outside / tonight": any word fits
-    from treegram.plugins.vocabgen.vocab import common_words
 
-    if tag in ("NNP", "NNPS") and form.lower() in common_words():  # a capital at the start is no name
-        tag = "NNS" if tag == "NNPS" or (form.lower() != lemma_of(form.lower()) and form.lower().endswith("s")) \
-            else "NN"
-    if answer[:1].isupper() and answer != "I" and form.lower() in common_words():
-        answer = form.lower()  # options in lower case: a capital would give the first word away
-    if tag == "MD":
-        return None  # "Would / could / will you ...": modals admit each other
-    from treegram.plugins.vocabgen.quality import profile_classes, tag_class
-
-    listed = profile_classes(word)
-    if listed and tag_class(tag, idx, parsed) not in listed:
-        return None  # "a red rose" tagged as the verb rise: options of the wrong part of speech
-    if tag and tag.startswith("JJ"):
-        # "The weather will be _____ (fair / interesting)", "a _____ sailor (poor / dear)": most adjectives fit
-        # most slots, and what an adjective describes is too sparse in the corpus to tell them apart
-        return None
-    wrong = distractors(form, tag, vocab, rng, exclude=s.tokens, tokens=tokens, index=idx, parsed=parsed,
-                        used=used, closed=bool(focus))
-    if len(wrong) < 2:
-        return None
-    if used is not None:
-        used.update(w.lower() for w in wrong)  # no word twice as a distractor on one sheet
-    options = [answer] + wrong
-    order = rng.permutation(len(options))
-    return Item(kind, prompt=prompt, answer=answer, choices=tuple(options[int(i)] for i in order), hint=hint,
-                **common)
+def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool = False, focus: str = "",
+              pos: str | None = None, used: set[str] | None = None) -> Item | None:
+    """One item of `kind` (a registered exercise kind, `treegram.exercises`) for sentence `s` practising `word`,
+    or None when the sentence makes no good item of that kind."""
+    return get_kind(kind).make(s, word, rng, ItemRequest(vocab, hints, focus, pos, used))
 
 
 def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rng, vocab=None, *,
@@ -778,15 +632,16 @@ def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rn
         f = (focus or {}).get(word, "")
         p = (pos or {}).get(word)
         settings[word] = (k, h, f, p)
+        name = normalise_kind(k)
         made = 0
         skipped = 0
         for n, s in enumerate(sentences):
             if per_word is not None and made >= per_word:
-                spares[word] = [x for x in sentences[n:] if (normalise_kind(k), x.text) not in used]
+                spares[word] = [x for x in sentences[n:] if (name, x.text) not in used]
                 break
-            if (normalise_kind(k), s.text) in used:  # chosen for another word too: one item per sentence and kind
+            if (name, s.text) in used:  # chosen for another word too: one item per sentence and kind
                 continue
-            used.add((normalise_kind(k), s.text))
+            used.add((name, s.text))
             item = make_item(s, word, k, rng, vocab, hints=h, focus=f, pos=p, used=used_options)
             if item is None:
                 skipped += 1
@@ -797,19 +652,26 @@ def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rn
         if p is not None and made < want:
             problems.append(f"{word}: {made} of {want} sentence(s) use it as the part of speech practised")
         elif made < want and skipped:
-            why = (" (the others admit more than one answer among the options the vocabulary gives)"
-                   if normalise_kind(k) == "choice" else "")
-            problems.append(f"{word}: {made} {normalise_kind(k)} item(s) of {want}{why}")
-    items = _resolve_cloze_box(items, spares, settings, rng, vocab, used)
+            why = get_kind(name).shortfall
+            problems.append(f"{word}: {made} {name} item(s) of {want}" + (f" ({why})" if why else ""))
+
+    def remake(item: Item):
+        """Items for the same word from its spare sentences (each spare is used up as it is tried)."""
+        k, h, f, p = settings[item.word]
+        for s in list(spares.get(item.word, ())):
+            spares[item.word].remove(s)
+            cand = make_item(s, item.word, k, rng, vocab, hints=h, focus=f, pos=p)
+            if cand is not None:
+                yield cand
+
+    names = kind_names()
+    for name in [n for n in names if any(i.kind == n for i in items)]:
+        items = get_kind(name).finish(items, remake)  # sheet-level checks (cloze: the word box)
     order = [int(i) for i in rng.permutation(len(items))] if items else []
     # a sheet with several kinds prints one section per kind: number through the sections in print order,
     # each section keeping the shuffled order
-    order.sort(key=lambda i: KINDS.index(items[i].kind))
+    order.sort(key=lambda i: names.index(items[i].kind))
     return [attrs.evolve(items[i], number=n) for n, i in enumerate(order, start=1)], problems
-
-
-def _box(items: list[Item]) -> list[str]:
-    return sorted({i.answer for i in items if i.kind == "cloze" and not i.hint}, key=str.lower)
 
 
 def box_alternatives(item: Item, box: Iterable[str]) -> list[str]:
@@ -878,41 +740,13 @@ def _same_form_class(form: str, tag: str) -> bool:
     return False
 
 
-def _resolve_cloze_box(items: list[Item], spares: dict[str, list[Sentence]], settings: dict, rng, vocab,
-                       used: set) -> list[Item]:
-    """Swap cloze items whose blank admits another word-box form for spares that do not; mark what is left."""
-    if not any(i.kind == "cloze" and not i.hint for i in items):
-        return items
-    items = list(items)
-    for n, it in enumerate(items):
-        if it.kind != "cloze" or it.hint:
-            continue
-        alts = box_alternatives(it, _box(items))
-        if not alts:
-            continue
-        k, h, f, p = settings.get(it.word, ("cloze", False, "", None))
-        for s in list(spares.get(it.word, ())):
-            spares[it.word].remove(s)
-            cand = make_item(s, it.word, k, rng, vocab, hints=h, focus=f, pos=p)
-            if cand is None:
-                continue
-            trial = items[:n] + [cand] + items[n + 1:]
-            if not box_alternatives(cand, _box(trial)):
-                used.add(("cloze", s.text))
-                items[n] = cand
-                break
-    box = _box(items)
-    return [attrs.evolve(i, alternatives=tuple(box_alternatives(i, box))) if i.kind == "cloze" and not i.hint
-            else i for i in items]
-
-
 def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=False, focus=None, pos=None,
                per_word: int | None = None, title: str | None = None, notes: Iterable[str] = ()) -> Sheet:
     items, problems = make_items(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos, per_word=per_word)
     if not items:
         raise InputError("no exercise could be built from the chosen sentences", hint="; ".join(problems)[:300])
-    kinds = sorted({i.kind for i in items}, key=KINDS.index)
-    title = title or (f"{KIND_TITLES[kinds[0]]} - vocabulary {vocab.name}" if len(kinds) == 1
+    kinds = [k for k in kind_names() if any(i.kind == k for i in items)]
+    title = title or (f"{get_kind(kinds[0]).title} - vocabulary {vocab.name}" if len(kinds) == 1
                       else f"Exercises - vocabulary {vocab.name}")
     from treegram.plugins.vocabgen.selection import names_used
 

@@ -1,5 +1,8 @@
-"""Every format a teacher imports: a `Sheet` (exercises.py) as Markdown, printable HTML, PDF, Moodle GIFT, Moodle
-XML, an Anki deck (.apkg) or JSON.
+"""Every format a teacher imports: a `Sheet` (treegram.exercises) as Markdown, printable HTML, PDF, Moodle GIFT,
+Moodle XML, an Anki deck (.apkg) or JSON -- the export formats the vocabgen plugin registers
+(``register_export_formats``; `builtin_formats`).  Each item is rendered through its exercise kind
+(`treegram.exercises.ExerciseKind`: ``question``, ``key_line``, ``html``, ``anki``, ``gift``, ``moodle_xml``), so
+a plugin's kind appears in every format here.
 
 * ``html``: one self-contained page with print CSS (A4 margins; the answer key starts on a new printed page).
 * ``pdf``: PyPI `fpdf2`.  Latin text uses the PDF core font Helvetica (no font file needed); characters outside
@@ -10,7 +13,8 @@ XML, an Anki deck (.apkg) or JSON.
   or Markdown sheet, never by question marks.
 * ``gift``: Moodle GIFT: cloze = missing word short answer, choice = missing word multiple choice, reorder =
   short answer (the whole sentence), translate = essay with the reference translation as feedback.  GIFT's
-  special characters ``~ = # { } :`` and backslash are escaped.
+  special characters ``~ = # { } :`` and backslash are escaped, and text Moodle renders as HTML (question text,
+  options, feedback) has ``& < >`` as entities (`GiftEscape`).
 * ``moodle-xml``: the same questions as Moodle XML (cloze items use the embedded-answers "cloze" type).
 * ``anki``: PyPI `genanki`; one note per item, the note GUID derived from the item (kind, word, sentence), so
   re-importing an updated deck updates its notes instead of duplicating them; fixed deck and model ids.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import tempfile
 import unicodedata
 import zlib
@@ -29,29 +34,16 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from treegram.errors import InputError
+from treegram.exercises import ExportFormat, Item, Sheet, get_format, get_kind
 
-from treegram.plugins.vocabgen.exercises import BLANK, INSTRUCTIONS, KIND_TITLES, Item, Sheet
+from treegram.plugins.vocabgen.exercises import BLANK
 
-#: format -> (file extension, binary?)
-FORMATS: dict[str, tuple[str, bool]] = {
-    "md": (".md", False), "html": (".html", False), "pdf": (".pdf", True), "gift": (".gift.txt", False),
-    "moodle-xml": (".xml", False), "anki": (".apkg", True), "json": (".json", False),
-}
-MEDIA_TYPES = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8",
-               "pdf": "application/pdf", "gift": "text/plain; charset=utf-8",
-               "moodle-xml": "application/xml; charset=utf-8", "anki": "application/octet-stream",
-               "json": "application/json; charset=utf-8"}
 LETTERS = "abcdefgh"
 
 
 def render(sheet: Sheet, fmt: str) -> bytes:
-    """The sheet in format `fmt`, as bytes (text formats are UTF-8)."""
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}", hint="use one of " + ", ".join(FORMATS))
-    fn = {"md": to_markdown, "html": to_html, "pdf": to_pdf, "gift": to_gift, "moodle-xml": to_moodle_xml,
-          "anki": to_anki, "json": to_json}[fmt]
-    out = fn(sheet)
-    return out.encode("utf-8") if isinstance(out, str) else out
+    """The sheet in the registered export format `fmt`, as bytes (text formats are UTF-8)."""
+    return get_format(fmt).to_bytes(sheet)
 
 
 #: the line a pupil writes on (every format that prints: md, html, pdf)
@@ -69,39 +61,44 @@ def _source(i: Item) -> str:
     return "generated sentence" + (f" ({i.provenance})" if i.provenance else "")
 
 
-def _key_line(i: Item) -> str:
-    if i.kind == "translate":
-        if i.translation:
-            return f"{i.sentence} - reference translation: {i.translation}"
-        return f"{i.sentence} - no reference translation (free translation)"
-    if i.kind == "reorder":
-        return i.sentence
-    return f"{i.key()}  ({i.sentence})"
-
-
 # -- text formats -------------------------------------------------------------------------------------------------
 def to_json(sheet: Sheet) -> str:
     return json.dumps(sheet.to_json(), ensure_ascii=False, indent=2) + "\n"
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~])")
+_LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+
+
+def md_escape(text: str) -> str:
+    """Text for a Markdown sheet: the characters that start Markdown markup or raw HTML (backslash, backquote,
+    ``* _ [ ] < > & ~``) backslash-escaped (CommonMark renders an escaped ASCII punctuation character as itself),
+    so ``<script>`` or ``*word*`` in a sentence prints as written and runs nothing; a line break becomes a space
+    (it could start a block); the blank "_____" stays as it is."""
+    text = _LINE_BREAKS.sub(" ", str(text))
+    return BLANK.join(_MD_SPECIAL.sub(r"\\\1", part) for part in text.split(BLANK))
+
+
 def to_markdown(sheet: Sheet) -> str:
-    lines = [f"# {sheet.title}", "", NAME_DATE, "", f"Words: {', '.join(sheet.words)}", ""]
+    m = md_escape
+    lines = [f"# {m(sheet.title)}", "", NAME_DATE, "", f"Words: {m(', '.join(sheet.words))}", ""]
     if sheet.names:
-        lines += [names_line(sheet), ""]
+        lines += [m(names_line(sheet)), ""]
     for kind in sheet.kinds():
+        spec = get_kind(kind)
         if len(sheet.kinds()) > 1:
-            lines += [f"## {KIND_TITLES[kind]}", ""]
-        lines += [INSTRUCTIONS[kind], ""]
-        if kind == "cloze" and sheet.word_box():
-            lines += [f"Word box: {' · '.join(sheet.word_box())}", ""]
+            lines += [f"## {m(spec.title)}", ""]
+        lines += [m(spec.instructions), ""]
+        if sheet.section_box(kind):
+            lines += [f"Word box: {m(' · '.join(sheet.section_box(kind)))}", ""]
         for i in sheet.section(kind):
-            lines.append(f"{i.number}. {i.question()}")
+            lines.append(f"{i.number}. {m(i.question())}")
             if i.choices:
-                lines.append("   " + "   ".join(f"({LETTERS[k]}) {c}" for k, c in enumerate(i.choices)))
+                lines.append("   " + "   ".join(f"({LETTERS[k]}) {m(c)}" for k, c in enumerate(i.choices)))
         lines.append("")
     lines += ["## Answer key", ""]
     for i in sorted(sheet.items, key=lambda x: x.number):
-        lines.append(f"{i.number}. {_key_line(i)} [{_source(i)}]")
+        lines.append(f"{i.number}. {m(i.key_line())} [{m(_source(i))}]")
     return "\n".join(lines) + "\n"
 
 
@@ -132,18 +129,15 @@ def html_body(sheet: Sheet, *, key: bool = True) -> str:
     if sheet.names:
         out.append(f'<p class="meta">{e(names_line(sheet))}</p>')
     for kind in sheet.kinds():
+        spec = get_kind(kind)
         if len(sheet.kinds()) > 1:
-            out.append(f"<h2>{e(KIND_TITLES[kind])}</h2>")
-        out.append(f'<p class="instructions">{e(INSTRUCTIONS[kind])}</p>')
-        if kind == "cloze" and sheet.word_box():
-            out.append(f'<p class="wordbox"><b>Word box:</b> {e(" · ".join(sheet.word_box()))}</p>')
+            out.append(f"<h2>{e(spec.title)}</h2>")
+        out.append(f'<p class="instructions">{e(spec.instructions)}</p>')
+        if sheet.section_box(kind):
+            out.append(f'<p class="wordbox"><b>Word box:</b> {e(" · ".join(sheet.section_box(kind)))}</p>')
         out.append('<ol class="items">')
         for i in sheet.section(kind):
-            if i.kind == "reorder":
-                body = "".join(f'<span class="tile">{e(t)}</span>' for t in i.tiles) + (f" {e(i.end)}" if i.end
-                                                                                          else "")
-            else:
-                body = e(i.question())
+            body = spec.html(i, e)
             if i.choices:
                 body += '<span class="choices">' + "".join(
                     f"<span>({LETTERS[k]}) {e(c)}</span>" for k, c in enumerate(i.choices)) + "</span>"
@@ -152,7 +146,7 @@ def html_body(sheet: Sheet, *, key: bool = True) -> str:
     if key:
         out.append('<section class="key"><h2>Answer key</h2><ol class="answers">')
         for i in sorted(sheet.items, key=lambda x: x.number):
-            out.append(f'<li value="{i.number}">{e(_key_line(i))} <span class="source">[{e(_source(i))}]</span></li>')
+            out.append(f'<li value="{i.number}">{e(i.key_line())} <span class="source">[{e(_source(i))}]</span></li>')
         out.append("</ol></section>")
     return "\n".join(out)
 
@@ -164,11 +158,26 @@ def to_html(sheet: Sheet) -> str:
 
 # -- GIFT -----------------------------------------------------------------------------------------------------------
 def gift_escape(text: str) -> str:
-    """Escape GIFT's special characters (~ = # { } : and backslash); newlines become spaces."""
+    """Escape GIFT's special characters (~ = # { } : and backslash); newlines become spaces.  For plain text:
+    question names and short-answer answers (Moodle compares those with what the pupil types)."""
     out = []
     for ch in " ".join(str(text).split()):
         out.append("\\" + ch if ch in "~=#{}:\\" else ch)
     return "".join(out)
+
+
+class GiftEscape:
+    """GIFT escaping for a kind's `gift` method.  Called on text Moodle renders as HTML -- question text,
+    multiple-choice options, feedback (GIFT's default text format is Moodle's auto-format, which passes HTML
+    through) -- it writes ``& < >`` as HTML entities and then escapes GIFT's specials, so ``<script>`` in a
+    sentence shows as text; ``answer(text)`` escapes only GIFT's specials, for short-answer answers."""
+
+    def __call__(self, text: str) -> str:
+        return gift_escape(html.escape(str(text), quote=False))
+
+    @staticmethod
+    def answer(text: str) -> str:
+        return gift_escape(text)
 
 
 def _split_blank(prompt: str) -> tuple[str, str]:
@@ -184,42 +193,43 @@ def _gift_join(before: str, ans: str, after: str) -> str:
     return (left + ans + right).rstrip()
 
 
+def gift_blank(item: Item, answers: str, escape) -> str:
+    """A missing-word question: the item's prompt with its first blank replaced by the GIFT answer set `answers`
+    (GIFT has one answer slot: a repeated blank stays "_____")."""
+    before, after = _split_blank(item.prompt)
+    return _gift_join(escape(before.rstrip()), answers, escape(after.lstrip()))
+
+
 def to_gift(sheet: Sheet) -> str:
-    g = gift_escape
+    g, text = gift_escape, GiftEscape()
     category = "".join(ch if ch.isalnum() or ch in " ()-_," else " " for ch in sheet.title).strip()
     out = [f"// {' '.join(sheet.title.split())} (treegram)", f"$CATEGORY: $course$/treegram/{' '.join(category.split())}",
            ""]
     for i in sorted(sheet.items, key=lambda x: x.number):
         name = f"::{g(f'{i.number:02d} {i.kind} {i.word} {i.uid}')}::"
-        if i.kind in ("cloze", "choice"):  # GIFT has one answer slot: a repeated blank stays "_____"
-            before, after = _split_blank(i.prompt)
-            if i.kind == "cloze":  # the word-box forms the blank also admits are right answers too
-                ans = "{" + " ".join("=" + g(a) for a in (i.answer, *i.alternatives)) + "}"
-            else:
-                ans = "{" + " ".join(("=" if c == i.answer else "~") + g(c) for c in i.choices) + "}"
-            out.append(name + _gift_join(g(before.rstrip()), ans, g(after.lstrip())))
-        elif i.kind == "reorder":
-            out.append(f"{name}{g(INSTRUCTIONS['reorder'])} {g(i.question())} {{={g(i.sentence)}}}")
-        else:
-            ref = i.translation or "no reference translation"
-            out.append(f"{name}{g(INSTRUCTIONS['translate'])} {g(i.sentence)} {{####{g(ref)}}}")
+        out.append(name + i.spec.gift(i, text))
         out.append("")
     return "\n".join(out)
 
 
 # -- Moodle XML -------------------------------------------------------------------------------------------------
-def _cloze_escape(text: str) -> str:
+def cloze_escape(text: str) -> str:
     """Escape characters that end or split an embedded answer in Moodle's cloze syntax."""
     return "".join("\\" + ch if ch in "}#~/\"\\" else ch for ch in text)
 
 
-def to_moodle_xml(sheet: Sheet) -> str:
-    quiz = ET.Element("quiz")
-    cat = ET.SubElement(quiz, "question", type="category")
-    ET.SubElement(ET.SubElement(cat, "category"), "text").text = f"$course$/treegram/{sheet.title}"
+class MoodleQuiz:
+    """A Moodle XML quiz being built: a kind's ``moodle_xml(item, quiz)`` calls ``add`` and ``answer``."""
 
-    def add(qtype: str, item: Item, text: str) -> ET.Element:
-        q = ET.SubElement(quiz, "question", type=qtype)
+    def __init__(self, title: str):
+        self.root = ET.Element("quiz")
+        cat = ET.SubElement(self.root, "question", type="category")
+        ET.SubElement(ET.SubElement(cat, "category"), "text").text = f"$course$/treegram/{title}"
+
+    def add(self, qtype: str, item: Item, text: str) -> ET.Element:
+        """A question of Moodle type `qtype` with the HTML question `text`, named after the item, with its key
+        line as general feedback."""
+        q = ET.SubElement(self.root, "question", type=qtype)
         ET.SubElement(ET.SubElement(q, "name"), "text").text = f"{item.number:02d} {item.kind} {item.word} {item.uid}"
         qt = ET.SubElement(q, "questiontext", format="html")
         ET.SubElement(qt, "text").text = text
@@ -227,40 +237,21 @@ def to_moodle_xml(sheet: Sheet) -> str:
         ET.SubElement(q, "penalty").text = "0.3333333"
         ET.SubElement(q, "hidden").text = "0"
         fb = ET.SubElement(q, "generalfeedback", format="html")
-        ET.SubElement(fb, "text").text = html.escape(_key_line(item))
+        ET.SubElement(fb, "text").text = html.escape(item.key_line())
         return q
 
-    def answer(q: ET.Element, text: str, fraction: int) -> None:
+    def answer(self, q: ET.Element, text: str, fraction: int) -> None:
         a = ET.SubElement(q, "answer", fraction=str(fraction), format="plain_text")
         ET.SubElement(a, "text").text = text
         ET.SubElement(ET.SubElement(a, "feedback", format="html"), "text").text = ""
 
-    e = html.escape
+
+def to_moodle_xml(sheet: Sheet) -> str:
+    quiz = MoodleQuiz(sheet.title)
     for i in sorted(sheet.items, key=lambda x: x.number):
-        if i.kind == "cloze":  # one embedded answer per blank (a form that occurs twice is blanked twice)
-            slot = "{1:SHORTANSWER:" + "~".join(f"={_cloze_escape(a)}" for a in (i.answer, *i.alternatives)) + "}"
-            add("cloze", i, "<p>" + slot.join(e(part) for part in i.prompt.split(BLANK)) + "</p>")
-        elif i.kind == "choice":
-            q = add("multichoice", i, f"<p>{e(INSTRUCTIONS['choice'])}</p><p>{e(i.prompt)}</p>")
-            ET.SubElement(q, "single").text = "true"
-            ET.SubElement(q, "shuffleanswers").text = "1"
-            ET.SubElement(q, "answernumbering").text = "abc"
-            for c in i.choices:
-                answer(q, c, 100 if c == i.answer else 0)
-        elif i.kind == "reorder":
-            tiles = " / ".join(e(t) for t in i.tiles) + (f" ({e(i.end)})" if i.end else "")
-            q = add("shortanswer", i, f"<p>{e(INSTRUCTIONS['reorder'])}</p><p>{tiles}</p>")
-            ET.SubElement(q, "usecase").text = "0"
-            answer(q, i.sentence, 100)
-        else:
-            q = add("essay", i, f"<p>{e(INSTRUCTIONS['translate'])}</p><p>{e(i.sentence)}</p>")
-            ET.SubElement(q, "responseformat").text = "plain"
-            ET.SubElement(q, "responsefieldlines").text = "3"
-            gi = ET.SubElement(q, "graderinfo", format="html")
-            ET.SubElement(gi, "text").text = e("Reference translation: " + i.translation) if i.translation \
-                else "No reference translation."
-    ET.indent(quiz)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(quiz, encoding="unicode") + "\n"
+        i.spec.moodle_xml(i, quiz)
+    ET.indent(quiz.root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(quiz.root, encoding="unicode") + "\n"
 
 
 # -- Anki ---------------------------------------------------------------------------------------------------------
@@ -271,10 +262,8 @@ _ANKI_CSS = ".card{font-family:arial;font-size:22px;text-align:center;color:blac
 
 def _anki_front(i: Item) -> str:
     e = html.escape
-    head = f"<div class=kind>{e(INSTRUCTIONS[i.kind])}</div><br>"
-    if i.kind == "reorder":
-        return head + "".join(f"<span class=tile>{e(t)}</span>" for t in i.tiles) + (f" {e(i.end)}" if i.end else "")
-    body = e(i.question())
+    head = f"<div class=kind>{e(i.spec.instructions)}</div><br>"
+    body = i.spec.anki(i, e)
     if i.choices:
         body += "<br><br>" + "<br>".join(f"({LETTERS[k]}) {e(c)}" for k, c in enumerate(i.choices))
     return head + body
@@ -293,7 +282,7 @@ def to_anki(sheet: Sheet) -> bytes:
         css=_ANKI_CSS, sort_field_index=3)
     deck = genanki.Deck(zlib.crc32(("treegram:" + sheet.title).encode()) & 0x7FFFFFFF, sheet.title)
     for i in sorted(sheet.items, key=lambda x: x.number):
-        deck.add_note(genanki.Note(model=model, fields=[_anki_front(i), html.escape(_key_line(i)),
+        deck.add_note(genanki.Note(model=model, fields=[_anki_front(i), html.escape(i.key_line()),
                                                         html.escape(_source(i)), i.uid],
                                    guid=genanki.guid_for("treegram", i.uid), tags=["treegram", i.kind]))
     with tempfile.TemporaryDirectory(prefix="treegram-anki-") as tmp:
@@ -353,7 +342,7 @@ def to_pdf(sheet: Sheet) -> bytes:
     pdf.set_auto_page_break(True, margin=18)
     pdf.set_title(latin1(sheet.title) or "treegram exercises")
     pdf.set_creator("treegram")
-    texts = [sheet.title, *sheet.words] + [t for i in sheet.items for t in (i.question(), _key_line(i), *i.choices)]
+    texts = [sheet.title, *sheet.words] + [t for i in sheet.items for t in (i.question(), i.key_line(), *i.choices)]
     # the CJK font only when some text needs it (loading and subsetting it takes seconds)
     font = cjk_font_path() if any(latin1(t) is None for t in texts) else None
     if font is not None:
@@ -398,12 +387,13 @@ def to_pdf(sheet: Sheet) -> bytes:
     if sheet.names:
         para(names_line(sheet), 10, "", 3)
     for kind in sheet.kinds():
+        spec = get_kind(kind)
         head = []
         if len(sheet.kinds()) > 1:
-            head.append((KIND_TITLES[kind], 13, bold, 1, {}))
-        head.append((INSTRUCTIONS[kind], 11, bold, 2, {}))
-        if kind == "cloze" and sheet.word_box():
-            head.append(("Word box: " + "  -  ".join(sheet.word_box()), 11, "", 3, {}))
+            head.append((spec.title, 13, bold, 1, {}))
+        head.append((spec.instructions, 11, bold, 2, {}))
+        if sheet.section_box(kind):
+            head.append(("Word box: " + "  -  ".join(sheet.section_box(kind)), 11, "", 3, {}))
         for n, i in enumerate(sheet.section(kind)):
             parts = [(f"{i.number}.  {i.question()}", 12, "", 0.5 if i.choices else 3, {})]
             if i.choices:
@@ -413,7 +403,7 @@ def to_pdf(sheet: Sheet) -> bytes:
     pdf.add_page()
     para("Answer key", 15, bold, 3)
     for i in sorted(sheet.items, key=lambda x: x.number):
-        block([(f"{i.number}.  {_key_line(i)}", 11, "", 0.2, {}), (_source(i), 8, "", 2, {"indent": 6})])
+        block([(f"{i.number}.  {i.key_line()}", 11, "", 0.2, {}), (_source(i), 8, "", 2, {"indent": 6})])
     return bytes(pdf.output())
 
 
@@ -426,12 +416,13 @@ def write_output(data: bytes, out: str, fmt: str, stdout=None) -> str | None:
     """
     import sys
 
-    binary = FORMATS[fmt][1]
+    spec = get_format(fmt)
+    binary, ext = spec.binary, spec.extension
     if out == "-":
         stream = stdout or sys.stdout
         if binary and hasattr(stream, "isatty") and stream.isatty():
             raise InputError(f"--format {fmt} is a binary file and stdout is a terminal",
-                             hint=f"give --out FILE{FORMATS[fmt][0]}, or redirect: > sheet{FORMATS[fmt][0]}")
+                             hint=f"give --out FILE{ext}, or redirect: > sheet{ext}")
         stream.flush()
         buf = getattr(stream, "buffer", None)
         if buf is not None:
@@ -442,7 +433,7 @@ def write_output(data: bytes, out: str, fmt: str, stdout=None) -> str | None:
         return None
     path = Path(out)
     if path.is_dir():
-        raise InputError(f"--out {out} is a folder", hint=f"name a file, e.g. {path / ('sheet' + FORMATS[fmt][0])}")
+        raise InputError(f"--out {out} is a folder", hint=f"name a file, e.g. {path / ('sheet' + ext)}")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise InputError(f"--out {out}: the folder {parent} does not exist",
@@ -453,3 +444,19 @@ def write_output(data: bytes, out: str, fmt: str, stdout=None) -> str | None:
 
     atomic_write_bytes(path, data)
     return str(path)
+
+
+def builtin_formats() -> list[ExportFormat]:
+    """The formats the vocabgen plugin registers (``register_export_formats``)."""
+    return [
+        ExportFormat("md", ".md", to_markdown, media_type="text/markdown; charset=utf-8", help="md", order=10),
+        ExportFormat("html", ".html", to_html, media_type="text/html; charset=utf-8", help="html (printable)",
+                     order=20),
+        ExportFormat("pdf", ".pdf", to_pdf, binary=True, media_type="application/pdf", help="pdf", order=30),
+        ExportFormat("gift", ".gift.txt", to_gift, help="gift (Moodle)", order=40),
+        ExportFormat("moodle-xml", ".xml", to_moodle_xml, media_type="application/xml; charset=utf-8",
+                     help="moodle-xml (Moodle)", order=50),
+        ExportFormat("anki", ".apkg", to_anki, binary=True, media_type="application/octet-stream",
+                     help="anki (.apkg)", order=60),
+        ExportFormat("json", ".json", to_json, media_type="application/json; charset=utf-8", help="json", order=70),
+    ]

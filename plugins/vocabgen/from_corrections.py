@@ -8,23 +8,24 @@ another plugin): the file is the interface.
 CLC codes are read by their letters: the first letter(s) name the operation (R replace, M missing,
 U unnecessary, F wrong form, D derivation, I inflection, C countability, AG agreement), the last letter the part
 of speech (T preposition, V verb, N noun, D determiner, J adjective, Y adverb, A pronoun, C conjunction,
-Q quantifier); W is word order, S spelling, TV verb tense.  Each type is practised by the kind of item that
-trains it:
+Q quantifier); W is word order, S spelling, TV verb tense.  Each type needs a kind of practice, and the first
+registered exercise kind (in section order) whose ``trains`` lists that need practises it (with the built-in
+kinds, the exercise shown):
 
-=====================================  ======================================================================
-error type                             exercise
-=====================================  ======================================================================
-prepositions (RT, MT, UT)              multiple choice among prepositions
-determiners (RD, MD, UD, FD, AGD, CD)  multiple choice among determiners
-verb forms (TV, FV, IV, AGV, DV)       cloze with the lemma as hint ("_____ (go)")
-noun forms (CN, FN, IN, AGN, DN)       cloze with the lemma as hint
-adjective/adverb forms (FJ, DJ, ...)   cloze with the lemma as hint
-word choice (RV, RN, RJ, RY)           multiple choice among words of the same part of speech
-missing/unnecessary content words      cloze
-pronouns, conjunctions, quantifiers    cloze
-word order (W, WO)                     reorder
-spelling (S, SA, SX)                   cloze without hint (word box)
-=====================================  ======================================================================
+=====================================  ==============  ====================================================
+error type                             need            exercise (built-in kinds)
+=====================================  ==============  ====================================================
+prepositions (RT, MT, UT)              closed-class    multiple choice among prepositions
+determiners (RD, MD, UD, FD, AGD, CD)  closed-class    multiple choice among determiners
+verb forms (TV, FV, IV, AGV, DV)       form            cloze with the lemma as hint ("_____ (go)")
+noun forms (CN, FN, IN, AGN, DN)       form            cloze with the lemma as hint
+adjective/adverb forms (FJ, DJ, ...)   form            cloze with the lemma as hint
+word choice (RV, RN, RJ, RY)           word-choice     multiple choice among words of the same part of speech
+missing/unnecessary content words      word            cloze
+pronouns, conjunctions, quantifiers    word            cloze
+word order (W, WO)                     word-order      reorder
+spelling (S, SA, SX)                   spelling        cloze without hint (word box)
+=====================================  ==============  ====================================================
 
 Target words are the corrections' ``right`` words (all of a type's corrections in ``corrections`` when the report
 lists them, else its summary ``examples``) (the ``wrong`` word for U* codes, where nothing is right),
@@ -42,6 +43,7 @@ from pathlib import Path
 import attrs
 
 from treegram.errors import InputError
+from treegram.exercises import exercise_kinds, get_kind
 
 REPORT_FORMAT = "treegram-corrections-report"
 REPORT_VERSIONS = (1,)
@@ -68,35 +70,46 @@ class Practice:
         c = self.code
         if c == "TV":
             return "V"
-        if c[-1:] in POS_NAMES and len(c) >= 2 and self.kind != "reorder":
+        if c[-1:] in POS_NAMES and len(c) >= 2 and self.kind is not None and get_kind(self.kind).targets_word:
             return c[-1]
         return None
 
 
-def plan_for(code: str) -> tuple[str | None, bool]:
-    """(kind, hints) for a CLC code, read by its letters (see the module table)."""
+def need_for(code: str) -> str | None:
+    """The kind of practice a CLC code needs, read by its letters (see the module table); None: no single-word
+    exercise trains it."""
     c = code.strip().upper()
     if c in ("W", "WO"):
-        return "reorder", False
+        return "word-order"
     if c in ("S", "SA", "SX"):
-        return "cloze", False
+        return "spelling"
     if c == "TV":
-        return "cloze", True
+        return "form"
     if c in ("ID", "CE", "CL", "AS"):  # idiom, compound, collocation, argument structure: no single-word item
-        return None, False
+        return None
     op = next((o for o in _OPS if c.startswith(o) and len(c) == len(o) + 1), None)
     pos = c[-1] if op else None
     if op is None or pos not in POS_NAMES:
-        return None, False
+        return None
     if pos in ("T", "D"):
-        return "choice", False
+        return "closed-class"
     if pos == "Q" and op in ("R", "F", "C", "AG"):
-        return "choice", False
+        return "closed-class"
     if op in ("F", "I", "D", "AG", "C"):
-        return "cloze", True
+        return "form"
     if op == "R" and pos in ("V", "N", "J", "Y"):
-        return "choice", False
-    return "cloze", False
+        return "word-choice"
+    return "word"
+
+
+def plan_for(code: str) -> tuple[str | None, bool]:
+    """(kind, hints) for a CLC code: the first registered exercise kind that trains the code's need."""
+    need = need_for(code)
+    if need is not None:
+        for kind in exercise_kinds().values():
+            if need in kind.trains:
+                return kind.name, kind.trains[need]
+    return None, False
 
 
 def read_report(path: str | Path) -> dict:

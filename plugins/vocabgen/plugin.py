@@ -33,3 +33,19 @@ def register_smoothers(register):
 
     for name, factory in SMOOTHERS.items():
         register(name, factory)
+
+
+@hookimpl
+def register_exercise_kinds(register):
+    from treegram.plugins.vocabgen.kinds import builtin_kinds
+
+    for kind in builtin_kinds():
+        register(kind)
+
+
+@hookimpl
+def register_export_formats(register):
+    from treegram.plugins.vocabgen.formats import builtin_formats
+
+    for fmt in builtin_formats():
+        register(fmt)

@@ -45,8 +45,9 @@ import numpy as np
 
 from treegram.errors import InputError, TreegramError
 
-from treegram.plugins.vocabgen.exercises import KIND_TITLES, KINDS, Sheet, lemma_of, make_item, make_sheet
-from treegram.plugins.vocabgen.formats import FORMATS, LETTERS, MEDIA_TYPES, html_body, render
+from treegram.exercises import exercise_kinds, export_formats, get_format
+from treegram.plugins.vocabgen.exercises import Sheet, lemma_of, make_item, make_sheet
+from treegram.plugins.vocabgen.formats import LETTERS, html_body, render
 
 LEVELS = ("A1", "A2", "B1", "B2", "C1", "C2")
 MAX_SHEETS = 50
@@ -153,7 +154,7 @@ class Workbench:
 
         spec = (form.get("vocab") or "").strip()
         kind = (form.get("kind") or "cloze").strip()
-        if kind not in KINDS:
+        if kind not in exercise_kinds():
             raise InputError(f"unknown exercise kind {kind!r}", hint="choose one from the list")
         per_word = _int(form.get("count"), "sentences per word", 1, MAX_PER_WORD)
         seed = _int(form.get("seed") or "0", "seed", 0, 2**31 - 1)
@@ -285,8 +286,8 @@ def _page(bench: Workbench, settings: dict | None = None, sid: str | None = None
          "text": "", **(settings or {})}
     opts = "".join(f'<option value="{e(v)}"{" selected" if v == s["vocab"] else ""}>{e(_vocab_label(v))}</option>'
                    for v in bench.vocab_specs)
-    kinds = "".join(f'<option value="{k}"{" selected" if k == s["kind"] else ""}>{e(KIND_TITLES[k])}</option>'
-                    for k in KINDS)
+    kinds = "".join(f'<option value="{k}"{" selected" if k == s["kind"] else ""}>{e(spec.title)}</option>'
+                    for k, spec in exercise_kinds().items())
     form = f"""<form class="settings" method="post" action="/sheet" id="settings">{csrf}
 <label for="vocab">Level / vocabulary</label><select name="vocab" id="vocab">{opts}</select>
 <label for="words">Words to practise (comma separated)</label>
@@ -308,7 +309,7 @@ def _page(bench: Workbench, settings: dict | None = None, sid: str | None = None
         entry = bench.sheets[sid]
         sheet: Sheet = entry["sheet"]
         right.append('<p class="downloads" id="downloads">Download: ' + "".join(
-            f'<a href="/sheet/{sid}/download/{f}" id="dl-{f}">{f}</a>' for f in FORMATS) + "</p>")
+            f'<a href="/sheet/{sid}/download/{f}" id="dl-{f}">{f}</a>' for f in export_formats()) + "</p>")
         if sheet.notes:
             right.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in sheet.notes) + "</ul>")
         right.append(_preview(sheet, sid, csrf))
@@ -479,10 +480,10 @@ def create_app(bench: Workbench, hosts: frozenset[str] = frozenset()):
             data = render(entry["sheet"], fmt)
         except TreegramError as exc:
             return page(error=str(exc)), 404
-        name = f"treegram-{entry['settings']['kind']}-{entry['number']}{FORMATS[fmt][0]}"
-        return Response(data, mimetype=MEDIA_TYPES[fmt].split(";")[0],
+        name = f"treegram-{entry['settings']['kind']}-{entry['number']}{get_format(fmt).extension}"
+        return Response(data, mimetype=get_format(fmt).media_type.split(";")[0],
                         headers={"Content-Disposition": f'attachment; filename="{name}"',
-                                 "Content-Type": MEDIA_TYPES[fmt]})
+                                 "Content-Type": get_format(fmt).media_type})
 
     return app
 
