@@ -47,7 +47,7 @@ def svm_available() -> bool:
     import attrs
 
     from treegram.formalism import OPTION_KEY
-    from treegram.plugins.stsg.plugin import STSGOptions
+    from treegram.plugins.stsg.formalism import STSGOptions
 
     return "svm" in attrs.fields_dict(STSGOptions)["method"].metadata[OPTION_KEY].choices
 
@@ -94,7 +94,7 @@ def matched_outputs(model, ex, target: float, steps: int = 14) -> dict:
 
 def train_system(name: str, seed: int, ex, corpus, args):
     """Train one system; returns (model, rules, train seconds)."""
-    from treegram.plugins.stsg.compressor import train_stsg
+    from treegram.plugins.stsg.train import train_stsg
     from treegram.plugins.stsg.mcdonald import train_mcdonald
 
     t0 = time.perf_counter()

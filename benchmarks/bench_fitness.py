@@ -220,10 +220,9 @@ def main() -> None:
     if args.write_model:
         path = data_dir() / "classroom-fitness.json"
         path.write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
-        from treegram.plugins.vocabgen import fitness
+        from treegram.plugins.vocabgen.default import DEFAULTS
 
-        fitness.default_fitness.cache_clear()
-        fitness.default_corpus_scores.cache_clear()
+        DEFAULTS.clear()
         write_corpus_scores(data_dir() / "default-fitness.npz", corpus, FitnessModel(spec), scores=scores)
 
     pct = lambda v: f"{100 * v:.1f}%"  # noqa: E731

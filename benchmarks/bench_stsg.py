@@ -23,7 +23,8 @@ import numpy as np  # noqa: E402
 from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
 
 from treegram.formalism import load_model  # noqa: E402
-from treegram.plugins.stsg.compressor import STSGModel, train_stsg  # noqa: E402
+from treegram.plugins.stsg.compressor import STSGModel
+from treegram.plugins.stsg.train import train_stsg  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
 from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 

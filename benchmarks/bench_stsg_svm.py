@@ -34,7 +34,7 @@ import bench_compression as bc  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
 from treegram.compression.treeprep import wrap_root  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
-from treegram.plugins.stsg.compressor import train_stsg  # noqa: E402
+from treegram.plugins.stsg.train import train_stsg  # noqa: E402
 from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 from treegram.plugins.stsg.largemargin import gold_derivation, loss_table, prepare_training  # noqa: E402
 

@@ -28,7 +28,7 @@ from _results import ROOT, machine_line, markdown_table, require_shared, write_s
 
 from treegram.compression.evaluate import DependencyScorer, score_system  # noqa: E402
 from treegram.compression.treeprep import derive_target  # noqa: E402
-from treegram.plugins.stsg.compressor import train_stsg  # noqa: E402
+from treegram.plugins.stsg.train import train_stsg  # noqa: E402
 from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
 from treegram.plugins.stsg.largemargin import prepare_training  # noqa: E402
 from treegram.plugins.stsg.model import PairCorpus  # noqa: E402

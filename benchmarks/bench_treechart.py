@@ -31,7 +31,7 @@ from _results import machine_line, markdown_table, require_shared, write_section
 from treegram.plugins.stsg.experiment import foundation_parser as get_parser  # noqa: E402
 
 from treegram.compression.align import load_broadcast_news  # noqa: E402
-from treegram.plugins.stsg.compressor import train_stsg  # noqa: E402
+from treegram.plugins.stsg.train import train_stsg  # noqa: E402
 from treegram.plugins.stsg.grammar import SentenceChart  # noqa: E402
 from treegram.plugins.stsg.model import PairCorpus, STSGSampler  # noqa: E402
 from treegram.compression.treeprep import derive_target, model_fingerprint, parse_sentences, wrap_root  # noqa: E402

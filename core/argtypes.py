@@ -15,13 +15,25 @@ import argparse
 
 #: numpy's SeedSequence takes any non-negative integer; negative seeds are folded in so any integer works.
 _SEED_LIMIT = 2**128
+#: the largest count any option takes (iterations, limits, sizes): beyond it numpy and C loops overflow, and no
+#: run could finish anyway.
+MAX_COUNT = 2**31 - 1
 
 
-def _int(text: str) -> int:
+def _int(text: str, *, limit: int | None = MAX_COUNT) -> int:
     try:
-        return int(str(text).strip())
+        value = int(str(text).strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if limit is not None and abs(value) > limit:
+        raise argparse.ArgumentTypeError(f"{text[:40]}{'...' if len(text) > 40 else ''} is too large "
+                                         f"(at most {limit:,})")
+    return value
+
+
+def integer(text: str) -> int:
+    """Any whole number up to MAX_COUNT in absolute value (the default for an int option without a range)."""
+    return _int(text)
 
 
 def _float(text: str) -> float:
@@ -87,7 +99,7 @@ def open_probability(text: str) -> float:
 
 def seed(text: str) -> int:
     """Any integer; `seed_sequence` maps negatives to distinct non-negative seeds numpy accepts."""
-    value = _int(text)
+    value = _int(text, limit=None)
     if abs(value) >= _SEED_LIMIT:
         raise argparse.ArgumentTypeError(f"seed must be smaller than 2**128 in absolute value")
     return value
@@ -102,13 +114,15 @@ def horizontal(text: str) -> int:
 
 
 def encoding(text: str) -> str:
-    """A text encoding Python knows (utf-8, latin-1, cp1252, utf-16, ...)."""
-    import codecs
+    """A text encoding Python knows (utf-8, latin-1, cp1252, utf-16, ...); codecs that are not text encodings
+    (rot13, base64, zlib, hex: str->str or bytes->bytes transforms) are refused."""
+    from treegram.errors import InputError
+    from treegram.io import check_encoding
 
     try:
-        return codecs.lookup(str(text).strip()).name
-    except LookupError:
-        raise argparse.ArgumentTypeError(f"unknown encoding {text!r} (e.g. utf-8, latin-1, cp1252)") from None
+        return check_encoding(str(text).strip())
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} ({exc.hint})") from None
 
 
 def line_range(text: str) -> tuple[int, int]:
@@ -133,5 +147,5 @@ def seed_entropy(value: int) -> int:
     return value if value >= 0 else _SEED_LIMIT + (-value)
 
 
-__all__ = ["encoding", "finite_float", "horizontal", "line_range", "nonnegative_float", "nonnegative_int", "open_probability", "positive_float", "positive_int",
+__all__ = ["MAX_COUNT", "encoding", "finite_float", "integer", "horizontal", "line_range", "nonnegative_float", "nonnegative_int", "open_probability", "positive_float", "positive_int",
            "probability", "seed", "seed_entropy"]

@@ -11,9 +11,12 @@ with the one-process path: same escaping, same length cut-off, same flat fallbac
 
 Checkpoints (the resumable scheme): finished batches are written at once, atomically, as
 ``OUT.batches/NNNNNN.json`` (trees, status counts, the SHA-256 of the batch's input lines) beside ``--out``, with a
-``manifest.json`` naming the model (path, size, mtime), decoder, samples, max length, batch size and the number of
-lines kept from an earlier ``--out``.  A run killed with SIGKILL leaves only whole batch files; ``--resume`` re-runs
-only the missing batches (a finished batch whose input lines changed is refused, not silently reused).  When every
+``manifest.json`` naming the model (path, size, mtime and the SHA-256 of its content), decoder, samples, max
+length, batch size and the number of lines kept from an earlier ``--out``.  Each batch file carries the SHA-256
+of its own content (`treegram.schema.seal`) and is checked against `batch_schema` before it is reused.  A run
+killed with SIGKILL leaves only whole batch files; ``--resume`` re-runs only the missing batches (a finished batch
+whose input lines changed is refused; one edited or damaged since it was written is parsed again; neither is
+silently reused).  When every
 batch is in, ``--out`` is assembled in input order (so the file is the same for any number of workers and any
 completion order, byte for byte the one-process output) and written atomically, and ``OUT.batches`` is removed.
 
@@ -77,7 +80,10 @@ def model_identity(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ModelFileError(f"{path}: model file not readable ({exc.strerror})", hint="give a model file from "
                                                                                        "`treegram train`") from None
-    return {"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    from treegram.runstate import file_digest
+
+    # the digest makes the manifest name the model by content: a finished batch is reused only for the same model
+    return {"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": file_digest(p)}
 
 
 def _parser(model: dict[str, Any], decoder: str | None, samples: int | None) -> Callable:
@@ -122,7 +128,14 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
 
 # -- driver side ---------------------------------------------------------------------------------------------------
 def work_dir(out: Path) -> Path:
-    return out.with_name(out.name + ".batches")
+    """``OUT.batches/`` beside a regular output file (a stream or device has no place for one)."""
+    from treegram.io import derived_path
+
+    wdir = derived_path(out, ".batches")
+    if wdir is None:
+        raise InputError(f"--workers/--scheduler need --out FILE, a regular file (not {out})",
+                         hint="finished batches are kept beside the output file, so a killed run can resume")
+    return wdir
 
 
 def _complete_prefix(out: Path) -> bytes:
@@ -132,8 +145,23 @@ def _complete_prefix(out: Path) -> bytes:
     return data[:end]
 
 
-def _finished(wdir: Path, manifest: dict[str, Any], resume: bool) -> dict[int, dict]:
-    """Finished batches of an interrupted run with the same manifest ({} for a fresh start)."""
+def batch_schema(output_key: str):
+    """A finished batch file (``OUT.batches/NNNNNN.json``), checked with its checksum before it is reused."""
+    from treegram.schema import Dict, Float, Int, List, Str
+
+    return Dict({"index": Int(min=0), "digest": Str(nonempty=True), "first_line": Int(min=1),
+                 output_key: List(Str()), "counts": Dict(values=Int(min=0)), "seconds": Float(min=0),
+                 "cpu_seconds": Float(min=0), "worker": Str()},
+                optional={"parse_seconds": Float(min=0), "load_cpu_seconds": Float(min=0),
+                          "decode_seconds": Float(min=0), "records": List(Dict())})
+
+
+def _finished(wdir: Path, manifest: dict[str, Any], resume: bool, output_key: str = "trees",
+              redone: list[str] | None = None) -> dict[int, dict]:
+    """Finished batches of an interrupted run with the same manifest ({} for a fresh start).  A batch file that
+    is not what the run wrote -- edited, damaged, not matching the batch schema -- is left out (and named in
+    `redone`), so its lines are parsed again rather than reused."""
+    from treegram.schema import unseal
     finished = sorted(wdir.glob("[0-9]*.json"))
     if not finished:
         return {}
@@ -149,11 +177,19 @@ def _finished(wdir: Path, manifest: dict[str, Any], resume: bool) -> dict[int, d
                          hint=f"resume with the same options (and the same --out: its complete lines are kept), or "
                               f"remove {wdir} to start afresh")
     done = {}
+    spec = batch_schema(output_key)
     for f in finished:
         try:
             res = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # cannot happen with atomic writes; parse the batch again
+        except (OSError, ValueError, RecursionError):
+            res = None  # cannot happen with atomic writes unless edited: parse the batch again
+        problem = unseal(res, spec, f.name) if res is not None else "not valid JSON"
+        if problem is None and f.name != f"{res['index']:06d}.json":
+            problem = f"it holds batch {res['index']}"
+        if problem is not None:
+            if redone is not None:
+                redone.append(f"{f.name} ({problem})")
+            continue
         done[int(res["index"])] = res
     return done
 
@@ -186,6 +222,7 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
     Returns the run's statistics with ``results``: the batch results in input order."""
     from treegram.distributed import bounded_as_completed, cluster_client, worker_count
     from treegram.io import atomic_write_bytes, iter_lines, save_json
+    from treegram.schema import seal
 
     t0 = time.perf_counter()
     out = Path(out)
@@ -199,8 +236,9 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
         prefix = _complete_prefix(out)  # lines an earlier run already wrote to --out are kept
     skip = prefix.count(b"\n")
     manifest = {"version": VERSION, **manifest, "batch_size": batch_size, "kept_lines": skip}
-    done = _finished(wdir, manifest, resume) if wdir.is_dir() else {}
-    resumed = len(done)
+    redone: list[str] = []
+    done = _finished(wdir, manifest, resume, output_key, redone) if wdir.is_dir() else {}
+    resumed = 0
 
     lines = iter_lines(source, encoding=encoding, what="input")
     first = next(lines, None)  # an empty input is an error before anything is written
@@ -228,17 +266,22 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
         limit = 2 * max(nworkers, 1) + 2  # bounded: a few batches queued per worker, the rest still unread
 
         def submissions():
-            nonlocal total, seen
+            nonlocal total, seen, resumed
             for index, start, batch in _batches(body, batch_size, skip + 1):
                 total += 1
                 seen += len(batch)
                 digest = batch_digest(batch)
                 old = done.get(index)
+                if old is not None and len(old[output_key]) != len(batch):
+                    redone.append(f"{index:06d}.json ({len(old[output_key])} results for {len(batch)} lines)")
+                    del done[index]
+                    old = None
                 if old is not None:
                     if old.get("digest") != digest:
                         raise InputError(f"input lines {start}-{start + len(batch) - 1} differ from those of the "
                                          f"interrupted run in {wdir}",
                                          hint=f"resume with the same input, or remove {wdir} to start afresh")
+                    resumed += 1
                     if progress:
                         progress(old)
                     yield None
@@ -250,7 +293,7 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
             res = fut.result()
             if "error" in res:
                 raise InputError(res["error"], hint=res.get("hint"))
-            save_json(wdir / f"{res['index']:06d}.json", res)  # atomic: a killed run never leaves half a batch
+            save_json(wdir / f"{res['index']:06d}.json", seal(res))  # atomic: never half a batch; checksummed
             done[res["index"]] = res
             if progress:
                 progress(res)
@@ -260,7 +303,7 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
     parts = [prefix]
     parse_seconds = worker_seconds = worker_cpu = load_cpu = 0.0
     hosts: set[str] = set()
-    results = [done[i] for i in range(total)]
+    results = [{k: v for k, v in done[i].items() if k != "sha256"} for i in range(total)]
     for res in results:
         counts.update(res["counts"])
         parse_seconds += res.get("parse_seconds", 0.0)
@@ -273,7 +316,8 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
     if not keep_batches:
         shutil.rmtree(wdir, ignore_errors=True)
     return {"results": results, "counts": counts, "lines": seen, "kept_lines": skip, "batches": total,
-            "batches_resumed": resumed, "workers": nworkers, "worker_processes_used": len(hosts),
+            "batches_resumed": resumed,
+            "batches_redone": redone, "workers": nworkers, "worker_processes_used": len(hosts),
             "parse_seconds": parse_seconds, "worker_seconds": worker_seconds, "worker_cpu_seconds": worker_cpu,
             "model_load_cpu_seconds": load_cpu, "seconds": time.perf_counter() - t0}
 
@@ -327,7 +371,8 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
         "input": source, "out": str(out), "model": str(model), "decoder": decoder_used,
         "lines": run["lines"], "kept_lines": run["kept_lines"], "new_lines": run["lines"] - run["kept_lines"],
         "counts": {s: int(counts[s]) for s in STATUSES},
-        "batches": run["batches"], "batches_resumed": run["batches_resumed"], "batch_size": batch_size,
+        "batches": run["batches"], "batches_resumed": run["batches_resumed"],
+        "batches_redone": run["batches_redone"], "batch_size": batch_size,
         "workers": run["workers"], "worker_processes_used": run["worker_processes_used"],
         "parse_seconds": round(run["parse_seconds"], 3), "worker_seconds": round(run["worker_seconds"], 3),
         "worker_cpu_seconds": round(run["worker_cpu_seconds"], 3),

@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from treegram.errors import InputError
+from treegram.errors import InputError, TreegramError
 
 
 @attrs.frozen
@@ -258,23 +258,25 @@ class ExportFormat:
 
 
 # -- registries -----------------------------------------------------------------------------------------------
-_cache: dict[str, tuple[int, dict]] = {}
+_cache: dict[str, tuple[tuple[int, int], dict, dict]] = {}
 
 
-def _registry(hook: str, check) -> dict:
-    """The contributions to `hook`, sorted by (order, name) and checked, cached per plugin manager."""
+def _registry(hook: str, check, plugins: bool = False) -> dict:
+    """The contributions to `hook`, sorted by (order, name) and checked, cached per plugin manager and its plugin
+    count (a plugin registered at run time is seen); with `plugins`, name -> contributing plugin instead."""
     from treegram import plugin_manager
 
     pm = plugin_manager.get_plugin_manager()
+    key = (id(pm), len(pm.get_plugins()))
     hit = _cache.get(hook)
-    if hit is not None and hit[0] == id(pm):
-        return hit[1]
-    found = getattr(plugin_manager, hook[len("register_"):])()
-    for c in found.values():
-        check(c)
-    out = {name: c.obj for name, c in sorted(found.items(), key=lambda kv: (kv[1].obj.order, kv[0]))}
-    _cache[hook] = (id(pm), out)
-    return out
+    if hit is None or hit[0] != key:
+        found = getattr(plugin_manager, hook[len("register_"):])()
+        for c in found.values():
+            check(c)
+        ordered = sorted(found.items(), key=lambda kv: (kv[1].obj.order, kv[0]))
+        hit = (key, {name: c.obj for name, c in ordered}, {name: c.plugin for name, c in ordered})
+        _cache[hook] = hit
+    return hit[2] if plugins else hit[1]
 
 
 def _check_kind(c) -> None:
@@ -319,6 +321,29 @@ def get_kind(kind: str) -> ExerciseKind:
             return k
     known = ", ".join(k.name + (f" ({', '.join(k.aliases)})" if k.aliases else "") for k in kinds.values())
     raise InputError(f"unknown exercise kind {kind!r}", hint=f"use {known}")
+
+
+def third_party(kinds: Iterable[str] = (), formats: Iterable[str] = ()) -> list[str]:
+    """The plugins outside the treegram distribution that contributed these kinds / formats (for naming the
+    plugin whose code failed, instead of a traceback)."""
+    from treegram.plugin_manager import plugin_distribution
+
+    who = [_registry("register_exercise_kinds", _check_kind, plugins=True).get(k) for k in kinds]
+    who += [_registry("register_export_formats", _check_format, plugins=True).get(f) for f in formats]
+    return sorted({p for p in who if p and not p.startswith("treegram")
+                   and plugin_distribution(p).get("package") != "treegram"})
+
+
+def plugin_failure(exc: BaseException, plugins: list[str], what: str) -> TreegramError:
+    """One clear error for an exception raised inside a plugin's exercise kind or export format."""
+    from treegram.plugin_manager import plugin_distribution
+
+    names = ", ".join(repr(p) for p in plugins)
+    dist = plugin_distribution(plugins[0])
+    where = dist.get("url") or (f"the author of {dist['package']}" if dist.get("package") else "its author")
+    return TreegramError(f"plugin {names} failed while {what}: {type(exc).__name__}: {exc}",
+                         hint=f"this is a bug in the plugin, not in your input; report it to {where} "
+                              "(`treegram plugins` lists where it comes from)")
 
 
 def get_format(fmt: str) -> ExportFormat:

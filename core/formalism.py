@@ -50,6 +50,11 @@ The pieces, each a method or attribute of :class:`Formalism` below:
     runs the chart decoder on the CFG and maps the best derivation back (**back-transform**) to a derived tree.
 ``generation_view(model)``
     optional Context/Outcome/Imply view (`treegram.generation.protocol.GenerationSystem`) of a trained model.
+``model_schema(meta)``
+    the schema of the formalism's model files (`treegram.schema.Bundle`): the core checks it before
+    ``load_model`` sees a file and before :func:`save_model` writes one (finite values, counts >= 0, known labels,
+    real booleans, array shapes), so loaders need no checks of their own and no trainer writes a file that a
+    later command would refuse.
 ``load_model(meta, arrays)``
     rebuild a model from what :func:`save_model` wrote (``meta`` is the plugin's own namespace only).
 ``train(corpus, settings, ctx)``
@@ -204,11 +209,22 @@ def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, mo
     g.add_argument("--resume", action="store_true", help="continue the run saved in the checkpoint")
 
 
+def default_checkpoint(checkpoint: Path | None, out: Path | None, resume: bool = False) -> Path | None:
+    """``--checkpoint`` or ``OUT.ckpt``; None (no checkpoint) when OUT is a stream or device such as /dev/null."""
+    from treegram.io import derived_path
+
+    path = checkpoint or derived_path(out, ".ckpt")
+    if path is None and resume:
+        raise InputError(f"--resume needs a checkpoint, and none is kept beside --out {out}",
+                         hint="name it with --checkpoint FILE")
+    return path
+
+
 def run_options_from_args(sampling: Sampling, args: argparse.Namespace) -> RunOptions:
     return RunOptions(move=getattr(args, "sampler", sampling.default_move), iterations=args.iterations,
                       seed=args.seed, anneal_start=args.anneal_start, anneal_end=args.anneal_end,
                       site_order=getattr(args, "site_order", "random"),
-                      checkpoint=args.checkpoint or Path(str(args.out) + ".ckpt"),
+                      checkpoint=default_checkpoint(args.checkpoint, args.out, args.resume),
                       checkpoint_every=args.checkpoint_every, resume=args.resume)
 
 
@@ -418,8 +434,17 @@ class Formalism:
         return view() if callable(view) else None
 
     # -- model files -------------------------------------------------------------------------------------------
+    def model_schema(self, meta: dict[str, Any]) -> Any:
+        """The schema of this formalism's model files (a `treegram.schema.Bundle` over the plugin's own metadata
+        and the arrays), or None.  The core checks it before `load_model` sees a file (a mismatch is one clear
+        "corrupt model file" error naming the field) and before `save_model` writes one (a model that would not
+        load again is never written).  `meta` is the plugin's metadata as read (already a dict), for
+        formalisms whose variants have different schemas (e.g. ``meta["kind"]``)."""
+        return None
+
     def load_model(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> Model:
-        """Rebuild a model from what `save_model` wrote (`meta`: the plugin's own metadata)."""
+        """Rebuild a model from what `save_model` wrote (`meta`: the plugin's own metadata), after the core
+        checked it against `model_schema`."""
         raise NotImplementedError
 
 
@@ -485,9 +510,49 @@ def model_bundle(model: Model, meta: dict[str, Any]) -> dict[str, Any]:
             "written_by": _writer(model.formalism), PLUGIN_META: meta}
 
 
+def check_model_schema(formalism: Any, name: str, meta: dict[str, Any], arrays: dict[str, np.ndarray],
+                       source: str | Path) -> None:
+    """`formalism.model_schema` applied to a model file's (plugin metadata, arrays): a `ModelFileError`
+    naming `source` and the first bad field."""
+    from treegram.schema import check_file
+
+    schema = formalism.model_schema(meta)
+    if schema is not None:
+        check_file(source, {"meta": meta, "arrays": arrays}, schema, "model", what=f"{name} model")
+
+
 def save_model(path: str | Path, model: Model, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-    """Save any formalism's model: the shared header, the formalism's own metadata (namespaced) and arrays."""
+    """Save any formalism's model: the shared header, the formalism's own metadata (namespaced) and arrays,
+    checked first against the formalism's `model_schema` -- the same check loading makes -- so a file that
+    would be refused later is never written (the error is raised before the atomic rename)."""
+    from treegram.plugin_manager import formalisms
+
+    found = formalisms().get(model.formalism)
+    if found is not None:
+        import json
+
+        # the schema sees what the file will hold: JSON types (tuples as lists, no numpy scalars)
+        as_read = json.loads(json.dumps(meta, default=_json_default))
+        arrays_as_read = {k: np.asarray(v) for k, v in arrays.items()}
+        schema = found.obj.model_schema(as_read)
+        if schema is not None:
+            from treegram.schema import SchemaError, validate
+
+            try:
+                validate({"meta": as_read, "arrays": arrays_as_read}, schema, "model")
+            except SchemaError as exc:
+                raise TreegramError(f"refusing to write {path}: the {model.formalism} model fails its own schema "
+                                    f"({exc})", hint="a bug in the trainer or in the options it accepted; "
+                                                     "please report it") from None
     save_bundle(path, model_bundle(model, meta), arrays)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def plugin_meta(meta: dict[str, Any]) -> dict[str, Any]:
@@ -525,6 +590,10 @@ def model_from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray], sourc
                              hint="install the plugin that trained it (`treegram plugins` lists installed ones)")
     contribution = found[name]
     own = plugin_meta(meta)
+    if not isinstance(own, dict):
+        raise ModelFileError(f"{source}: corrupt {name} model (its metadata is not an object)",
+                             hint="re-create it with `treegram train`")
+    check_model_schema(contribution.obj, name, own, arrays, source)
     try:
         return contribution.obj.load_model(own, arrays)
     except TreegramError:

@@ -67,7 +67,12 @@ def register_commands(register):
 
     Call ``register(command)`` with a :class:`treegram.cli.commands.Command`: a name, a one-line help text, a
     function that adds its arguments to an ``argparse`` parser, and ``run(args, ui) -> int`` (exit code).
-    ``ui`` is the shared rich console wrapper (progress bars, tables, ``--json`` output, errors).
+    ``ui`` is the shared rich console wrapper (progress bars, tables, ``--json`` output, errors).  It prints every
+    string literally (never as Rich markup, so paths and words from the user's data are safe); style with
+    ``treegram.cli.ui.styled`` / ``rich.text.Text`` or ``ui.note(text, label="note")``.  Paths a command derives
+    from its outputs (a checkpoint or work folder beside ``--out``) are declared with
+    ``parser.set_defaults(_derived=fn)``, ``fn(args) -> (files, folders)`` by label, so the core checks them like
+    named outputs before the command runs (`treegram.io.derived_path` gives none beside a stream or device).
     """
 
 

@@ -13,10 +13,17 @@ atomic write removes the temporary file before the process dies; temporaries lef
 write to the same path (their PID is no longer running).
 
 Same-file protection.  `check_distinct` refuses, before any work starts, an output path that is the same file
-(same inode) as an input or as another output; `treegram.cli.app.main` applies it to every command's arguments.
+(same inode, so hard links and symlinks count; or the same path, for files not written yet) as an input or as
+another output; `treegram.cli.app.main` applies it to every command's arguments *and* to the paths a command
+derives from them (``OUT.ckpt``, ``OUT.batches/``, ``OUT.chunks/``, cache directories): a derived directory may
+not be an existing file, hold an input, or hold an output.  `derived_path` gives no derived path beside a stream
+or device (``--out /dev/null`` never creates ``/dev/null.ckpt``).  A failed write (disk full, ...) is an error
+naming the path.
 
 Persistence.  JSON metadata plus NPZ arrays in one zip bundle (`save_bundle` / `load_bundle`), never pickle;
-members are size-checked *before* decompression, so a zip bomb is refused without inflating it.
+members are size-checked *before* decompression, so a zip bomb is refused without inflating it, and each array's
+header (shape x item size) is checked against its member's size *before* the array is allocated, so a header
+claiming terabytes is a clean error.
 """
 
 from __future__ import annotations
@@ -54,18 +61,23 @@ MAX_MEMBER_BYTES = 4 * 2**30
 MAX_META_BYTES = 512 * 2**20  # the JSON metadata member
 
 __all__ = ["DEFAULT_ENCODING", "atomic_write_bytes", "atomic_write_text", "check_distinct", "check_encoding",
-           "clean_stale_temporaries", "is_special_output", "iter_lines", "load_bundle", "load_json",
+           "clean_stale_temporaries", "derived_path", "is_special_output", "write_failed", "writes_stdout", "iter_lines", "load_bundle", "load_json",
            "open_output", "read_lines", "read_text", "save_bundle", "save_json", "split_lines", "write_output"]
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
 def check_encoding(encoding: str | None) -> str:
-    """The codec name for `encoding` (default UTF-8), or an InputError for an unknown one."""
+    """The codec name for `encoding` (default UTF-8), or an InputError for an unknown one or for a codec that is
+    not a text encoding (rot13, base64, zlib: transforms, not ways of storing text)."""
     encoding = encoding or DEFAULT_ENCODING
     try:
-        return codecs.lookup(encoding).name
-    except LookupError:
+        info = codecs.lookup(encoding)
+    except (LookupError, ValueError, TypeError):
         raise InputError(f"unknown encoding {encoding!r}", hint="e.g. --encoding utf-8, latin-1, cp1252") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise InputError(f"{encoding!r} is not a text encoding (it is a {info.name} transform)",
+                         hint="e.g. --encoding utf-8, latin-1, cp1252")
+    return info.name
 
 
 def _display(path: str | os.PathLike) -> str:
@@ -180,7 +192,39 @@ def count_lines(path: str | os.PathLike) -> int | None:
 
 # -- same-file protection ------------------------------------------------------------------------------------------
 #: argparse destinations that name files a command writes; every other path-valued argument is an input.
-OUTPUT_DESTS = ("out", "output", "checkpoint")
+OUTPUT_DESTS = ("out", "output", "checkpoint", "html")
+#: argparse destinations that name directories a command writes files into (caches)
+OUTPUT_DIR_DESTS = ("parse_cache", "cache")
+
+
+def derived_path(out: str | os.PathLike | None, suffix: str) -> Path | None:
+    """``OUT + suffix`` (a checkpoint, a batch folder) beside a regular output file; None when `out` is not
+    given or is a stream or device (``-``, ``/dev/null``, ``/dev/stdout``, a FIFO), where nothing may be created.
+
+    >>> derived_path("m.model", ".ckpt"), derived_path("/dev/null", ".ckpt"), derived_path("-", ".ckpt")
+    (PosixPath('m.model.ckpt'), None, None)
+    """
+    if out is None or os.fspath(out) in ("", "-") or is_special_output(out):
+        return None
+    return Path(os.fspath(out) + suffix)
+
+
+def writes_stdout(path: str | os.PathLike | None) -> bool:
+    """True when writing `path` writes this process's stdout (``-``, ``/dev/stdout``, ``/dev/fd/1``, or a device
+    or FIFO that stdout is also connected to)."""
+    if path is None or isinstance(path, bool):
+        return False
+    s = os.fspath(path)
+    if s == "-":
+        return True
+    if not is_special_output(s):
+        return False
+    try:
+        a, b = os.stat(s), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return s in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino) and not stat.S_ISCHR(a.st_mode) or s in (
+        "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 
 def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
@@ -193,10 +237,27 @@ def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def _other_path(name: str) -> str:
+    if name.startswith("--"):
+        return f"give {name} another path"
+    return f"{name} is derived from --out: give --out another path" + (
+        " or name the checkpoint with --checkpoint FILE" if "checkpoint" in name else "")
+
+
+def _inside(path: str, folder: str) -> bool:
+    """True if `path` is `folder` or lies under it (symlinks resolved)."""
+    p, f = os.path.realpath(path), os.path.realpath(folder)
+    return p == f or p.startswith(f.rstrip(os.sep) + os.sep)
+
+
 def check_distinct(outputs: dict[str, Any], inputs: dict[str, Any], *,
-                   tree_suffixes: tuple[str, ...] = (".mrg", ".ptb", ".tree")) -> None:
+                   tree_suffixes: tuple[str, ...] = (".mrg", ".ptb", ".tree"),
+                   output_dirs: dict[str, Any] | None = None, cache_dirs: dict[str, Any] | None = None) -> None:
     """Refuse an output that is the same file as an input (same inode, so links and `./x` vs `x` count) or as
-    another output, or an existing tree file inside an input directory.  Values may be paths or lists of paths."""
+    another output (same inode, or the same path when neither exists yet), or an existing tree file inside an input
+    directory.  `output_dirs` are work folders the command writes into and removes when done (``OUT.batches/``):
+    each must not be an existing file, and no input or output may lie inside it; `cache_dirs` (``--parse-cache``)
+    only add files named by a hash, so they must not be an existing file.  Values may be paths or lists of paths."""
 
     def paths(value: Any) -> list[str]:
         if value is None or isinstance(value, bool):
@@ -214,15 +275,17 @@ def check_distinct(outputs: dict[str, Any], inputs: dict[str, Any], *,
             ident = _identity(p)
             if ident is not None:
                 seen.setdefault(ident, f"{name} {p}")
-    written: dict[tuple[int, int], str] = {}
+    written: dict[Any, str] = {}
     for name, value in outputs.items():
         for p in paths(value):
             ident = _identity(p)
             if ident is None:
-                continue
+                if os.path.lexists(p) and not os.path.islink(p) or is_special_output(p):
+                    continue  # a device, FIFO or directory (the writer reports a directory)
+                ident = ("path", os.path.realpath(p))  # not written yet: the same path is the same file
             if ident in seen:
                 raise InputError(f"{name} {p} is the same file as {seen[ident]}: writing it would destroy that input",
-                                 hint=f"give {name} another path")
+                                 hint=_other_path(name))
             if ident in written:
                 raise InputError(f"{name} {p} is the same file as {written[ident]}",
                                  hint="give each output its own path")
@@ -237,16 +300,35 @@ def check_distinct(outputs: dict[str, Any], inputs: dict[str, Any], *,
                             and os.path.samefile(os.path.dirname(os.path.abspath(o)), p)):
                         raise InputError(f"{oname} {o} is a tree file inside {name} {p}: writing it would change "
                                          "the input", hint=f"write {oname} somewhere else")
+    for dname, dvalue in [*(output_dirs or {}).items(), *(cache_dirs or {}).items()]:
+        for d in paths(dvalue):
+            if os.path.lexists(d) and not os.path.isdir(d):
+                raise InputError(f"{dname} {d} is a file, not a folder: the command writes files into it",
+                                 hint=f"move that file, or give {dname} another path")
+    for dname, dvalue in (output_dirs or {}).items():
+        for d in paths(dvalue):
+            for kind, group in (("input", inputs), ("output", outputs)):
+                for name, value in group.items():
+                    for p in paths(value):
+                        if os.path.lexists(p) and _inside(p, d):
+                            raise InputError(f"{kind} {name} {p} is inside {dname} {d}, which the command writes "
+                                             "into (and may remove)", hint=_other_path(dname))
 
 
-def check_args_distinct(args: argparse.Namespace, outputs: Iterable[str] = OUTPUT_DESTS) -> None:
-    """`check_distinct` over a parsed command line: the `outputs` destinations against every other argument."""
-    outputs = tuple(outputs)
+def check_args_distinct(args: argparse.Namespace, outputs: Iterable[str] = OUTPUT_DESTS, *,
+                        derived: dict[str, Any] | None = None, derived_dirs: dict[str, Any] | None = None,
+                        output_dirs: Iterable[str] = OUTPUT_DIR_DESTS) -> None:
+    """`check_distinct` over a parsed command line: the `outputs` destinations (plus the `derived` files and
+    `derived_dirs` folders the command makes from them, by label) against every other argument."""
+    outputs, output_dirs = tuple(outputs), tuple(output_dirs)
     values = {k: v for k, v in vars(args).items() if not k.startswith("_")}
     flag = lambda k: "--" + k.replace("_", "-")  # noqa: E731
     outs = {flag(k): v for k, v in values.items() if k in outputs}
-    ins = {flag(k): v for k, v in values.items() if k not in outputs}
-    check_distinct(outs, ins)
+    outs.update({k: v for k, v in (derived or {}).items() if v is not None})
+    caches = {flag(k): v for k, v in values.items() if k in output_dirs}
+    dirs = {k: v for k, v in (derived_dirs or {}).items() if v is not None}
+    ins = {flag(k): v for k, v in values.items() if k not in outputs and k not in output_dirs}
+    check_distinct(outs, ins, output_dirs=dirs, cache_dirs=caches)
 
 
 # -- writing ---------------------------------------------------------------------------------------------------------
@@ -355,14 +437,39 @@ def clean_stale_temporaries(path: str | os.PathLike, *, legacy_age: float = 600.
     return removed
 
 
+def write_failed(path: str | os.PathLike, exc: OSError) -> InputError:
+    """A failed write (disk full, quota, I/O error) as one error that names the file being written."""
+    import errno
+
+    where = "<stdout>" if os.fspath(path) == "-" else os.fspath(path)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return InputError(f"{where}: cannot write, the disk is full ({exc.strerror})",
+                          hint="free some space or write somewhere else; the file was left as it was before")
+    return InputError(f"{where}: cannot write ({exc.strerror or exc})", hint="check the path, the disk and permissions")
+
+
+@contextmanager
+def _writing(path: str | os.PathLike):
+    """Turn an OSError without a file name (ENOSPC from write/flush/fsync) into an error naming `path`."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise write_failed(path, exc) from None
+
+
 def _stream_write(path: str | os.PathLike, data: bytes) -> None:
-    if os.fspath(path) == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    with open(path, "wb") as fh:  # a device or FIFO: write through, never replace
-        fh.write(data)
+    with _writing(path):
+        if os.fspath(path) == "-":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            return
+        with open(path, "wb") as fh:  # a device or FIFO: write through, never replace
+            fh.write(data)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -380,7 +487,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     except OSError:
         mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
-    with _temp_guard(tmp):
+    with _temp_guard(tmp), _writing(path):
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -403,8 +510,9 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, encoding: str = DEF
 def write_output(path: str | os.PathLike, text: str, *, encoding: str = DEFAULT_ENCODING) -> None:
     """A command's whole output: ``-`` is stdout, special files are streamed, regular files written atomically."""
     if os.fspath(path) == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        with _writing(path):
+            sys.stdout.write(text)
+            sys.stdout.flush()
         return
     atomic_write_text(path, text, encoding=encoding)
 
@@ -412,8 +520,10 @@ def write_output(path: str | os.PathLike, text: str, *, encoding: str = DEFAULT_
 class LineSink:
     """Where a streaming batch command writes one result line per input line (see `open_output`)."""
 
-    def __init__(self, fh: IO[str], *, done: int = 0, flush_every: int = 1, close: bool = True):
+    def __init__(self, fh: IO[str], *, done: int = 0, flush_every: int = 1, close: bool = True,
+                 path: str | os.PathLike = "-"):
         self._fh = fh
+        self.path = path
         self.done = done  # lines already present (resume)
         self.written = 0
         self._flush_every = max(1, flush_every)
@@ -422,22 +532,33 @@ class LineSink:
     def write_line(self, line: str) -> None:
         if "\n" in line:
             raise ValueError("a result line contains a newline")
-        self._fh.write(line + "\n")
-        self.written += 1
-        if self.written % self._flush_every == 0:
-            self._fh.flush()
+        with _writing(self.path):
+            self._fh.write(line + "\n")
+            self.written += 1
+            if self.written % self._flush_every == 0:
+                self._fh.flush()
 
     def write(self, text: str) -> None:
-        self._fh.write(text)
+        with _writing(self.path):
+            self._fh.write(text)
 
     def flush(self) -> None:
-        self._fh.flush()
+        with _writing(self.path):
+            self._fh.flush()
 
     def close(self) -> None:
         try:
-            self._fh.flush()
-        finally:
+            with _writing(self.path):
+                self._fh.flush()
+        except BaseException:
             if self._close:
+                try:
+                    self._fh.close()  # flushes again, fails again: the first error is the one to report
+                except OSError:
+                    pass
+            raise
+        if self._close:
+            with _writing(self.path):
                 self._fh.close()
 
 
@@ -477,7 +598,7 @@ def open_output(path: str | os.PathLike, *, resume: bool = False, encoding: str 
         if resume:
             raise InputError(f"--resume: {s} is not a regular file", hint="resume continues a file written earlier")
         fh = open(s, "w", encoding=encoding, newline="\n")
-        sink = LineSink(fh, flush_every=flush_every)
+        sink = LineSink(fh, flush_every=flush_every, path=s)
     else:
         p = Path(s)
         if p.is_dir():
@@ -491,7 +612,7 @@ def open_output(path: str | os.PathLike, *, resume: bool = False, encoding: str 
             fh.seek(end)
         else:
             fh = open(p, "w", encoding=encoding, newline="\n")
-        sink = LineSink(fh, done=done, flush_every=flush_every)
+        sink = LineSink(fh, done=done, flush_every=flush_every, path=s)
     try:
         yield sink
     finally:
@@ -557,6 +678,41 @@ def _read_member(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> byte
     return bytes(out)
 
 
+def _npy_header(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[tuple, bool, np.dtype, int]:
+    """``(shape, fortran_order, dtype, header bytes)`` of an NPY member, read from its first bytes only."""
+    with zf.open(info) as fh:
+        head = fh.read(min(info.file_size, 70_000))  # an NPY header is at most 65,535 bytes plus its preamble
+    buf = io.BytesIO(head)
+    version = np.lib.format.read_magic(buf)
+    read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+    if read is None:
+        raise ModelFileError(f"{path}: array {info.filename!r} has an unknown NPY version {version}",
+                             hint="the file is corrupt; re-create it")
+    shape, fortran, dtype = read(buf, max_header_size=70_000)
+    return shape, fortran, dtype, buf.tell()
+
+
+def _read_npy(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    """One NPY member, its header's claimed shape checked against the member's size *before* anything is
+    allocated (a header claiming terabytes is a clean error, not an allocation attempt)."""
+    shape, _fortran, dtype, header = _npy_header(path, zf, info)
+    if dtype.hasobject:
+        raise ModelFileError(f"{path}: array {info.filename!r} holds Python objects (pickle), which are refused",
+                             hint="the file is corrupt or malicious; re-create it with `treegram train`")
+    count = 1
+    for n in shape:  # Python ints: no overflow whatever the header claims
+        if not isinstance(n, int) or n < 0:
+            raise ModelFileError(f"{path}: array {info.filename!r} has a bad shape {shape}",
+                                 hint="the file is corrupt; re-create it")
+        count *= n
+    need = count * dtype.itemsize
+    if header + need != info.file_size:
+        raise ModelFileError(f"{path}: array {info.filename!r} claims shape {shape} of {dtype} ({need:,} bytes) "
+                             f"but the member holds {max(info.file_size - header, 0):,} bytes of data "
+                             "(refused before allocating)", hint="the file is corrupt; re-create it")
+    return np.lib.format.read_array(io.BytesIO(_read_member(path, zf, info)), allow_pickle=False)
+
+
 def load_bundle(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     path = Path(path)
     if not path.exists():
@@ -574,8 +730,7 @@ def load_bundle(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.n
             arrays = {}
             for name, info in infos.items():
                 if name.endswith(".npy"):
-                    arrays[name[:-4]] = np.lib.format.read_array(io.BytesIO(_read_member(path, zf, info)),
-                                                                 allow_pickle=False)
+                    arrays[name[:-4]] = _read_npy(path, zf, info)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, ValueError, json.JSONDecodeError, EOFError,
             UnicodeDecodeError, RecursionError, NotImplementedError, zlib.error, OSError) as exc:
         if isinstance(exc, OSError) and not isinstance(exc, (EOFError,)) and exc.errno is not None:

@@ -95,6 +95,11 @@ def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
             typ = opt.type
             if typ is None and default is not None and isinstance(default, (int, float, str)):
                 typ = type(default)
+            # A raw int/float would take 1e400, nan and 20-digit counts: give them the shared checked types.
+            if typ is int or typ is float:
+                from treegram import argtypes
+
+                typ = argtypes.integer if typ is int else argtypes.finite_float
             if typ is not None:
                 kwargs["type"] = typ
             if opt.choices is not None:

@@ -96,7 +96,8 @@ def run_sampler(formalism: Formalism, corpus: Any, settings: Any, run: RunOption
         ui.table(f"{label} (per iteration)", headers,
                  [(r["sweep"], r["temperature"], round(r["log_likelihood"], 1),
                    *[_column(r, key) for _, key in spec.columns], round(r["seconds"], 2)) for r in rows[-20:]])
-    ui.note(f"checkpoint: {run.checkpoint} (continue with --resume --iterations N)")
+    if run.checkpoint is not None:
+        ui.note(f"checkpoint: {run.checkpoint} (continue with --resume --iterations N)")
     return model
 
 

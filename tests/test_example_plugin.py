@@ -1,6 +1,7 @@
 """examples/treegram-example-plugin, installed as a package: its entry point registers the `lapcfg` formalism,
 which trains on the demo treebank through the core loop, parses (default decoder and the core's max-rule
-decoder), resumes exactly, and is listed by `treegram plugins`.
+decoder), resumes exactly, and is listed by `treegram plugins`; the `keepodds` compressor; and the exercise kind
+`unscramble` and the export format `csv`, which `treegram exercises` offers beside its own.
 
 CI installs the example into its environment (.ci/run) before the README's test command; elsewhere the test
 installs it into a temporary target with pip (build isolation fetches setuptools from the package index) and
@@ -59,7 +60,8 @@ def test_example_plugin_trains_parses_resumes_and_is_listed(env, tmp_path):
     listing = json.loads(r.stdout)
     row = next(p for p in listing["plugins"] if p["name"] == "lapcfg")
     assert row["source"].startswith("treegram-example-plugin ")
-    assert sorted(row["provides"]) == ["formalism:keepodds", "formalism:lapcfg"]
+    assert sorted(row["provides"]) == ["exercise_kind:unscramble", "export_format:csv", "formalism:keepodds",
+                                       "formalism:lapcfg"]
     assert "error" not in row
 
     # --splits/--alpha come from the plugin's settings class, --iterations/--anneal-*/--resume from the core
@@ -126,3 +128,53 @@ def test_example_compressor_gets_compress_rate_eval_and_batches_for_free(env, tm
                  "--rate", "0.6", "--no-rel", "--trials", "50", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["systems"]["ko"]["token_f1"] > 50
+
+
+def test_example_exercise_kind_and_export_format(env, tmp_path):
+    """The plugin's kind renders in treegram's formats, and its format renders treegram's kinds: both come in
+    through the hooks (`--kind` / `--format` choices from the registries)."""
+    import csv
+    import io
+
+    from treegram.corpora import DepSentence
+    from treegram.plugins.vocabgen.model import VocabgenModel
+
+    def dep(text, tags, heads):
+        return DepSentence(text.split(), tags.split(), [int(h) for h in heads.split()])
+
+    corpus = [dep("The dog saw a cat in the park .", "DT NN VBD DT NN IN DT NN .", "2 3 0 5 3 3 8 6 3"),
+              dep("The cat sat on the dog .", "DT NN VBD IN DT NN .", "2 3 0 3 6 4 3"),
+              dep("She likes the dog .", "PRP VBZ DT NN .", "2 0 4 2 2"),
+              dep("The cat likes the park .", "DT NN VBZ DT NN .", "2 3 0 5 3 3")]
+    model = tmp_path / "v.model"
+    VocabgenModel.train(corpus * 2).save(model)
+    base = ["-q", "exercises", "--allow-unchecked", "--model", str(model), "--vocab",
+            "words:the,a,dog,cat,she,saw,sat,likes,in,on,park", "--words", "dog,cat", "--per-word", "2",
+            "--seed", "1"]
+
+    # --kind and --format take the plugin's names (argparse choices come from the registries)
+    r = treegram(env, *base, "--kind", "unscramble", "--format", "json", "--out", str(tmp_path / "u.json"))
+    assert r.returncode == 0, r.stderr
+    sheet = json.loads((tmp_path / "u.json").read_text(encoding="utf-8"))
+    assert sheet["kinds"] == ["unscramble"] and sheet["title"].startswith("Unscramble the word")
+    assert len(sheet["items"]) >= 3  # a sentence may make no item (the word inflected: no lemmatizer here)
+    for item in sheet["items"]:
+        letters = item["hint"].split("-")
+        assert item["answer"] in ("dog", "cat") and sorted(letters) == sorted(item["answer"])
+        assert "".join(letters) != item["answer"] and f"_____ ({item['hint']})" in item["prompt"]
+        assert item["answer"] not in item["prompt"].lower().split()
+    for fmt, ext in (("md", ".md"), ("gift", ".gift.txt")):
+        r = treegram(env, *base, "--kind", "unscramble", "--format", fmt, "--out", str(tmp_path / f"u{ext}"))
+        assert r.returncode == 0, r.stderr
+    md = (tmp_path / "u.md").read_text(encoding="utf-8")
+    assert "Put the letters in the right order and write the word in the blank." in md
+    assert all(f"{i['number']}. {i['prompt']}" in md for i in sheet["items"])
+    gift = (tmp_path / "u.gift.txt").read_text(encoding="utf-8")
+    assert sum(("{=" + i["answer"] + "}") in gift for i in sheet["items"]) == len(sheet["items"])
+
+    r = treegram(env, *base, "--kind", "cloze", "--hints", "--format", "csv", "--out", str(tmp_path / "c.csv"))
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "c.csv").read_text(encoding="utf-8"))))
+    assert rows and [int(x["number"]) for x in rows] == list(range(1, len(rows) + 1))
+    assert all(x["kind"] == "cloze" and "_____ (" in x["question"] and x["word"] in ("dog", "cat")
+               and x["answer"].lower().startswith(x["word"]) for x in rows)

@@ -54,12 +54,12 @@ def run_case(argv, inputs=(), capsys=None):
     except BaseException as exc:
         TALLY["tracebacks"] += 1
         raise AssertionError(f"traceback for {argv}: {type(exc).__name__}: {exc}") from exc
-    if capsys is not None:
-        capsys.readouterr()
+    err = capsys.readouterr().err if capsys is not None else ""
     if _digest(inputs) != before:
         TALLY["inputs_destroyed"] += 1
         raise AssertionError(f"{argv} changed an input file")
     TALLY["ok" if code == 0 else "clean_errors"] += 1
+    run_case.err = err
     return code
 
 
@@ -210,6 +210,40 @@ def test_html_formats_already_escape(fmt):
     out = _render_case(fmt)
     problems = ["raw <script>"] if "<script" in out else []
     wrong(problems, fmt)
+
+
+def test_a_plugin_kind_or_format_that_raises_is_one_clear_error(model, tmp_path, capsys):
+    """A third party's kind or format that raises gives one line naming the plugin, not a traceback."""
+    from treegram.exercises import ExerciseKind, ExportFormat
+    from treegram.plugin_manager import get_plugin_manager, hookimpl
+
+    class Boom(ExerciseKind):
+        name, title, instructions = "boom", "Boom", "Boom."
+
+        def make(self, sentence, word, rng, request):
+            raise ZeroDivisionError("boom")
+
+    class BrokenPlugin:
+        @hookimpl
+        def register_exercise_kinds(self, register):
+            register(Boom())
+
+        @hookimpl
+        def register_export_formats(self, register):
+            register(ExportFormat("boomfmt", ".boom", lambda sheet: 1 / 0))
+
+    pm = get_plugin_manager()
+    pm.register(BrokenPlugin(), name="boom-plugin")
+    try:
+        base = ["-q", "exercises", "--allow-unchecked", "--model", model, "--vocab", VOCAB, "--words", "dog,cat",
+                "--per-word", "1", "--seed", "1"]
+        for extra in (["--kind", "boom", "--format", "md"], ["--kind", "translate", "--format", "boomfmt"]):
+            out = tmp_path / "s.out"
+            assert run_case(base + extra + ["--out", out], [model], capsys) == 2
+            assert "boom-plugin" in run_case.err and "bug in the plugin" in run_case.err
+            assert not out.exists()
+    finally:
+        pm.unregister(name="boom-plugin")
 
 
 def test_summary(capsys):

@@ -94,7 +94,7 @@ def _cases(w):
         ("train ostag --from-tsg M --out M", ["train", "ostag", "--from-tsg", w["tsg"], "--treebank", tb,
                                               "--out", w["tsg"]], 2, "same file", [w["tsg"], tb]),
         ("--out = --checkpoint", ["train", "tsg", "--treebank", tb, "--out", d / "y.model", "--checkpoint",
-                                  d / "y.model", "--iterations", "1"], 0, "", [tb]),
+                                  d / "y.model", "--iterations", "1"], 2, "same file", [tb]),
         ("parse non-UTF-8", ["parse", "--model", m, "--input", w["latin"]], 2, "byte offset 7", [w["latin"]]),
         ("parse --encoding latin-1", ["parse", "--model", m, "--input", w["latin"], "--encoding", "latin-1"], 0,
          "", [w["latin"]]),

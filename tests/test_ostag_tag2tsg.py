@@ -106,6 +106,26 @@ def test_conversion_is_deterministic_and_refuses_spine_adjunction():
         tsg_cfg(spiny, all_pairs(spiny))
 
 
+def test_min_prob_keeps_exactly_the_likely_unseen_adjunctions():
+    from types import SimpleNamespace
+
+    from treegram.plugins.ostag.tag2tsg import kept_pairs
+
+    g = grammar()
+    pairs = all_pairs(g)
+    prob = {(a, n): float(np.exp(g.adj_logp[g.ctx[n]] + g.aux_logp[a])) for a, n in pairs}
+    cut = float(np.median(list(prob.values())))
+    em = SimpleNamespace(grammar=g, adjunction_pairs=None)  # no statistics: only the probability rule
+    with pytest.raises(InputError, match="adjunction statistics"):
+        kept_pairs(em)
+    assert set(kept_pairs(em, min_prob=cut)) == {p for p, v in prob.items() if v >= cut} != set(pairs)
+    seen = pairs[:2]
+    bayes = SimpleNamespace(grammar=g, adjunction_pairs=(np.array([a for a, _ in seen]),
+                                                         np.array([n for _, n in seen]), np.array([0.5, 2.0])))
+    assert kept_pairs(bayes) == sorted(seen) and kept_pairs(bayes, min_count=1) == [seen[1]]
+    assert set(kept_pairs(bayes, min_prob=cut)) == set(seen) | set(kept_pairs(em, min_prob=cut))
+
+
 CORPUS = ["(S (NP (DT the) (NN dog)) (VP (VBD barked)))", "(S (NP (DT the) (JJ big) (NN dog)) (VP (VBD barked)))",
           "(S (NP (DT a) (NN cat)) (VP (VBD saw) (NP (DT the) (NN dog))))",
           "(S (NP (DT the) (JJ old) (JJ big) (NN cat)) (VP (VBD slept) (ADVP (RB soundly))))",
@@ -143,3 +163,35 @@ def test_bayesian_model_converts_to_a_tsg_file_treegram_parses(tmp_path):
                  str(tmp_path / "p.txt")]) == 0
     assert (tmp_path / "p.txt").read_text().startswith("(")
     assert main(["-q", "convert", str(model), "--out", str(model)]) != 0  # never over its input
+
+
+def test_em_model_on_a_tsg_base_route_converts_exactly(demo_model_files, tmp_path):
+    """An EM OSTAG on a TSG's fragments and base route (the shipped `train ostag --from-tsg`): with every
+    adjunction of non-zero probability kept, the TSG has the OSTAG's inside score on every sentence."""
+    from treegram.corpora.demo import demo_trees
+    from treegram.cli.app import main
+    from treegram.formalism import load_model
+    from treegram.plugins.ostag.tag2tsg import kept_pairs
+
+    tb = tmp_path / "demo.mrg"
+    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    out = tmp_path / "em.ostag"
+    assert main(["-q", "train", "ostag", "--from-tsg", str(demo_model_files["tsg"]), "--treebank", str(tb),
+                 "--adj-init", "0.2", "--out", str(out)]) == 0
+    em = load_model(out)
+    g = em.grammar
+    assert g.base is not None and len(g.auxiliary) > 0
+    coarse = em.pcfg.cfg.nonterminals
+    cfg, _ = tsg_cfg(g, kept_pairs(em, min_prob=1e-300), [g.labels.get(coarse.symbol(int(t)))
+                                                          for t in em.pcfg.unk_tags.tolist()])
+    checked = 0
+    for tree in demo_trees()[:8]:
+        words = em.pcfg.mapper.map_sentence(tree.leaves())
+        red = g.build_cfg(words=words)
+        z_tag = inside(red.cfg, red.cfg.lexical_input(words)).log_z
+        z_tsg = inside(cfg, cfg.lexical_input(words)).log_z
+        if z_tag == -np.inf:
+            continue
+        assert math.isclose(z_tag, z_tsg, abs_tol=1e-8), tree.leaves()
+        checked += 1
+    assert checked >= 4

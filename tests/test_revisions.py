@@ -193,7 +193,8 @@ def test_mine_gz_bz2_resume_and_worker_count(cluster, tmp_path):
             "The old market square of the town0 is very famous for its fountain.",
             "The market square of the town0 is very famous for its fountain."] == body[0]
 
-    # resume: chunks 0 and 2 "finished" before a kill (one tampered with to prove it is not mined again)
+    # resume: chunks 0 and 2 "finished" before a kill; chunk 0 edited since (valid JSON, wrong content): its
+    # checksum no longer matches, so it is mined again, never reused (issue 27)
     cdir = tmp_path / "two.tsv.chunks"
     chunk_files = sorted(cdir.glob("0*.json"))
     assert len(chunk_files) == s2["chunks"] > 3
@@ -205,9 +206,10 @@ def test_mine_gz_bz2_resume_and_worker_count(cluster, tmp_path):
     (cdir / "000000.json").write_text(json.dumps(res0))
     out2.unlink()
     again = _mine([gz, bzp], out2, client)
-    assert again["chunks_resumed"] == 2 and again["pairs"] == s2["pairs"]
+    assert again["chunks_resumed"] == 1 and again["pairs"] == s2["pairs"]
+    assert len(again["chunks_redone"]) == 1 and again["chunks_redone"][0].startswith("000000.json (its content")
     text = out2.read_text()
-    assert "SENTINEL short side." in text
+    assert "SENTINEL short side." not in text and text == "\n".join("\t".join(r) for r in rows) + "\n"
     assert not cdir.exists()
     # settings changed while finished chunks exist: refused, nothing lost
     (tmp_path / "x.tsv.chunks").mkdir()

@@ -125,7 +125,7 @@ def test_corrupt_model_file_is_a_clear_error(files, tmp_path, capsys):
     save_bundle(tmp_path / "bad.model", meta, arrays)
     assert main(["-q", "compress", "--model", str(tmp_path / "bad.model"), "--input", "the cat sat"]) != 0
     err = capsys.readouterr().err
-    assert "corrupt mcdonald model" in err and "Traceback" not in err
+    assert "corrupt stsg model" in err and "does not match" in err and "Traceback" not in err
 
 
 def test_grammar_lists_readable_feature_weights(files, capsys):

@@ -374,7 +374,7 @@ def test_length_calibration_brings_held_out_pairs_to_the_gold_rate():
 def test_version_1_model_files_still_load_and_decode_as_before(files, tmp_path):
     """A model file written before grammar versions (no "version" in its metadata) is the issue-13 model: version-1
     features, the same decisions as when it was trained."""
-    from treegram.plugins.stsg.compressor import train_stsg
+    from treegram.plugins.stsg.train import train_stsg
     from treegram.plugins.stsg.largemargin import SVMSTSGModel
 
     corpus = _corpus(16)
@@ -395,7 +395,7 @@ def test_version_1_model_files_still_load_and_decode_as_before(files, tmp_path):
 def test_cli_trains_the_calibrated_version_2_model_by_default(files, capsys):
     import attrs
 
-    from treegram.plugins.stsg.plugin import STSGOptions
+    from treegram.plugins.stsg.formalism import STSGOptions
 
     opts = attrs.fields_dict(STSGOptions)
     assert (opts["loss"].default, opts["C"].default, opts["calibrate"].default) == ("hamming", 1.0, True)

@@ -82,7 +82,7 @@ def test_choice_distractors_prefer_the_same_cefr_level(monkeypatch):
     rows = [("go", "verb", 1), ("come", "verb", 1), ("eat", "verb", 1), ("swim", "verb", 1), ("run", "verb", 2),
             ("walk", "verb", 2), ("sit", "verb", 2), ("dog", "noun", 1)]
     monkeypatch.setattr(vocab_module, "cefrj_entries", lambda: tuple(rows), raising=False)
-    a1 = Vocabulary("cefr:A1", VOCAB.words)
+    a1 = Vocabulary("cefr:A1", VOCAB.words, level="A1")
     for seed in range(3):
         assert set(ex.distractors("went", "VBD", a1, np.random.default_rng(seed))) == {"came", "ate", "swam"}
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from treegram.plugins.vocabgen import fitness as ft
+from treegram.plugins.vocabgen.default import default_corpus_scores, default_fitness
 
 
 def col(row, name):
@@ -47,12 +48,12 @@ def test_bands_floor_and_json_model():
 
 
 def test_the_shipped_model_and_corpus_scores_belong_together():
-    model = ft.default_fitness()
+    model = default_fitness()
     if model is None:
         pytest.skip("no data/classroom-fitness.json")
     assert set(model.names) <= set(ft.FEATURES) and model.bands == tuple(sorted(model.bands, reverse=True))
     assert model.floor <= min(model.bands)
-    scores = ft.default_corpus_scores()
+    scores = default_corpus_scores()
     assert scores is not None, "data/default-fitness.npz is missing or stale: python -m " \
                                "treegram.plugins.vocabgen.fitness --write-scores"
     from treegram.plugins.vocabgen.default import default_corpus
@@ -64,7 +65,7 @@ def test_the_shipped_model_and_corpus_scores_belong_together():
 
 
 def test_the_model_prefers_plain_tatoeba_sentences_to_stilted_ones():
-    model = ft.default_fitness()
+    model = default_fitness()
     if model is None:
         pytest.skip("no data/classroom-fitness.json")
     from treegram.plugins.vocabgen.ranking import tokenize
@@ -78,8 +79,7 @@ def test_the_model_prefers_plain_tatoeba_sentences_to_stilted_ones():
 
 
 def test_sheets_take_the_likeliest_fit_band_first_and_never_below_the_floor():
-    from treegram.plugins.vocabgen.default import default_corpus
-    from treegram.plugins.vocabgen.fitness import default_corpus_scores, default_fitness
+    from treegram.plugins.vocabgen.default import default_corpus, default_corpus_scores, default_fitness
     from treegram.plugins.vocabgen.selection import CorpusPool, SheetSource
     from treegram.plugins.vocabgen.vocab import cefr_vocabulary, word_forms
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import attrs
 
-from treegram.argtypes import horizontal, nonnegative_int, positive_int
+from treegram.argtypes import horizontal, positive_int
 from treegram.formalism import Formalism, option
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 from treegram.plugin_manager import hookimpl
@@ -18,7 +18,7 @@ class PCFGOptions:
     horizontal: int = option(2, help="horizontal markovization h (-1 = infinite)", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (2 = parent annotation)", type=positive_int)
     rare_threshold: int = option(2, help="words seen fewer times are replaced by unknown-word classes (default 2)",
-                                 type=nonnegative_int)
+                                 type=positive_int)
 
 
 class PCFGFormalism(Formalism):
@@ -31,6 +31,11 @@ class PCFGFormalism(Formalism):
         settings = PCFGSettings(horizontal=None if options.horizontal < 0 else options.horizontal,
                                 vertical=options.vertical, rare_threshold=options.rare_threshold)
         return PCFGModel.train(trees, settings, progress=lambda xs: ctx.ui.track(xs, description="binarizing"))
+
+    def model_schema(self, meta):
+        from treegram.grammar.pcfg import pcfg_schema
+
+        return pcfg_schema()
 
     def load_model(self, meta, arrays) -> PCFGModel:
         return PCFGModel.from_bundle(meta, arrays)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from treegram.jit import sort_prefix
+
 NEG_INF = -np.inf
 KIND_LEXICAL = 0
 KIND_UNARY = 1
@@ -48,7 +50,12 @@ def _grow(a, need):
     if need <= a.shape[0]:
         return a
     b = np.empty((max(need, 2 * a.shape[0]),) + a.shape[1:], a.dtype)
-    b[: a.shape[0]] = a
+    # C order: a's rows are the first a.size elements of b; a flat loop, not a slice assignment (whose
+    # shape-mismatch error path costs more to compile than the rest of a kernel)
+    af = a.reshape(a.size)
+    bf = b.reshape(b.size)
+    for t in range(a.size):
+        bf[t] = af[t]
     return b
 
 
@@ -90,16 +97,28 @@ def _prune(syms, scores, a, b, c, cnt, beam, threshold):
     else:
         keep = cnt
     if beam > 0 and keep > beam:
-        order = np.argsort(-scores[:keep], kind="mergesort")[:beam]
-        order = np.sort(order)  # back to symbol order
-        for t in range(beam):
-            o = order[t]
-            syms[t] = syms[o]
-            scores[t] = scores[o]
-            a[t] = a[o]
-            b[t] = b[o]
-            c[t] = c[o]
-        keep = beam
+        # the `beam` best, ties going to the earlier (lower) symbol, kept in symbol order: the beam-th best score
+        # is the cutoff; every entry above it stays, and of those equal to it the first ones fill the beam
+        tmp = scores[:keep].copy()
+        sort_prefix(tmp, keep)
+        cutoff = tmp[keep - beam]
+        ties = beam
+        for t in range(keep):
+            if scores[t] > cutoff:
+                ties -= 1
+        out = 0
+        for t in range(keep):
+            x = scores[t]
+            if x > cutoff or (x == cutoff and ties > 0):
+                if x == cutoff:
+                    ties -= 1
+                syms[out] = syms[t]
+                scores[out] = x
+                a[out] = a[t]
+                b[out] = b[t]
+                c[out] = c[t]
+                out += 1
+        keep = out
     return keep
 
 
@@ -225,7 +244,8 @@ def fill_chart(mode, n, nsym,
             if nt == 0:
                 continue
             # write the pre layer (symbol-sorted)
-            srt = np.sort(touched[:nt])
+            sort_prefix(touched, nt)  # symbol order
+            srt = touched
             need = npre + nt
             if need > pre_sym.shape[0]:
                 pre_sym = _grow(pre_sym, need)
@@ -269,7 +289,8 @@ def fill_chart(mode, n, nsym,
                             acc_a[a] = b
                     else:
                         _acc_add(acc, lin, a, x)
-            srt = np.sort(touched[:nt])
+            sort_prefix(touched, nt)  # symbol order
+            srt = touched
             cnt = 0
             for t in range(nt):
                 a = srt[t]
@@ -511,7 +532,8 @@ def outside_pass(n, nsym, start, logz, counts,
                         else:
                             _acc_add(om, oml, x, w)
                 # om_list in first-touch order of a walk down from the post entries (it orders the mid rows)
-                srt_first = np.sort(om_first[:no])
+                sort_prefix(om_first, no)
+                srt_first = om_first
                 for t in range(no):
                     x = np.int32(srt_first[t] % nsym)
                     om_list[t] = x

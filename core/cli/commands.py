@@ -67,11 +67,30 @@ def _configure_train(p: argparse.ArgumentParser) -> None:
         fp.add_argument("--force", action="store_true",
                         help="with --resume: continue even if the checkpoint was written with another seed or settings")
         add_json_flag(fp)
+        fp.set_defaults(_derived=_train_derived)
         try:
             configure_train_parser(formalism, fp)
         except Exception as exc:  # noqa: BLE001 - one plugin's broken options must not break every command
             record_failure(contribution.plugin, "configure_train_parser", exc)
             fp.set_defaults(_broken=(contribution.plugin, exc))
+
+
+def _train_derived(args: argparse.Namespace) -> tuple[dict, dict]:
+    """The default checkpoint OUT.ckpt of formalisms that checkpoint every N sweeps (they have --checkpoint-every)."""
+    from treegram.io import derived_path
+
+    if hasattr(args, "checkpoint_every") and getattr(args, "checkpoint", None) is None:
+        return {"the checkpoint --out + .ckpt": derived_path(args.out, ".ckpt")}, {}
+    return {}, {}
+
+
+def batch_derived(args: argparse.Namespace) -> tuple[dict, dict]:
+    """OUT.batches/ of `parse`/`compress` with --workers or --scheduler."""
+    from treegram.io import derived_path
+
+    if getattr(args, "workers", None) or getattr(args, "scheduler", None):
+        return {}, {"the batch folder --out + .batches": derived_path(args.out, ".batches") if args.out else None}
+    return {}, {}
 
 
 def _run_train(args: argparse.Namespace, ui: UI) -> int:
@@ -136,6 +155,7 @@ def _configure_parse(p: argparse.ArgumentParser) -> None:
                             "one; its workers need treegram installed and the model at the same path")
     p.add_argument("--batch-size", type=argtypes.positive_int, default=None, metavar="B",
                    help="input lines per batch (one Dask task) with --workers/--scheduler (default 200)")
+    p.set_defaults(_derived=batch_derived)
     add_json_flag(p)
 
 
@@ -147,9 +167,16 @@ def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
     if args.out == "-":
         raise InputError("--workers/--scheduler need --out FILE",
                          hint="finished batches are kept beside the output file, so a killed run can resume")
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
     total = count_lines(args.input) if args.input != "-" else None
     out = Path(args.out)
-    with ui.task("parsing (batches on Dask)", total) as advance:
+    # the same run record as the one-process path (--workers is not part of it): --resume continues only the run
+    # that wrote --out, with or without a cluster
+    with run_record(out, command_identity(args), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            ui.task("parsing (batches on Dask)", total) as advance:
         state = {"lines": 0, "failed": 0}
 
         def progress(res):  # called as each batch finishes on the cluster
@@ -169,9 +196,12 @@ def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
         ui.note(f"resuming: {summary['kept_lines']} trees already in {args.out} kept")
     if summary["batches_resumed"]:
         ui.note(f"resumed: {summary['batches_resumed']} of {summary['batches']} batches were already finished")
+    if summary["batches_redone"]:
+        ui.note(f"{len(summary['batches_redone'])} finished batch file(s) were not what the run "
+                f"wrote and were parsed again: {'; '.join(summary['batches_redone'][:3])}", label="note")
     if summary["lines"] < summary["kept_lines"]:
-        ui.note(f"[yellow]note:[/] {args.out} already has {summary['kept_lines']} lines but the input has only "
-                f"{summary['lines']}")
+        ui.note(f"{args.out} already has {summary['kept_lines']} lines but the input has only "
+                f"{summary['lines']}", label="note")
     c = summary["counts"]
     ui.note(f"parsed {c['ok']}/{summary['new_lines']} sentences on {summary['workers']} workers in "
             f"{summary['batches']} batches ({summary['sentences_per_second']:.1f} sentences/s); flat fallback: "
@@ -209,7 +239,13 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
     parse_seconds = 0.0
     seen = 0
     json_out = args.json and args.out == "-"  # --json with --out FILE: trees to the file, JSON summary to stdout
-    with open_output(args.out, resume=args.resume, encoding="utf-8") as sink:
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # the model (by content) and settings are recorded: --resume refuses to continue another run's output
+    with run_record(args.out, command_identity(args), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            open_output(args.out, resume=args.resume, encoding="utf-8") as sink:
         if args.json:
             sys.stdout.write('{"sentences": [')
         skip = sink.done
@@ -235,7 +271,7 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
             sys.stdout.write("\n], \"counts\": " + json.dumps(counts) + f', "seconds": {round(elapsed, 3)}}}\n')
             sys.stdout.flush()
     if skip and seen < skip:
-        ui.note(f"[yellow]note:[/] {args.out} already has {skip} lines but the input has only {seen}")
+        ui.note(f"{args.out} already has {skip} lines but the input has only {seen}", label="note")
     parsed = counts["ok"] + counts["failed"]
     rate = parsed / parse_seconds if parse_seconds > 0 else float("nan")
     ui.note(f"parsed {counts['ok']}/{seen - skip} sentences ({rate:.1f} sentences/s); "

@@ -18,6 +18,7 @@ DEFAULT_SENTENCES = [
 def run_demo(args: argparse.Namespace, ui) -> int:
     from treegram.grammar.pcfg import PCFGModel, PCFGSettings
     from treegram.formalism import flat_fallback
+    from treegram.cli.ui import styled
     from treegram.trees import ascii_tree
 
     from treegram.corpora.demo import demo_trees
@@ -42,8 +43,8 @@ def run_demo(args: argparse.Namespace, ui) -> int:
     ui.table(f"PCFG trained on the built-in mini treebank ({len(trees)} trees, {train_seconds:.2f}s)",
              ["", "value"], [(k, v) for k, v in info.items() if not isinstance(v, (list, dict))])
     for tokens, tree, status in results:
-        ui.print(f"[bold]{' '.join(tokens)}[/]" + ("" if status == "ok" else " [red](no parse: flat fallback)[/]"))
+        ui.print(styled((" ".join(tokens), "bold"), ("" if status == "ok" else (" (no parse: flat fallback)", "red"))))
         ui.print(ascii_tree(tree), highlight=False, markup=False)
-    ui.print("[dim]Train on real data: treegram train pcfg --treebank DIR --out model.npz; "
-             "then treegram parse --model model.npz --input FILE[/]")
+    ui.print(styled(("Train on real data: treegram train pcfg --treebank DIR --out model.npz; "
+                     "then treegram parse --model model.npz --input FILE", "dim")))
     return 0

@@ -1,6 +1,12 @@
 """The console every command talks through: progress bars, tables, trees, JSON output and one-line errors.
 
-Human-facing output (progress, tables, notes) goes to stderr when `--json` is on, so stdout stays machine-readable.
+Human-facing output (progress, tables, notes) goes to stderr when `--json` is on, or when a command's output file is
+stdout itself (``--out -``, ``/dev/stdout``), so stdout stays machine-readable.
+
+Text is never Rich markup.  Every string handed to the UI (`note`, `print`, `table` titles, headers and cells,
+progress descriptions, `error`) is printed literally, so a path such as ``d[/b].json`` or a word ``[red]`` from the
+user's data can neither crash the console nor change what is shown.  Styling is explicit: pass a
+``rich.text.Text`` (see `styled`), or a ``label=`` to `note`.
 """
 
 from __future__ import annotations
@@ -15,14 +21,17 @@ from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
+from rich.text import Text
 
 T = TypeVar("T")
 
 
 class UI:
     def __init__(self, *, json_mode: bool = False, quiet: bool = False,
-                 stdout: Console | None = None, stderr: Console | None = None):
+                 stdout: Console | None = None, stderr: Console | None = None, stdout_is_output: bool = False):
         self.json_mode = json_mode
+        #: the command writes its result to stdout: tables and notes must not be mixed into it
+        self.stdout_is_output = stdout_is_output
         self.quiet = quiet
         self.out = stdout or Console(soft_wrap=True)
         self.err = stderr or Console(stderr=True, soft_wrap=True)
@@ -30,13 +39,13 @@ class UI:
     @property
     def human(self) -> Console:
         """Where tables and notes go: stdout normally, stderr in --json mode."""
-        return self.err if self.json_mode else self.out
+        return self.err if (self.json_mode or self.stdout_is_output) else self.out
 
     # -- progress ------------------------------------------------------------------------------
     def _progress(self) -> Progress:
-        return Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+        return Progress(SpinnerColumn(), TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-                        TextColumn("{task.fields[info]}"), console=self.err, transient=False,
+                        TextColumn("{task.fields[info]}", markup=False), console=self.err, transient=False,
                         disable=self.quiet)
 
     def track(self, items: Iterable[T], *, total: int | None = None, description: str = "") -> Iterator[T]:
@@ -61,17 +70,24 @@ class UI:
             yield advance
 
     # -- output --------------------------------------------------------------------------------
-    def note(self, message: str) -> None:
+    def note(self, message: str | Text, *, label: str | None = None, style: str = "yellow") -> None:
+        """A note on stderr, printed literally; ``label`` ("note", "skipped", ...) is shown styled in front."""
         if not self.quiet:
-            self.err.print(message, highlight=False)
+            text = plain(message)
+            if label:
+                text = Text.assemble((f"{label}:", style), " ", text)
+            self.err.print(text, highlight=False)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
-        self.human.print(*objects, **kwargs)
+        """Print to the human console; strings literally (never markup), renderables (Text, Table, Tree) as they are."""
+        kwargs.pop("markup", None)
+        kwargs.setdefault("highlight", False)
+        self.human.print(*(plain(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
-    def table(self, title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
-        table = Table(title=title, title_justify="left")
+    def table(self, title: str | Text, columns: Sequence[str | Text], rows: Iterable[Sequence[Any]]) -> Table:
+        table = Table(title=plain(title), title_justify="left")
         for i, col in enumerate(columns):
-            table.add_column(col, justify="left" if i == 0 else "right")
+            table.add_column(plain(col), justify="left" if i == 0 else "right")
         for row in rows:
             table.add_row(*(_fmt(v) for v in row))
         self.human.print(table)
@@ -82,19 +98,32 @@ class UI:
         sys.stdout.flush()
 
     def error(self, message: str, hint: str | None = None) -> None:
-        text = f"[bold red]error:[/] {escape(message)}"
+        text = Text.assemble(("error:", "bold red"), " ", plain(message))
         if hint:
-            text += f" [dim]({escape(hint)})[/]"
+            text.append(f" ({hint})", style="dim")
         self.err.print(text, highlight=False)
 
 
+def plain(text: str | Text) -> Text:
+    """`text` as a literal rich Text (no markup is interpreted); a Text is returned as it is."""
+    return text if isinstance(text, Text) else Text(str(text))
+
+
+def styled(*parts: str | tuple[str, str] | Text) -> Text:
+    """Literal text with explicit styles: ``styled(("count 3", "bold"), "  root ", user_label)``."""
+    return Text.assemble(*parts)
+
+
 def escape(text: str) -> str:
+    """Rich-markup escaping, for the rare caller that must build a markup string itself."""
     from rich.markup import escape as _escape
 
     return _escape(text)
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: Any) -> Text:
+    if isinstance(v, Text):
+        return v
     if isinstance(v, float):
-        return f"{v:.2f}"
-    return escape(str(v))
+        return Text(f"{v:.2f}")
+    return Text(str(v))

@@ -152,10 +152,13 @@ def _read_lines(path: Path) -> list[str]:
         raise InputError(f"{path}: not UTF-8 text ({exc})", hint="convert the file to UTF-8") from None
 
 
-def read_pairs(source_path, target_path, *, text_alignment: bool = False, lines: slice | None = None) -> list[Pair]:
+def read_pairs(source_path, target_path, *, text_alignment: bool = False, lines: slice | None = None,
+               max_length: int | None = None, skipped: list | None = None) -> list[Pair]:
     """Aligned pairs from two line-parallel files (one tokenized sentence per line).
 
     Empty source lines are skipped (reported through `alignment_report` via their absence: the Pair keeps its line).
+    With `max_length`, a pair whose source has more tokens is skipped before it is aligned (aligning costs
+    source x target time and memory); the 1-based line numbers of skipped pairs are appended to `skipped`.
     """
     src_lines = _read_lines(source_path)
     tgt_lines = _read_lines(target_path)
@@ -167,6 +170,10 @@ def read_pairs(source_path, target_path, *, text_alignment: bool = False, lines:
     for k in idx:
         source = src_lines[k].split()
         if not source:
+            continue
+        if max_length is not None and len(source) > max_length:
+            if skipped is not None:
+                skipped.append(k + 1)
             continue
         al = align_text(source, tgt_lines[k]) if text_alignment else align_tokens(source, tgt_lines[k].split())
         target = [w for w, kept in zip(source, al.keep) if kept]
@@ -207,14 +214,19 @@ def load_training_data(pairs_paths, parser_path, *, limit: int | None = None, no
     checked: it exists and can parse) and
     the (long, short) pairs, aligned (``read_pairs`` with text alignment), with a one-line alignment report sent to
     ``note``.  Returns (parser, pairs)."""
-    from treegram.compression.compressor import load_parser
+    from treegram.compression.compressor import MAX_PARSE_LENGTH, load_parser
     from treegram.errors import InputError
 
     parser = load_parser(parser_path)
+    too_long: list[int] = []
     pairs = read_pairs(pairs_paths[0], pairs_paths[1], text_alignment=True,
-                       lines=slice(0, limit) if limit else None)
+                       lines=slice(0, limit) if limit else None, max_length=MAX_PARSE_LENGTH, skipped=too_long)
+    if too_long and note is not None:
+        note(f"skipped {len(too_long)} pair(s) longer than {MAX_PARSE_LENGTH} tokens (the parse length limit; first: "
+             f"line {too_long[0]})")
     if not pairs:
-        raise InputError(f"{pairs_paths[0]}: no sentence pairs", hint="give one tokenized sentence per line")
+        raise InputError(f"{pairs_paths[0]}: no sentence pairs" + (
+            f" of at most {MAX_PARSE_LENGTH} tokens" if too_long else ""), hint="give one tokenized sentence per line")
     if note is not None:
         rep = alignment_report(pairs)
         note(f"read {rep['pairs']} pairs ({rep['pure_deletion']} pure deletions, {rep['non_deletion']} projected "

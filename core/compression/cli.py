@@ -62,6 +62,9 @@ def _configure_compress(p: argparse.ArgumentParser) -> None:
                             "treegram installed and the model at the same path")
     p.add_argument("--batch-size", type=argtypes.positive_int, default=None, metavar="B",
                    help="input lines per batch (one Dask task) with --workers/--scheduler (default 50)")
+    from treegram.cli.commands import batch_derived
+
+    p.set_defaults(_derived=batch_derived)
     p.add_argument("--json", action="store_true",
                    help="machine-readable JSON on stdout: per sentence the tokens, keep mask, rate, model score, "
                         "text and, for a sentence returned unchanged or a rate not met, a note saying why")
@@ -138,37 +141,32 @@ class _Notes:
         if self.shown < self.limit:
             self.shown += 1
             where = f"line {rec['line']}" + (f", sentence {rec['sentence']}" if rec.get("sentence", 1) > 1 else "")
-            self.ui.note(f"[yellow]{where}: {what}[/]: {escape_markup(note)}")
+            self.ui.note(note, label=f"{where}: {what}")
 
     def close(self) -> None:
         rest = sum(self.reasons.values()) - self.shown
         if rest > 0:
-            self.ui.note(f"[yellow]and {rest} more notes;[/] all by reason: "
-                         + "; ".join(f"{escape_markup(k)} x{v}" for k, v in self.reasons.most_common()))
+            self.ui.note("all by reason: " + "; ".join(f"{k} x{v}" for k, v in self.reasons.most_common()),
+                         label=f"and {rest} more notes;")
 
 
-def escape_markup(text: str) -> str:
-    from treegram.cli.ui import escape
+def _struck(rec: dict, tokenized: bool):
+    """The sentence with its deleted words struck through (a rich Text, no markup), as typed."""
+    from rich.text import Text
 
-    return escape(text)
-
-
-def _struck(rec: dict, tokenized: bool) -> str:
-    """The sentence with its deleted words struck through (rich markup), as typed."""
     from treegram.text import Sentence
 
     if tokenized:
         sent = Sentence.from_tokens(rec["tokens"])
     else:
         sent = Sentence.from_text(rec["source_text"])
-    out, prev_end = [], 0
+    out, prev_end = Text(), 0
     for i, keep in enumerate(rec["keep"]):
         s, e = sent.spans[i]
-        out.append(escape_markup(sent.text[prev_end:s]))
-        word = escape_markup(sent.text[s:e])
-        out.append(word if keep else f"[strike dim]{word}[/]")
+        out.append(sent.text[prev_end:s])
+        out.append(sent.text[s:e], style=None if keep else "strike dim")
         prev_end = max(prev_end, e)
-    return "".join(out)
+    return out
 
 
 def _settings(args: argparse.Namespace):
@@ -181,6 +179,8 @@ def _settings(args: argparse.Namespace):
 def _run_compress(args: argparse.Namespace, ui) -> int:
     import itertools
     import json
+
+    from rich.text import Text
 
     from treegram.compression.default import load_compressor
     from treegram.compression.run import compress_line
@@ -205,7 +205,13 @@ def _run_compress(args: argparse.Namespace, ui) -> int:
     seen = sentences = unchanged = 0
     terminal = ui.out.is_terminal
     notes = _Notes(ui)
-    with open_output(args.out or "-", resume=args.resume) as sink:
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # the model (by content) and settings are recorded: --resume refuses to continue another run's output
+    with run_record(args.out, command_identity(args, ignore=("text",)), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            open_output(args.out or "-", resume=args.resume) as sink:
         skip = sink.done
         if args.json:
             sys.stdout.write('{"sentences": [')
@@ -234,7 +240,7 @@ def _run_compress(args: argparse.Namespace, ui) -> int:
                 sink.write_line(res.output)
             else:
                 shown = [_struck(rec, args.tokenized) for rec in res.records if rec["status"] != "empty"]
-                ui.print(" ".join(shown), highlight=False)
+                ui.print(Text(" ").join(shown))
         done = sum(counts[s] for s in ("ok", "failed", "too_long"))
         summary = {"lines": seen - skip, "sentences": sentences, "unchanged": unchanged,
                    **{s: counts[s] for s in ("ok", "failed", "too_long", "empty", "punctuation")},
@@ -261,7 +267,14 @@ def _run_compress_batches(args: argparse.Namespace, ui, source: _Source, model_p
                          hint="finished batches are kept beside the output file, so a killed run can resume")
     if source.path is None:
         raise InputError("--workers/--scheduler compress a file", hint="give --input FILE (or - for stdin)")
-    with ui.task("compressing (batches on Dask)", source.total()) as advance:
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # the same run record as the one-process path (--workers is not part of it)
+    with run_record(Path(args.out), command_identity(args, ignore=("text",)), resume=args.resume,
+                    note=lambda m: ui.note(escape(m))), \
+            ui.task("compressing (batches on Dask)", source.total()) as advance:
         state = {"lines": 0}
 
         def progress(res):  # called as each batch finishes on the cluster
@@ -421,6 +434,14 @@ def _run_eval(args: argparse.Namespace, ui) -> int:
 
     res = evaluate_files(args.source, args.gold, systems, lines=_parse_lines(args.lines), rel=not args.no_rel,
                          trials=args.trials, settings=settings, progress=progress)
+    if args.lines is not None:
+        from treegram.io import count_lines
+
+        (a, b), n = args.lines, count_lines(args.source)
+        if n is not None and b > n:
+            res["lines_scored"] = [a, n]
+            ui.note(f"--lines {a}-{b}: {args.source} has only {n} lines, so lines {a}-{n} were scored "
+                    f"({res['sentences']} sentences)", label="note")
     if args.json:
         ui.emit_json(res)
         return 0

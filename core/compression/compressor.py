@@ -53,20 +53,21 @@ __all__ = ["Compression", "Compressor", "MAX_PARSE_LENGTH", "ParsedCompressor", 
            "TreeChartDecoder", "compress_tree", "embed_parser", "embedded_parser", "is_compressor", "load_parser",
            "parse_source", "parser_fingerprint", "rate_search", "rate_window"]
 
-MAX_PARSE_LENGTH = 100  # longer sentences get the flat fallback tree (parsing is cubic)
+MAX_PARSE_LENGTH = 100  # longer sentences get the flat fallback tree (parsing is cubic) and are not decoded
 #: `--rate` is met when the output's rate is within this of the target (issue 24: +-0.05)
 RATE_TOLERANCE = 0.05
 
 
 class Compression:
     """A decoded compression: the kept `tokens` (`keep` mask), the target tree (None for word-deletion models),
-    the decoder's `score` at `reward` (so `model_score` = score - reward x kept words) and, after a rate search
-    that missed the target, a `note` saying why."""
+    the decoder's `score` at `reward` (so `model_score` = score - reward x kept words; None when nothing was
+    decoded) and, after a rate search that missed the target, a `note` saying why."""
 
     __slots__ = ("tokens", "keep", "tree", "score", "reward", "note")
 
     def __init__(self, tokens, keep, tree, score, reward: float = 0.0, note: str | None = None):
-        self.tokens, self.keep, self.tree, self.score = tokens, np.asarray(keep, dtype=bool), tree, float(score)
+        self.tokens, self.keep, self.tree = tokens, np.asarray(keep, dtype=bool), tree
+        self.score = None if score is None else float(score)
         self.reward, self.note = float(reward), note
 
     @property
@@ -84,7 +85,7 @@ class Compression:
     @property
     def model_score(self) -> float:
         """The model's own score of this compression (the per-word reward taken out)."""
-        return self.score - self.reward * self.kept
+        return float("-inf") if self.score is None else self.score - self.reward * self.kept
 
 
 @runtime_checkable
@@ -127,6 +128,11 @@ def compress_tree(model, tree, tokens: list[str], *, rate: float | None = None, 
     broken) -- off by default, because those outputs read much worse (benchmarks/RESULTS.md `compression-default`)."""
     if rate is not None and not 0.0 <= rate <= 1.0:
         raise InputError(f"--rate must be between 0 and 1, got {rate}")
+    if len(tokens) > MAX_PARSE_LENGTH:
+        # The length limit of parsing applies to decoding too: a sentence this long has only the flat fallback
+        # tree, and decoding one node with hundreds of children costs time and memory beyond any use.
+        return Compression(list(tokens), [True] * len(tokens), tree, None, reward,
+                           note=f"longer than {MAX_PARSE_LENGTH} tokens, so not parsed (flat tree) and not compressed")
     dec = getattr(model, "decoder", None)
     if not callable(dec):
         return model.compress_tree(tree, tokens, rate=rate, reward=reward)
@@ -450,6 +456,14 @@ def embed_parser(parser) -> tuple[dict | None, dict[str, np.ndarray]]:
         parser.save(p)
         parser_meta, parser_arrays = load_bundle(p)
     return parser_meta, {f"parser.{k}": v for k, v in parser_arrays.items()}
+
+
+def embedded_parser_schema():
+    """The parser a compression model stores (`embed_parser`): null, or a model file's header + metadata (its own
+    formalism's schema is checked when `embedded_parser` loads it)."""
+    from treegram.schema import Dict, Opt, Str
+
+    return Opt(Dict({"formalism": Str(nonempty=True)}))
 
 
 def embedded_parser(meta: dict, arrays: dict):

@@ -143,6 +143,19 @@ class DeletionPolicy:
                 "valency_weight": self.valency.weight if self.valency is not None else 0.0}
 
 
+def policy_schema():
+    """A saved `DeletionPolicy` (`to_json`; null or {} = the plain model): real booleans, finite weights."""
+    from treegram.schema import Bool, Dict, Float, Int, Opt
+
+    valency = Dict({"heads": Dict(values=Float(min=0)), "pairs": Dict(values=Dict(values=Float(min=0))),
+                    "classes": Dict(values=Dict({"total": Float(min=0), "deps": Dict(values=Float(min=0))}))},
+                   optional={"prior": Float(min=0), "weight": Float(min=0)})
+    return Opt(Dict(optional={"constraints": Bool(), "significance": Float(), "reward": Float(), "clean": Bool(),
+                              "lm": Float(min=0), "nbest": Int(min=1), "target": Opt(Float(min=0)),
+                              "length_prior": Float(min=0), "clause": Float(), "content_floor": Float(min=0),
+                              "valency": Opt(valency)}, extra=False))
+
+
 # -- `treegram train` options (every compressor's Settings class inherits them) ---------------------------------
 def _option(*a, **k):
     from treegram.formalism import option
@@ -165,25 +178,25 @@ class PolicyOptions:
                                      "a wh-word or a copula's predicate; never break a coordination")
     tidy: bool = _option(False, group="decoding",
                          help="repair what deletion leaves: dangling punctuation, a/an before the next word")
-    significance: float = _option(0.0, type=float, group="decoding",
+    significance: float = _option(0.0, type=_types().nonnegative_float, group="decoding",
                                   help="weight of the per-word significance reward (rare content words go last)")
-    content_floor: float = _option(0.0, type=float, group="decoding",
+    content_floor: float = _option(0.0, type=_types().nonnegative_float, group="decoding",
                                    help="least significance of a noun, verb or number (with --significance)")
-    valency: float = _option(0.0, type=float, group="decoding",
+    valency: float = _option(0.0, type=_types().nonnegative_float, group="decoding",
                              help="weight of the valency costs (keep dependents the head selects); needs "
                                   "--valency-text")
     valency_text: list | None = _option(None, type=Path, nargs="+", group="decoding",
                                         help="tokenized sentences (one per line) whose parses give the valency "
                                              "counts")
-    lm: float = _option(0.0, type=float, group="decoding",
+    lm: float = _option(0.0, type=_types().nonnegative_float, group="decoding",
                         help="weight of the English 3-gram language model in reranking the n best compressions")
-    nbest: int = _option(20, type=int, group="decoding", help="compressions reranked with --lm (default 20)")
-    clause: float = _option(0.0, type=float, group="decoding",
+    nbest: int = _option(20, type=_types().positive_int, group="decoding", help="compressions reranked with --lm (default 20)")
+    clause: float = _option(0.0, type=_types().nonnegative_float, group="decoding",
                             help="cost of deleting a clause (a constituent headed by a verb); 0 = none")
-    length_prior: float = _option(0.0, type=float, group="decoding",
+    length_prior: float = _option(0.0, type=_types().nonnegative_float, group="decoding",
                                   help="strength of a soft per-sentence length around --target-rate (compress most "
                                        "sentences a little rather than a few a lot); 0 = off")
-    target_rate: float | None = _option(None, type=float, group="decoding",
+    target_rate: float | None = _option(None, type=_types().open_probability, group="decoding",
                                         help="calibrate the model's default per-word reward so that it keeps this "
                                              "share of the words of --calibrate-text (default: the training long "
                                              "sentences) on average")

@@ -306,3 +306,20 @@ class SyntaxModel:
         m.categories = set(d["categories"])
         m.vocab = set(d["vocab"])
         return m
+
+
+def witten_bell_schema():
+    """A saved `WittenBell` table: ``[[context, [[outcome, count], ...]], ...]`` with finite counts >= 0."""
+    from treegram.schema import CountRows
+
+    return CountRows()
+
+
+def syntax_model_schema():
+    """A saved `SyntaxModel`: real booleans, Witten-Bell tables of finite counts >= 0, label and word lists."""
+    from treegram.schema import Bool, Dict, List, Str
+
+    table = witten_bell_schema()
+    return Dict({"lexicalized": Bool(), **{name: table for name in ("rule_lex", "rule", "child", "word_lex",
+                                                                     "word_cat", "word")},
+                 "categories": List(Str()), "vocab": List(Str())}, extra=False)

@@ -79,9 +79,9 @@ def load_treebanks(args: argparse.Namespace, ui) -> list:
             else:
                 trees += list(reader.read(p))
     for p in problems[:10]:
-        ui.note(f"[yellow]skipped:[/] {p}")
+        ui.note(str(p), label="skipped")
     if len(problems) > 10:
-        ui.note(f"[yellow]... and {len(problems) - 10} more skipped[/]")
+        ui.note(f"... and {len(problems) - 10} more", label="skipped")
     if args.limit:
         trees = trees[: args.limit]
     if not trees:

@@ -31,6 +31,7 @@ import numpy as np
 from treegram.errors import InputError
 from treegram.generation.model import GenerationModel
 from treegram.generation.sampling import SampleFailure, as_generator, sample_entries
+from treegram.jit import sort_by_key
 
 __all__ = [
     "GenerateUp", "NoSentenceError", "PruneReport", "acyclic_edges", "algorithm1_keep", "constrain", "entry_keys",
@@ -196,7 +197,8 @@ def _greedy_dag(n, src, dst, prefix):
     """
     m = src.size
     accepted = np.zeros(m, dtype=np.bool_)
-    accepted[:prefix] = True
+    for i in range(prefix):
+        accepted[i] = True
     ordv = _topo_order(n, src, dst, accepted)
     # adjacency over all candidate edges (out and in), filtered by `accepted` during searches
     optr = np.zeros(n + 1, dtype=np.int64)
@@ -221,6 +223,9 @@ def _greedy_dag(n, src, dst, prefix):
     stack = np.empty(n, dtype=np.int64)
     fwd = np.empty(n, dtype=np.int64)
     bwd = np.empty(n, dtype=np.int64)
+    bkeys = np.empty(n, dtype=np.int64)
+    fkeys = np.empty(n, dtype=np.int64)
+    slots = np.empty(n, dtype=np.int64)
     for i in range(prefix, m):
         u = src[i]
         v = dst[i]
@@ -279,22 +284,28 @@ def _greedy_dag(n, src, dst, prefix):
                     mark[x] = stamp
                     stack[top] = x
                     top += 1
-        # reorder: slots of both sets, sorted; backward set (by old order) first, then forward set
-        bset = bwd[:nb].copy()
-        fset = fwd[:nf].copy()
-        bkeys = np.empty(nb, dtype=np.int64)
+        # reorder: slots of both sets, sorted; backward set (by old order) first, then forward set.  The keys
+        # (old positions) are distinct, so the sorts have one result; `sort_by_key` compiles far faster than
+        # np.argsort.
         for j in range(nb):
-            bkeys[j] = ordv[bset[j]]
-        fkeys = np.empty(nf, dtype=np.int64)
+            bkeys[j] = ordv[bwd[j]]
         for j in range(nf):
-            fkeys[j] = ordv[fset[j]]
-        bset = bset[np.argsort(bkeys)]
-        fset = fset[np.argsort(fkeys)]
-        slots = np.sort(np.concatenate((bkeys, fkeys)))
+            fkeys[j] = ordv[fwd[j]]
+        sort_by_key(bkeys, bwd, nb)
+        sort_by_key(fkeys, fwd, nf)
+        p = 0
+        q = 0
+        for j in range(nb + nf):  # merge the two sorted key runs into the sorted slots
+            if q >= nf or (p < nb and bkeys[p] < fkeys[q]):
+                slots[j] = bkeys[p]
+                p += 1
+            else:
+                slots[j] = fkeys[q]
+                q += 1
         for j in range(nb):
-            ordv[bset[j]] = slots[j]
+            ordv[bwd[j]] = slots[j]
         for j in range(nf):
-            ordv[fset[j]] = slots[nb + j]
+            ordv[fwd[j]] = slots[nb + j]
         accepted[i] = True
     return accepted, ordv
 

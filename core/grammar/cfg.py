@@ -390,23 +390,38 @@ class WeightedCFG:
         return cls.from_bundle(meta, arrays, source=str(path))
 
 
-def check_cfg_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+def check_cfg_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray], where: str = "cfg") -> None:
     """Types, shapes, counts and index ranges of a saved weighted CFG (`treegram.schema`; raises SchemaError)."""
     from treegram.schema import Arr, Dict, Int, List, Str, validate
 
     validate(meta, Dict({"nonterminals": List(Str(), min_len=1), "words": List(Str()), "categories": List(Str()),
-                         "start": Int(min=0, max=len(meta.get("nonterminals") or [0]) - 1)}), "cfg")
+                         "start": Int(min=0)}), where)
+    validate(meta["start"], Int(max=len(meta["nonterminals"]) - 1), f"{where}.start")
     nt, nw, nc = len(meta["nonterminals"]), len(meta["words"]), len(meta["categories"])
     sym = Arr("iu", ndim=1, min=0, max=nt - 1)
+    logp = Arr("f", ndim=1, max=1e-6)  # log rule weights: no NaN, at most log 1
     validate(arrays, Dict({
         "bin_parent": Arr("iu", shape=("bin",), min=0, max=nt - 1), "bin_left": sym, "bin_right": sym,
-        "bin_logp": Arr("f", shape=("bin",)),
-        "un_parent": Arr("iu", shape=("un",), min=0, max=nt - 1), "un_child": sym, "un_logp": Arr("f", shape=("un",)),
+        "bin_logp": logp,
+        "un_parent": Arr("iu", shape=("un",), min=0, max=nt - 1), "un_child": sym, "un_logp": logp,
         "lex_parent": Arr("iu", shape=("lex",), min=0, max=nt - 1), "lex_word": Arr("iu", ndim=1, min=0, max=nw - 1),
-        "lex_logp": Arr("f", shape=("lex",)),
-        "category": Arr("iu", shape=(nt,), min=0, max=max(nc - 1, 0))}), "cfg arrays")
-    for group, names in (("bin", ("bin_left", "bin_right")), ("un", ("un_child",)), ("lex", ("lex_word",))):
+        "lex_logp": logp,
+        "category": Arr("iu", shape=(nt,), min=0, max=max(nc - 1, 0))}), f"{where} arrays")
+    for group, names in (("bin", ("bin_left", "bin_right", "bin_logp")), ("un", ("un_child", "un_logp")),
+                         ("lex", ("lex_word", "lex_logp"))):
         n = len(arrays[f"{group}_parent"])
         for name in names:
             if len(arrays[name]) != n:
-                validate(arrays[name], Arr(shape=(n,)), f"cfg arrays.{name}")
+                validate(arrays[name], Arr(shape=(n,)), f"{where} arrays.{name}")
+
+
+def _cfg_bundle_problem(bundle: dict[str, Any]) -> None:
+    check_cfg_bundle(bundle["meta"], bundle["arrays"], "cfg")
+
+
+def cfg_schema():
+    """A saved weighted CFG as a `treegram.schema.Bundle` (models embed it with `treegram.schema.Embedded`)."""
+    from treegram.schema import Bundle, Dict, Int, Str, Where
+
+    return Bundle(meta=Dict({"format": Str(choices=(FORMAT,)), "version": Int(min=VERSION, max=VERSION)}),
+                  parts=(Where(_cfg_bundle_problem),))

@@ -22,6 +22,7 @@ import numba
 import numpy as np
 
 from treegram.errors import InputError
+from treegram.jit import sort_prefix
 
 
 @attrs.frozen(eq=False)
@@ -116,7 +117,8 @@ def _grow(a, need):
     if need <= a.shape[0]:
         return a
     b = np.empty(max(need, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
+    for i in range(a.shape[0]):  # a loop, not a slice assignment: much cheaper to compile
+        b[i] = a[i]
     return b
 
 
@@ -167,7 +169,7 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                     nr += 1
         # parents in increasing id order, so the entries come out sorted by (child, parent) with no global sort
         # (nothing below depends on the order of `reach`: components are visited in topological order)
-        reach[:nr].sort()
+        sort_prefix(reach, nr)
 
         # inside: propagate unit inflow at b through components in topological order (descending comp id)
         nc = 0
@@ -177,7 +179,7 @@ def _closure_entries(nsym, ptr, adj, adj_p, adj_vlogp, adj_vrule, comp, comp_ptr
                 comp_seen[c] = b
                 comps[nc] = c
                 nc += 1
-        comps[:nc].sort()
+        sort_prefix(comps, nc)
         for r in range(nr):
             inflow[reach[r]] = 0.0
         inflow[b] = 1.0

@@ -26,7 +26,25 @@ PCFG_SETTINGS = Dict({"horizontal": Opt(Int(min=0)), "vertical": Int(min=1), "ra
 PCFG_META = Dict({"settings": PCFG_SETTINGS, "cfg": Dict(),
                   "mapper": Dict({"kind": Str(), "min_count": Int(min=0), "counts": Dict(values=Int(min=0))})},
                  optional={"info": Opt(Dict())})
-PCFG_ARRAYS = Dict({"unk_tags": Arr("iu", min=0), "unk_logp": Arr("f")})
+PCFG_ARRAYS = Dict({"unk_tags": Arr("iu", ndim=1, shape=("unk",), min=0), "unk_logp": Arr("f", shape=("unk",), max=1e-6)})
+
+
+def _unk_tags_known(bundle: dict[str, Any]) -> str | None:
+    tags = bundle["arrays"]["unk_tags"]
+    n = len(bundle["meta"]["cfg"]["nonterminals"])
+    if len(tags) and int(tags.max()) >= n:
+        return f"unknown-word tag {int(tags.max())} is not one of the grammar's {n} symbols"
+    return None
+
+
+def pcfg_schema():
+    """A saved PCFG (`treegram.schema.Bundle`): settings, rare-word mapper, the weighted CFG and the unknown-word
+    distribution; TSG, TIG, OSTAG models and compressors embed it (`treegram.schema.Embedded`)."""
+    from treegram.grammar.cfg import cfg_schema
+    from treegram.schema import Bundle, Embedded, Where
+
+    return Bundle(meta=PCFG_META, arrays=PCFG_ARRAYS,
+                  parts=(Embedded(("cfg",), "cfg", cfg_schema()), Where(_unk_tags_known)))
 
 
 @attrs.frozen
@@ -143,8 +161,7 @@ class PCFGModel:
         from treegram.grammar.cfg import WeightedCFG
         from treegram.trees.signatures import RareWordMapper
 
-        validate(meta, PCFG_META, "meta")
-        validate(arrays, PCFG_ARRAYS, "arrays")
+        validate({"meta": meta, "arrays": arrays}, pcfg_schema(), "model")  # also when embedded in another model
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         return cls(cfg, RareWordMapper.from_dict(meta["mapper"]), PCFGSettings(**meta["settings"]),
                    arrays["unk_tags"], arrays["unk_logp"], meta.get("info"))

@@ -197,7 +197,7 @@ def drop_oversized(trees, max_nodes: int, *, what: str, note: Callable[[str], ob
     if not big:
         return trees
     if note is not None:
-        note(f"[yellow]note:[/] left out {len(big)} training tree(s) with more than {max_nodes} nodes "
+        note(f"note: left out {len(big)} training tree(s) with more than {max_nodes} nodes "
              f"(first: tree {big[0] + 1}); {what} training cost grows faster than the tree size")
     skip = set(big)
     return [t for i, t in enumerate(trees) if i not in skip]

@@ -92,6 +92,29 @@ class ChannelModel(ParsedCompressor):
                                  hint="re-create it with `treegram train channel`") from None
         return cls(ChannelGrammar.from_json(meta["grammar"]), embedded_parser(meta, arrays), info, policy)
 
+    @staticmethod
+    def schema():
+        """What a channel model file holds (checked by the core before loading and before writing): the source,
+        added-subtree and channel models' Witten-Bell tables (finite counts >= 0), real booleans, the deletion
+        policy and the embedded parser."""
+        from treegram.compression.compressor import embedded_parser_schema
+        from treegram.compression.policy import policy_schema
+        from treegram.compression.syntax import syntax_model_schema, witten_bell_schema
+        from treegram.schema import COMMON_OPTIONAL, AllOf, AnyOf, Bundle, Dict, Int, List, Str, Where
+
+        levels = AnyOf((Int(min=4, max=4), Int(min=6, max=6)))
+        channel = Dict({"levels": levels,
+                        "tables": Dict({str(k): witten_bell_schema() for k in range(1, 7)}, extra=False),
+                        "categories": List(Str()), "vocab": List(Str())}, extra=False)
+        grammar = AllOf((Dict({"levels": levels, "source": syntax_model_schema(), "added": syntax_model_schema(),
+                               "channel": channel}, extra=False),
+                         Where(lambda g: None if g["levels"] == g["channel"]["levels"]
+                               and g["source"]["lexicalized"] == g["added"]["lexicalized"]
+                               else "its levels or lexicalization disagree between the source and channel models")))
+        return Bundle(meta=Dict({"format": Str(choices=(FORMAT,)), "grammar": grammar},
+                                optional={**COMMON_OPTIONAL, "parser": embedded_parser_schema(),
+                                          "policy": policy_schema()}))
+
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         out: dict[str, Any] = {"formalism": "channel", "levels": self.levels,
                                "source_lexicalized": self.grammar.source.lexicalized,

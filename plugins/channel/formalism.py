@@ -59,6 +59,15 @@ class ChannelFormalism(Formalism):
                              parser_id=parser_fingerprint(options.parser), cache_dir=options.parse_cache,
                              workers=options.workers, ui=ui, options=options)
 
+    def model_schema(self, meta):
+        from treegram.errors import ModelFileError
+        from treegram.plugins.channel.compressor import FORMAT, ChannelModel
+
+        if meta.get("format") != FORMAT:  # an older layout: say so rather than list its differences
+            raise ModelFileError(f"channel model of format {meta.get('format')!r}, but this treegram reads "
+                                 f"{FORMAT!r}", hint="retrain it with `treegram train channel`")
+        return ChannelModel.schema()
+
     def load_model(self, meta, arrays):
         from treegram.plugins.channel.compressor import ChannelModel
 

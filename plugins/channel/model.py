@@ -167,24 +167,31 @@ class Channel:
         p6 = self.tables[6].prob(A, x, 1.0 / (len(self.categories) + 1))
         return self.tables[5].prob(_key(A, H), x, p6)
 
-    def level_probs(self, ev: dict) -> dict[int, float]:
-        """p_k(outcome | context) of every level of the chain (k = 5 is the gap model, 6 is folded into it)."""
-        p5 = 1.0
+    def level_logprobs(self, ev: dict) -> dict[int, float]:
+        """log p_k(outcome | context) of every level of the chain (k = 5 is the gap model, 6 is folded into it).
+
+        In log space throughout: a wide rule's gap product and its added children's word probabilities underflow
+        a float long before the sentence length limit (a 0.0 there was `math domain error`)."""
+        l5 = 0.0
         for gap in ev["gaps"]:
             for x in gap + [STOP]:
-                p5 *= self._gap_prob(ev["A"], ev["H"], x)
-        out = {5: p5}
-        p = out[4] = self.tables[4].prob(ev["ctx"][4], ev["out"][4], p5)
+                l5 += math.log(self._gap_prob(ev["A"], ev["H"], x))
+        out = {5: l5}
+        lp = out[4] = self.tables[4].logprob(ev["ctx"][4], ev["out"][4], l5)
         if self.levels == 6:
             for a in ev["added"]:
-                p *= math.exp(self.word_model.word_logp(*a))
+                lp += self.word_model.word_logp(*a)
             for k in (3, 2, 1):
-                p = out[k] = self.tables[k].prob(ev["ctx"][k], ev["out"][k], p)
+                lp = out[k] = self.tables[k].logprob(ev["ctx"][k], ev["out"][k], lp)
         return out
 
+    def level_probs(self, ev: dict) -> dict[int, float]:
+        """p_k(outcome | context) of every level (`level_logprobs` exponentiated; may underflow to 0)."""
+        return {k: math.exp(v) for k, v in self.level_logprobs(ev).items()}
+
     def logp(self, ev: dict) -> float:
-        ps = self.level_probs(ev)
-        return math.log(ps[1] if self.levels == 6 else ps[4])
+        lps = self.level_logprobs(ev)
+        return lps[1] if self.levels == 6 else lps[4]
 
     def to_json(self) -> dict:
         return {"levels": self.levels, "tables": {str(k): v.to_json() for k, v in self.tables.items()},

@@ -6,6 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
+from treegram import argtypes
 from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError, ModelFileError
 
@@ -88,7 +89,7 @@ def _configure_eval(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fce", type=Path, nargs="+", required=True, metavar="FILE.json", help="FCE JSON-lines files")
     p.add_argument("--heuristics", default="h0,h1,h2,h3,h4,hinf",
                    help="isolation heuristics to evaluate (comma-separated; default all)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N essays' sentence pairs")
+    p.add_argument("--limit", type=argtypes.positive_int, default=None, help="only the first N essays' sentence pairs")
     add_json_flag(p)
 
 

@@ -44,6 +44,11 @@ class CorrectionsFormalism(Formalism):
             return CorrectionsModel.train(feats, [i.code for i in instances], C=options.C, max_iter=options.max_iter,
                                           seed=ctx.seed, lexical=options.lexical)
 
+    def model_schema(self, meta):
+        from treegram.plugins.corrections.model import corrections_schema
+
+        return corrections_schema()
+
     def load_model(self, meta, arrays):
         from treegram.plugins.corrections.model import CorrectionsModel
 

@@ -146,4 +146,28 @@ class CorrectionsModel:
         for h in (h75, h15):
             if h.coef.shape != (len(h.classes), len(vocab)) or h.intercept.shape != (len(h.classes),):
                 raise ValueError("coefficient shapes do not match the vocabulary and classes")
-        return cls(vocab, h75, h15, lexical=bool(meta.get("lexical", True)), info=meta.get("info", {}))
+        return cls(vocab, h75, h15, lexical=meta.get("lexical", True), info=meta.get("info") or {})
+
+
+def _distinct_labels(meta: dict[str, Any]) -> str | None:
+    for key in ("vocab", "classes75", "classes15"):
+        if len(set(meta[key])) != len(meta[key]):
+            return f"{key} lists a name twice"
+    return None
+
+
+def corrections_schema():
+    """What a corrections model file holds (checked by the core before loading and before writing): the feature
+    names, the two heads' class labels (distinct, non-empty), finite coefficients and intercepts shaped by them,
+    a real boolean `lexical`."""
+    from treegram.schema import COMMON_OPTIONAL, AllOf, Arr, Bool, Bundle, Dict, List, Str, Where
+
+    meta = AllOf((Dict({"vocab": List(Str(), length="features"),
+                        "classes75": List(Str(nonempty=True), min_len=1, length="codes"),
+                        "classes15": List(Str(nonempty=True), min_len=1, length="classes"),
+                        "lexical": Bool()}, optional=COMMON_OPTIONAL), Where(_distinct_labels)))
+    arrays = Dict({"coef75": Arr("f", shape=("codes", "features"), finite=True),
+                   "intercept75": Arr("f", shape=("codes",), finite=True),
+                   "coef15": Arr("f", shape=("classes", "features"), finite=True),
+                   "intercept15": Arr("f", shape=("classes",), finite=True)})
+    return Bundle(meta=meta, arrays=arrays)

@@ -37,7 +37,7 @@ def run_grammar(args: argparse.Namespace, ui) -> int:
 
 
 def configure_convert(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", type=Path, help="a Bayesian OSTAG model (`treegram train ostag-bayes`)")
+    p.add_argument("model", type=Path, help="an OSTAG model (`treegram train ostag-bayes`; EM models with --min-prob)")
     p.add_argument("--to", choices=("tsg",), default="tsg",
                    help="the target formalism: tsg = the TAG->TSG approximation of Yamangil & Shieber (2013, sec. "
                         "5), parsed in cubic time by the TSG parser (`treegram parse --model OUT`)")
@@ -45,6 +45,9 @@ def configure_convert(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-count", type=argtypes.nonnegative_float, default=0.0,
                    help="keep the (auxiliary tree, Goodman index) adjunctions seen at least this often in the "
                         "sample (mean over the averaged samples; default 0: every observed one)")
+    p.add_argument("--min-prob", type=argtypes.open_probability, default=None, metavar="P",
+                   help="also keep every adjunction the sample never used whose probability P_adj(node) P_aux(tree) "
+                        "is at least P (more coverage, a larger grammar; the only way to convert an EM-trained OSTAG)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
@@ -52,10 +55,8 @@ def run_convert(args: argparse.Namespace, ui) -> int:
     from treegram.formalism import load_model
     from treegram.plugins.ostag.tag2tsg import convert_model
 
-    if args.out.resolve() == args.model.resolve():
-        raise InputError(f"--out {args.out} is the input model", hint="name another file")
     model = load_model(args.model)
-    report = convert_model(model, args.out, min_count=args.min_count)
+    report = convert_model(model, args.out, min_count=args.min_count, min_prob=args.min_prob)
     report["model"] = str(args.out)
     if args.json:
         ui.emit_json(report)

@@ -20,7 +20,7 @@ from pathlib import Path
 import attrs
 
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
-from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int, probability
 from treegram.errors import InputError
 from treegram.formalism import Formalism, RunOptions, Sampling, option
 
@@ -51,13 +51,13 @@ class BayesOSTAGOptions:
     horizontal: int = option(0, help="horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     adj_prior: float = option(1.0, type=nonnegative_float, group="parsing grammar",
                               help="pseudo-counts pulling each Goodman index's adjunction probability towards the "
                                    "sampled per-label mu (default 1)")
     average: int = average_option(5)
     thin: int = thin_option()
-    prune_threshold: float = option(1e-4, type=nonnegative_float, group="parsing grammar",
+    prune_threshold: float = option(1e-4, type=probability, group="parsing grammar",
                                     help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
     decoder: str = option("maxrule", metavar="NAME", group="parsing grammar",
                           help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
@@ -205,8 +205,8 @@ class OSTAGOptions:
     horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
     vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
-    prune_threshold: float | None = option(None, type=nonnegative_float, group="model",
+                                 type=positive_int, group="model")
+    prune_threshold: float | None = option(None, type=probability, group="model",
                                            help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
                                                 "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")
 
@@ -285,6 +285,11 @@ class OSTAGFormalism(Formalism):
             ui.table("EM (per iteration)", list(rows[0].keys()), [list(r.values()) for r in rows])
         model.default_decoder = options.decoder
         return model
+
+    def model_schema(self, meta):
+        from treegram.plugins.ostag.model import ostag_schema
+
+        return ostag_schema(meta)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.ostag.model import OSTAGModel

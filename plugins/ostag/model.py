@@ -292,17 +292,6 @@ class OSTAGModel:
     def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> OSTAGModel:
         from treegram.grammar.pcfg import PCFGModel
 
-        if meta.get("ostag_version", 0) > MODEL_VERSION:
-            raise ValueError(f"OSTAG model version {meta.get('ostag_version')} is newer than this plugin")
-        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Dict, Float, List, Str, validate
-
-        validate(meta, Dict({"settings": SETTINGS, "pcfg": Dict(), "start": Str(nonempty=True),
-                             "initial": List(Str(nonempty=True), length="initial"),
-                             "initial_count": List(Float(min=0), length="initial"),
-                             "auxiliary": List(Str(nonempty=True), length="auxiliary"),
-                             "aux_count": List(Float(min=0), length="auxiliary")},
-                            optional={**COMMON_OPTIONAL, "default_decoder": Str(nonempty=True),
-                                      "base": Dict({"labels": List(Str()), "words": List(Str())})}), "meta")
         settings = OSTAGSettings(**meta["settings"])  # files before issue 16 lack em_initial: "counts", as trained
         parse = lambda s: parse_brackets(s, source="model")[0]  # noqa: E731
         g = OSTAG(zip(map(parse, meta["initial"]), meta["initial_count"]),
@@ -356,6 +345,7 @@ class OSTAGModel:
     def render_grammar(self, ui, args) -> None:
         """`treegram grammar MODEL [--top K] [--aux] [--wrapping]`: a table of the most frequent initial trees (or
         the most probable auxiliary / wrapping auxiliary trees), then each one drawn, the foot shown as `X*`."""
+        from treegram.cli.ui import styled
         from treegram.trees import ascii_tree, parse_brackets
 
         top = getattr(args, "top", 15)
@@ -369,8 +359,7 @@ class OSTAGModel:
             return
         ui.table(f"top {len(rows)} {what} trees", list(rows[0].keys()), [list(r.values()) for r in rows])
         for r in rows:
-            head = f"[bold]p={r['prob']}[/] count {r['count']}" + (f" {r['type']}" if aux else "")
-            ui.print(head, highlight=False)
+            ui.print(styled((f"p={r['prob']}", "bold"), f" count {r['count']}" + (f" {r['type']}" if aux else "")))
             ui.print(ascii_tree(parse_brackets(r[key], source="model")[0]), highlight=False, markup=False)
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
@@ -554,3 +543,53 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     info = {"training_trees": len(trees), "tsg_elementary_trees": len(elementary), "elementary_source": source,
             "train_seconds": round(time.perf_counter() - t0, 1)}
     return OSTAGModel(grammar, pcfg, settings, info, trace)
+
+
+def _root_label(bracket: str) -> str:
+    """The root label of a bracketed elementary tree, read without parsing it (``(TOP (S))`` -> ``TOP``)."""
+    head = bracket.lstrip()[1:].lstrip()
+    end = next((i for i, ch in enumerate(head) if ch.isspace() or ch in "()"), len(head))
+    return head[:end]
+
+
+def _start_is_a_root(meta: dict[str, Any]) -> str | None:
+    roots = {_root_label(t) for t in meta["initial"]}
+    if meta["start"] not in roots:
+        return (f"the start label {meta['start']!r} is the root of no initial tree (every parse would fall back to "
+                "a flat tree)")
+    return None
+
+
+def ostag_schema(meta: dict[str, Any]):
+    """What an OSTAG model file holds (checked by the core before loading and before writing): settings, the
+    initial and auxiliary trees with their counts and log-probabilities, a start label some initial tree has as
+    its root, the coarse PCFG and (with TSG weights "base") the TSG's base route."""
+    from treegram.errors import ModelFileError
+    from treegram.grammar.pcfg import pcfg_schema
+    from treegram.schema import (COMMON_OPTIONAL, LOGP, AllOf, Arr, Bool, Bundle, Dict, Embedded, Float, Int, List,
+                                 Opt, Prefixed, Str, Where, settings_schema)
+
+    version = meta.get("ostag_version", 0)
+    if isinstance(version, int) and not isinstance(version, bool) and version > MODEL_VERSION:
+        raise ModelFileError(f"OSTAG model version {version} is newer than this plugin", hint="upgrade treegram")
+    settings = settings_schema(OSTAGSettings, kind=Str(choices=KINDS), expand=Bool(), spine_levels=Int(min=0),
+                               horizontal=Opt(Int(min=0)), vertical=Int(min=1), rare_threshold=Int(min=0),
+                               max_depth=Int(min=1), min_count=Int(min=0), em_iterations=Int(min=0),
+                               em_initial=Str(choices=EM_INITIAL), adj_init=Float(gt=0, lt=1),
+                               smoothing=Float(min=0), cfg_rule_weight=Float(min=0),
+                               tsg_weights=Str(choices=TSG_WEIGHTS), prune_threshold=Float(min=0, max=1))
+    meta_spec = AllOf((Dict({"settings": settings, "pcfg": Dict(), "start": Str(nonempty=True),
+                             "initial": List(Str(nonempty=True), length="initial"),
+                             "initial_count": List(Float(min=0), length="initial"),
+                             "auxiliary": List(Str(nonempty=True), length="auxiliary"),
+                             "aux_count": List(Float(min=0), length="auxiliary")},
+                            optional={**COMMON_OPTIONAL, "ostag_version": Int(min=0),
+                                      "default_decoder": Str(nonempty=True),
+                                      "base": Dict({"labels": List(Str()), "words": List(Str())})}),
+                       Where(_start_is_a_root)))
+    logp = Arr("f", ndim=1, max=1e-6)
+    arrays = AllOf((Dict({"sub_logp": Arr("f", shape=("initial",), max=1e-6),
+                          "aux_logp": Arr("f", shape=("auxiliary",), max=1e-6),
+                          "adj_logp": logp, "noadj_logp": logp}),
+                    Prefixed("base", Dict(values=Arr("iuf")))))
+    return Bundle(meta=meta_spec, arrays=arrays, parts=(Embedded(("pcfg",), "pcfg", pcfg_schema()),))

@@ -21,5 +21,5 @@ def register_commands(register):
 
     register(Command("ostag-grammar", "list an OSTAG model's initial, auxiliary or wrapping auxiliary trees",
                      configure_grammar, run_grammar))
-    register(Command("convert", "turn a Bayesian OSTAG model into a TSG with the same derivations (Yamangil & "
+    register(Command("convert", "turn an OSTAG model (ostag-bayes) into a TSG with the same derivations (Yamangil & "
                                 "Shieber 2013, sec. 5): cubic-time parsing", configure_convert, run_convert))

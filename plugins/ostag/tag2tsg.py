@@ -16,12 +16,15 @@ at node n is remembered completely by n itself, so the paper's construction appl
   refused.
 * **Kept adjunctions.** The TSG keeps the (auxiliary tree, Goodman index) pairs of the sample's adjunction
   statistics (`OSTAGModel.adjunction_pairs`, mean counts over the averaged samples) with a count of at least
-  `min_count`; every other pair is dropped: its derivations are lost (coverage), all others keep their exact
+  `min_count` (the paper's construction), and with `min_prob` also every unseen pair whose TAG probability
+  P_adj(n) P_aux(a | X) reaches it (coverage for a larger grammar; the only pairs of EM models, which have no
+  statistics); every other pair is dropped: its derivations are lost (coverage), all others keep their exact
   probability.  The weights are the TAG's own, not renormalised, so a derivation's probability under the TSG
   equals its probability under the TAG whenever it uses only kept pairs (tests/test_ostag_tag2tsg.py).
 
 The CFG is written in the TSG model file format (symbols 0..L-1 the label sites, L..2L-1 the ``X~base`` symbols
-where an unknown word's open-class tag enters, as in `treegram.elementary.base_route`): unary hops (substitution
+where an unknown word's open-class tag enters, as in `treegram.elementary.base_route`; an OSTAG built on a TSG's
+base route, `train ostag --from-tsg`, gets that route back with its weights): unary hops (substitution
 of an initial tree at a site, adjunction of an auxiliary tree at a node) are folded into the rules they lead to,
 so every symbol of a derivation is one node of the derived tree, and `treegram parse` reads the file with the
 TSG plugin's parser and decoders.
@@ -45,15 +48,30 @@ from treegram.plugins.ostag.grammar import (KIND_BINARY, KIND_LEX, NEG, OSTAG, R
 TSG_MODEL_VERSION = 1  # the TSG model file version this writer produces (plugins/tsg reads it)
 
 
-def kept_pairs(model, min_count: float = 0.0) -> list[tuple[int, int]]:
-    """The (auxiliary tree id, Goodman node id) pairs of a Bayesian model's adjunction statistics with mean count
-    >= min_count (all observed ones by default), sorted."""
-    if model.adjunction_pairs is None:
+def kept_pairs(model, min_count: float = 0.0, min_prob: float | None = None) -> list[tuple[int, int]]:
+    """The (auxiliary tree id, Goodman node id) pairs the TSG keeps, sorted: those of a Bayesian model's adjunction
+    statistics with mean count >= min_count (all observed ones by default), and with `min_prob` also every pair
+    whose TAG probability P_adj(n) P_aux(a | X) is at least that (unseen adjunctions the model finds likely; the
+    only pairs of a model without statistics)."""
+    g = model.grammar
+    out: set[tuple[int, int]] = set()
+    if model.adjunction_pairs is not None:
+        aux, node, count = model.adjunction_pairs
+        keep = count >= min_count
+        out.update(zip(aux[keep].tolist(), node[keep].tolist()))
+    elif min_prob is None:
         raise InputError("the model has no adjunction statistics",
-                         hint="convert a model written by `treegram train ostag-bayes` (this version or later)")
-    aux, node, count = model.adjunction_pairs
-    keep = count >= min_count
-    return sorted(zip(aux[keep].tolist(), node[keep].tolist()))
+                         hint="convert a model written by `treegram train ostag-bayes`, or keep adjunctions by "
+                              "probability (--min-prob P)")
+    if min_prob is not None:
+        nd = g.nodes
+        sites = np.flatnonzero(~nd.spine & (g.ctx >= 0))
+        lp_site = g.adj_logp[g.ctx[sites]]
+        floor = np.log(min_prob) if min_prob > 0 else -np.inf
+        for a in range(len(g.auxiliary)):
+            at = sites[(nd.label[sites] == g.aux_label[a]) & (lp_site + g.aux_logp[a] >= floor)]
+            out.update((a, int(n)) for n in at.tolist())
+    return sorted(out)
 
 
 class _Rules:
@@ -162,8 +180,24 @@ def tsg_cfg(g: OSTAG, pairs: Iterable[tuple[int, int]], unknown_labels: Iterable
         for s, n in sorted(set(pair_sym) - done_pairs):
             done_pairs.add((s, n))
             rules.add(pair_sym[(s, n)], rhs(s, n), 0.0)  # spine nodes below the root: no decision (OSTAG)
-    for lab in sorted(set(int(x) for x in unknown_labels)):
-        rules.add(lab, (nl + lab,), 0.0)  # the unknown-word hop (spliced out of derived trees by the TSG parser)
+    if g.base is not None:  # a TSG's base route (EM from --from-tsg, rules 7 and 8): the TSG's own rules again
+        b, lab = g.base, g.base_label
+
+        def kid(kind, x):
+            return nl + int(lab[x]) if kind == 1 else int(lab[x])  # CHILD_BASE: expand, else stop at the site
+
+        for x, w in zip(b.hop_label.tolist(), b.hop_logp.tolist()):
+            rules.add(int(lab[x]), (nl + int(lab[x]),), w)
+        for p_, lk, l_, rk, r_, w in zip(b.bin_parent.tolist(), b.bin_lkind.tolist(), b.bin_left.tolist(),
+                                        b.bin_rkind.tolist(), b.bin_right.tolist(), b.bin_logp.tolist()):
+            rules.add(nl + int(lab[p_]), (kid(lk, l_), kid(rk, r_)), w)
+        for p_, k, c, w in zip(b.un_parent.tolist(), b.un_kind.tolist(), b.un_child.tolist(), b.un_logp.tolist()):
+            rules.add(nl + int(lab[p_]), (kid(k, c),), w)
+        for p_, wd, w in zip(b.lex_parent.tolist(), b.lex_word.tolist(), b.lex_logp.tolist()):
+            rules.add(nl + int(lab[p_]), ("w", int(g.base_word[wd])), w)
+    else:  # unknown words enter at the site, as in the OSTAG: through the hop X -> X~base (probability 1)
+        for lab_id in sorted(set(int(x) for x in unknown_labels)):
+            rules.add(lab_id, (nl + lab_id,), 0.0)  # spliced out of derived trees by the TSG parser
 
     def cols(rows, width):
         if not rows:
@@ -181,24 +215,29 @@ def tsg_cfg(g: OSTAG, pairs: Iterable[tuple[int, int]], unknown_labels: Iterable
     return cfg, report
 
 
-def convert_model(model, out: str | Path, *, min_count: float = 0.0) -> dict[str, Any]:
-    """Write the TSG of a Bayesian OSTAG model (adjunction pairs with mean count >= min_count) to `out` in the
-    TSG model file format; returns the conversion report."""
+def convert_model(model, out: str | Path, *, min_count: float = 0.0, min_prob: float | None = None
+                  ) -> dict[str, Any]:
+    """Write the TSG of an OSTAG model (the pairs of `kept_pairs`) to `out` in the TSG model file format; returns
+    the conversion report."""
     from treegram.elementary.data import TSGSettings
     from treegram.formalism import save_model
 
     if getattr(model, "formalism", None) != "ostag" or not hasattr(model, "grammar"):
         raise InputError("not an OSTAG model", hint="pass a model written by `treegram train ostag-bayes`")
     g = model.grammar
-    pairs = kept_pairs(model, min_count)
+    pairs = kept_pairs(model, min_count, min_prob)
     coarse = model.pcfg.cfg.nonterminals
     unknown = [g.labels.get(coarse.symbol(int(t))) for t in model.pcfg.unk_tags.tolist()]
     cfg, report = tsg_cfg(g, pairs, [u for u in unknown if u >= 0])
-    aux, _node, count = model.adjunction_pairs
+    observed = {"observed_adjunction_pairs": None}
+    if model.adjunction_pairs is not None:
+        aux, node, count = model.adjunction_pairs
+        kept = set(pairs)
+        dropped = np.array([(a, n) not in kept for a, n in zip(aux.tolist(), node.tolist())], bool)
+        observed = {"observed_adjunction_pairs": int(aux.size), "dropped_observed_pairs": int(dropped.sum()),
+                    "dropped_observed_mass": round(float(count[dropped].sum()), 3)}
     report = {"source_initial_trees": len(g.initial), "source_auxiliary_trees": len(g.auxiliary),
-              "observed_adjunction_pairs": int(aux.size), "min_count": min_count,
-              "dropped_adjunction_pairs": int(aux.size) - report["kept_adjunction_pairs"],
-              "dropped_adjunction_mass": round(float(count[count < min_count].sum()), 3), **report}
+              "min_count": min_count, "min_prob": min_prob, **observed, **report}
     s = model.settings
     settings = TSGSettings(horizontal=s.horizontal, vertical=s.vertical, rare_threshold=s.rare_threshold)
     order = np.argsort(-np.asarray(g.initial_count), kind="stable")
@@ -206,7 +245,7 @@ def convert_model(model, out: str | Path, *, min_count: float = 0.0) -> dict[str
                   "root": g.labels.symbol(int(g.initial_label[e]))} for e in order.tolist()]
     cmeta, carrays = cfg.to_bundle()
     pmeta, parrays = model.pcfg.bundle("pcfg")
-    info = {"converted_from": "ostag (Bayesian OSTAG, TAG->TSG approximation, Yamangil & Shieber 2013 sec. 5)",
+    info = {"converted_from": "ostag (TAG->TSG approximation, Yamangil & Shieber 2013 sec. 5)",
             **{k: v for k, v in model.info.items() if not isinstance(v, (dict, list))}, **report}
     meta = {"tsg_version": TSG_MODEL_VERSION, "settings": settings.to_dict(), "info": info, "cfg": cmeta, **pmeta,
             "fragments": fragments, "trace": [], "prune_threshold": float(s.prune_threshold), "mpp_samples": 0}

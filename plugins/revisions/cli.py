@@ -10,7 +10,14 @@ from treegram.cli.commands import Command, add_json_flag
 from treegram.errors import InputError
 
 
+def _derived(args: argparse.Namespace) -> tuple[dict, dict]:
+    from treegram.io import derived_path
+
+    return {}, {"the chunk folder --out + .chunks": derived_path(args.out, ".chunks")}
+
+
 def _configure(p: argparse.ArgumentParser) -> None:
+    p.set_defaults(_derived=_derived)
     p.add_argument("dumps", type=Path, nargs="+", metavar="DUMP",
                    help="MediaWiki XML history dumps (.xml, .xml.gz, .xml.bz2), streamed")
     p.add_argument("--out", type=Path, required=True, metavar="PAIRS.tsv",
@@ -58,7 +65,7 @@ def _run(args: argparse.Namespace, ui) -> int:
                              "through the core charts", hint="give a pcfg, tsg or tig model")
         parser = str(args.parser.resolve())
     else:
-        ui.note("[yellow]note:[/] no --parser model: the paper's parser-score filter is skipped")
+        ui.note("no --parser model: the paper's parser-score filter is skipped", label="note")
     settings = Settings(min_words=args.min_words, max_words=args.max_words, parser=parser, max_nll=args.max_nll)
     workers = args.workers or (None if args.scheduler else max(1, os.cpu_count() or 1))
     totals = {"revisions": 0, "pairs": 0}

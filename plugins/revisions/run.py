@@ -24,6 +24,7 @@ from typing import Any
 from treegram.distributed import bounded_as_completed, cluster_client, worker_count
 from treegram.errors import InputError
 from treegram.io import atomic_write_text, save_json
+from treegram.schema import seal
 from treegram.plugins.revisions.dumps import iter_chunks
 from treegram.plugins.revisions.mine import Settings, mine_raw_chunk
 
@@ -32,7 +33,14 @@ VERSION = 2
 
 
 def checkpoint_dir(out: Path) -> Path:
-    return out.with_name(out.name + ".chunks")
+    """``OUT.chunks/`` beside a regular output file (a stream or device has no place for one)."""
+    from treegram.io import derived_path
+
+    cdir = derived_path(out, ".chunks")
+    if cdir is None:
+        raise InputError(f"--out must be a regular file (not {out}): finished chunks are kept beside it",
+                         hint="write the pairs to a file")
+    return cdir
 
 
 def _manifest(dumps: list[Path], settings: Settings, chunk_revisions: int) -> dict[str, Any]:
@@ -43,8 +51,26 @@ def _manifest(dumps: list[Path], settings: Settings, chunk_revisions: int) -> di
     return {"version": VERSION, "dumps": files, "settings": settings.to_dict(), "chunk_revisions": chunk_revisions}
 
 
-def _finished(cdir: Path, manifest: dict[str, Any]) -> dict[int, dict]:
-    """Finished chunk results of an earlier run with the same manifest ({} for a fresh start)."""
+def _row_problem(row: list) -> str | None:
+    ok = (isinstance(row[4], str) and row[4] in ("compression", "expansion")
+          and all(isinstance(row[k], int) and not isinstance(row[k], bool) and row[k] >= 0 for k in (5, 6))
+          and all(isinstance(row[k], str) for k in (1, 7, 8)))
+    return None if ok else "a mined pair's fields have the wrong types"
+
+
+def chunk_schema():
+    """A finished chunk file (``OUT.chunks/NNNNNN.json``), checked with its checksum before it is reused."""
+    from treegram.schema import AllOf, Dict, Float, Int, List, Where
+
+    row = AllOf((List(min_len=9, max_len=11), Where(_row_problem)))
+    return Dict({"index": Int(min=0), "pairs": List(row), "stats": Dict(values=Float())})
+
+
+def _finished(cdir: Path, manifest: dict[str, Any], redone: list[str] | None = None) -> dict[int, dict]:
+    """Finished chunk results of an earlier run with the same manifest ({} for a fresh start).  A chunk file that
+    is not what the run wrote (edited, damaged, not matching the chunk schema) is left out and mined again."""
+    from treegram.schema import unseal
+
     mpath = cdir / "manifest.json"
     if not mpath.exists():
         return {}
@@ -59,11 +85,19 @@ def _finished(cdir: Path, manifest: dict[str, Any]) -> dict[int, dict]:
     done = {}
     if old != manifest:
         return {}  # nothing finished under other settings: start afresh
+    spec = chunk_schema()
     for f in finished:
         try:
             res = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # cannot happen with atomic writes; mine it again
+        except (OSError, ValueError, RecursionError):
+            res = None  # cannot happen with atomic writes unless edited: mine it again
+        problem = unseal(res, spec, f.name) if res is not None else "not valid JSON"
+        if problem is None and f.name != f"{res['index']:06d}.json":
+            problem = f"it holds chunk {res['index']}"
+        if problem is not None:
+            if redone is not None:
+                redone.append(f"{f.name} ({problem})")
+            continue
         done[int(res["index"])] = res
     return done
 
@@ -75,7 +109,8 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
     t0, c0 = time.perf_counter(), time.process_time()
     cdir = checkpoint_dir(out)
     manifest = _manifest(dumps, settings, chunk_revisions)
-    done = _finished(cdir, manifest) if cdir.is_dir() else {}
+    redone: list[str] = []
+    done = _finished(cdir, manifest, redone) if cdir.is_dir() else {}
     resumed = len(done)
     cdir.mkdir(exist_ok=True)
     save_json(cdir / "manifest.json", manifest)
@@ -100,7 +135,7 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
 
         for fut in bounded_as_completed(client, submissions(), limit):
             res = fut.result()
-            save_json(cdir / f"{res['index']:06d}.json", res)  # atomic: a killed run never leaves half a chunk
+            save_json(cdir / f"{res['index']:06d}.json", seal(res))  # atomic: never half a chunk; checksummed
             done[res["index"]] = res
             if progress:
                 progress(res)
@@ -140,7 +175,7 @@ def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | Non
         "pairs_per_1000_revisions": round(1000 * stats["pairs"] / revisions, 2) if revisions else 0.0,
         "mean_deleted_words": round(deleted / stats["pairs"], 2) if stats["pairs"] else 0.0,
         "alignment_fallbacks": int(stats["alignment_fallbacks"]),
-        "chunks": total, "chunks_resumed": resumed, "workers": nworkers,
+        "chunks": total, "chunks_resumed": resumed, "chunks_redone": redone, "workers": nworkers,
         "worker_seconds": round(float(stats["seconds"]), 3),
         "worker_cpu_seconds": round(float(stats["cpu_seconds"]), 3),
         "driver_cpu_seconds": round(driver_cpu, 3),

@@ -14,8 +14,9 @@
 - `largemargin`: structured SVM (cutting planes, slack/margin rescaling, loss-augmented decoding over the (tp, fp)
   stratified chart, gold derivations), `SVMGrammar`, `SVMSTSGModel` (`treegram train stsg --method svm`)
 - `evaluate`: compression rate, token P/R/F1, relational F1 (spaCy triples), approximate randomization
-- `compressor`: `STSGModel` (model file with the embedded parser) and `train_stsg`
-- `plugin`: `treegram train stsg`, `treegram compress`, `treegram eval-compression`
+- `compressor`: `STSGModel` (model file with the embedded parser), the parsed training corpus, a Gibbs run's model
+- `baselines`: the em / vb / svm trainers; `train`: `train_stsg`, the library entry point of every method
+- `formalism`: `treegram train stsg` (settings, `STSGFormalism` on the core sampling loop); `plugin`: the hook
 """
 
 # Defaults of `treegram train stsg --method svm`, chosen without dev on held-out training pairs (lines 801-1000 after

@@ -1,11 +1,10 @@
-"""The trained compression model (`treegram compress`) and the end-to-end training function."""
+"""The trained compression model (`treegram compress`), the parsed training corpus and the model of a Gibbs run."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -14,13 +13,12 @@ from treegram.compression.align import Pair
 from treegram.compression.compressor import ParsedCompressor, embed_parser, embedded_parser
 from treegram.compression.policy import DeletionPolicy
 from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
-from treegram.errors import InputError, ModelFileError
+from treegram.errors import ModelFileError
 from treegram.formalism import save_model
 
-from treegram.plugins.stsg import GIBBS_SWEEPS
 from treegram.plugins.stsg.grammar import FiniteSTSG
 
-__all__ = ["STSGData", "STSGModel", "gibbs_model", "train_stsg", "prepare_corpus", "embed_parser", "embedded_parser"]
+__all__ = ["STSGData", "STSGModel", "gibbs_model", "prepare_corpus", "embed_parser", "embedded_parser"]
 
 
 class STSGModel(ParsedCompressor):
@@ -157,76 +155,3 @@ def gibbs_model(state, data: STSGData, *, alpha: float, beta: float, seed: int, 
     info.update(averaging_info or {})
     info["training_seconds"] = round(time.perf_counter() - data.started, 2)
     return STSGModel(grammar, data.parser, info)
-
-
-def train_stsg(pairs: list[Pair], parser, *, method: str = "gibbs", iterations: int | None = None,
-               alpha: float = 100.0, beta: float = 0.1, seed: int = 0, parser_id: str = "", cache_dir=None,
-               checkpoint=None, resume: bool = False, ui=None, corpus=None, callback=None, parse_counts=None,
-               started: float | None = None, average: int = 1, thin: int = 0, **svm_options) -> STSGModel:
-    """Train a compression model (gibbs: the Bayesian STSG, through the core sampling loop exactly as `treegram
-    train stsg` runs it; em / vb: the fixed-grammar baselines; svm: the large-margin STSG of Cohn & Lapata 2007,
-    `svm_options` = loss, C, rescaling, epsilon (and `prepared`) of `largemargin.train_svm`, and `calibrate`
-    (default True): the length bias of `largemargin.calibrate_length_bias`)."""
-    from treegram.plugins.stsg.em import train_em
-
-    if not pairs:
-        raise InputError("no training pairs", hint="check the --pairs files (one tokenized sentence per line)")
-    start = time.perf_counter() if started is None else started
-    track = (lambda xs, d: ui.track(xs, description=d)) if ui else (lambda xs, d: xs)
-    if corpus is None:
-        corpus, parse_counts = prepare_corpus(pairs, parser, parser_id=parser_id, cache_dir=cache_dir, beta=beta,
-                                              progress=lambda xs: track(xs, "parsing sources"))
-    parse_counts = parse_counts or {}
-    info = _info(method, pairs, parse_counts, alpha, beta, seed)
-    if method == "gibbs":
-        from treegram.formalism import RunOptions, TrainContext
-        from treegram.training import run_sampler, sample
-
-        from treegram.plugins.stsg import ANNEAL
-        from treegram.plugins.stsg.plugin import GibbsSettings, STSGFormalism
-
-        iterations = GIBBS_SWEEPS if iterations is None else iterations
-        run = RunOptions(move="gibbs", iterations=iterations, seed=seed, anneal_start=ANNEAL[0],
-                         anneal_end=ANNEAL[1], checkpoint=checkpoint,
-                         checkpoint_every=max(1, min(100, iterations // 10)),
-                         resume=bool(resume and checkpoint and Path(checkpoint).exists()))
-        data = STSGData(pairs, parser, parser_id, cache_dir, corpus, parse_counts, start)
-        settings = GibbsSettings(alpha=alpha, beta=beta, average=average, thin=thin)
-        if ui is not None and callback is None:
-            return run_sampler(STSGFormalism(), data, settings, run, TrainContext(ui=ui, seed=seed))
-        return sample(STSGFormalism(), data, settings, run, callback=callback)[0]
-    if method in ("em", "vb"):
-        iterations = 30 if iterations is None else iterations
-        grammar, em_info = train_em(corpus, method=method, iterations=iterations,
-                                    progress=lambda xs: track(xs, f"{method.upper()} iterations"))
-        info.update({k: v for k, v in em_info.items() if k != "trace"})
-        info["trace"] = em_info["trace"]
-    elif method == "svm":
-        from treegram.plugins.stsg.largemargin import SVMSTSGModel, calibrate_length_bias, train_svm
-
-        iterations = 50 if iterations is None else iterations
-        calibrate = svm_options.pop("calibrate", True)
-        cal = None
-        if calibrate:
-            if ui:
-                ui.note("length calibration: a model trained without every 5th pair, its bias per kept word set so "
-                        "that it keeps as many words of those pairs as their compressions do")
-            same = {k: v for k, v in svm_options.items() if k in ("loss", "C", "rescaling", "epsilon", "version")}
-            if svm_options.get("prepared") is not None:
-                same["version"] = svm_options["prepared"].version
-            cal = calibrate_length_bias(corpus, iterations=iterations, **same,
-                                        progress=(lambda xs: track(xs, "calibration charts")) if ui else None)
-            if ui:
-                ui.note(f"length bias {cal['bias']:+.3f} per kept word: held-out rate {cal['rate_before']}% -> "
-                        f"{cal['rate_after']}% (gold {cal['gold_rate']}%)")
-        grammar, svm_info = train_svm(corpus, iterations=iterations, checkpoint=checkpoint, resume=resume, ui=ui,
-                                      callback=callback, **svm_options)
-        info.update(svm_info)
-        info["calibration"] = cal
-        info.pop("alpha", None)  # the DP concentration plays no part in the SVM
-        info["training_seconds"] = round(time.perf_counter() - start, 2)
-        return SVMSTSGModel(grammar, parser, info, DeletionPolicy(reward=cal["bias"] if cal else 0.0))
-    else:
-        raise InputError(f"unknown training method {method!r}", hint="use gibbs, em, vb or svm")
-    info["training_seconds"] = round(time.perf_counter() - start, 2)
-    return STSGModel(grammar, parser, info)

@@ -382,6 +382,26 @@ class CuttingPlane:
         save_bundle(path, meta, {"indptr": indptr, "cols": cols, "vals": vals, "b": np.asarray(self.b, np.float64),
                                  "block": np.asarray(self.block, np.int64), "alpha": self.alpha, "w": self.w})
 
+    def _check_checkpoint(self, path: Path, meta: dict, arrays: dict) -> None:
+        """The checkpoint's schema (`treegram.schema`): finite weights and duals (alpha >= 0), the working set's
+        constraints as a CSR matrix over this run's features, a real boolean `converged`."""
+        from treegram.schema import AllOf, Arr, Bool, Bundle, Dict, List, Where, check_file
+
+        def csr(a):
+            ptr, n = a["indptr"], len(a["cols"])
+            if len(ptr) != len(a["b"]) + 1 or (len(ptr) and (ptr[0] != 0 or ptr[-1] != n or np.any(np.diff(ptr) < 0))):
+                return "indptr is not a CSR pointer over the working set"
+            return None
+
+        arrays_spec = AllOf((Dict({"indptr": Arr("iu", ndim=1, min=0), "cols": Arr("iu", shape=("nnz",), min=0,
+                                                                                   max=max(self.dim - 1, 0)),
+                                   "vals": Arr("f", shape=("nnz",), finite=True),
+                                   "b": Arr("f", shape=("ws",), finite=True), "block": Arr("iu", shape=("ws",), min=0),
+                                   "alpha": Arr("f", shape=("ws",), min=0, finite=True),
+                                   "w": Arr("f", shape=(self.dim,), finite=True)}), Where(csr)))
+        spec = Bundle(meta=Dict({"converged": Bool()}, optional={"trace": List(Dict())}), arrays=arrays_spec)
+        check_file(path, {"meta": meta, "arrays": arrays}, spec, "model", what="checkpoint")
+
     def load_checkpoint(self, path: Path) -> None:
         meta, arrays = load_bundle(path)
         if meta.get("format") != CHECKPOINT_FORMAT:
@@ -389,6 +409,7 @@ class CuttingPlane:
         if meta.get("settings") != self._settings():
             raise InputError(f"{path}: checkpoint of a different run ({meta.get('settings')})",
                              hint="resume with the same pairs, parser and --loss/--C/--rescaling, or drop --resume")
+        self._check_checkpoint(path, meta, arrays)
         try:
             indptr, cols, vals = arrays["indptr"], arrays["cols"], arrays["vals"]
             self.ws_cols = [cols[indptr[k]:indptr[k + 1]].astype(np.int64) for k in range(len(indptr) - 1)]

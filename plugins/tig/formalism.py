@@ -14,7 +14,7 @@ import types
 
 import attrs
 
-from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.argtypes import horizontal, nonnegative_int, open_probability, positive_float, positive_int, probability
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.formalism import Formalism, Sampling, option
@@ -35,7 +35,7 @@ class TIGOptions:
     horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
     vertical: int = option(2, help="vertical markovization v (default 2)", type=positive_int, group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     alpha: float = option(1.0, help="initial DP concentration (all DPs)", type=positive_float, group="model")
     beta: float = option(0.5, help="initial stop probability per label", type=open_probability, group="model")
     phi: float = option(0.05, help="initial insertion probability per label and side", type=open_probability,
@@ -47,8 +47,9 @@ class TIGOptions:
                            help="start from the cuts of N TSG collapsed-Gibbs sweeps (0 = random cuts; default 100)")
     min_count: int = option(1, help="keep elementary trees seen at least this often", type=nonnegative_int,
                             group="parsing grammar")
-    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
-                                    type=nonnegative_float, group="parsing grammar")
+    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass, a probability "
+                                               "in [0, 1] (0 = no pruning)",
+                                    type=probability, group="parsing grammar")
     average: int = average_option(5)
     thin: int = thin_option()
     decoder: str = option("maxrule", group="parsing grammar", metavar="NAME",
@@ -142,6 +143,11 @@ class TIGFormalism(Formalism):
                 "labels": prepared.data.num_labels, "tsg_init_iterations": options.tsg_init}
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
                              averaging_info)
+
+    def model_schema(self, meta):
+        from treegram.plugins.tig.model import tig_schema
+
+        return tig_schema(meta)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.tig.model import TIGModel

@@ -123,12 +123,6 @@ class TIGModel(CoarseToFineModel):
         if missing or "cfg" not in meta:
             raise ModelFileError("the TIG model file is incomplete (missing " + ", ".join(missing or ["cfg"]) + ")",
                                  hint="retrain with `treegram train tig`")
-        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Arr, Dict, List, Str, validate
-
-        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
-                             "fragments": Dict(values=List(Dict()))},
-                            optional={**COMMON_OPTIONAL, "default_decoder": Str(nonempty=True)}), "meta")
-        validate({k: arrays[f"sym.{k}"] for k in META_KEYS}, Dict(values=Arr("iub", shape=("symbols",))), "sym")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         pcfg = PCFGModel.from_prefixed(meta, arrays)
         sym = {k: arrays[f"sym.{k}"] for k in META_KEYS}
@@ -159,6 +153,7 @@ class TIGModel(CoarseToFineModel):
     def render_grammar(self, ui, args) -> None:
         """`treegram grammar MODEL [--top K] [--aux]`: draw the most frequent initial (or, with --aux, left and
         right auxiliary) trees; the foot node of an auxiliary tree is drawn as `X*`."""
+        from treegram.cli.ui import styled
         from treegram.trees import ascii_tree, parse_brackets
 
         top = getattr(args, "top", 10)
@@ -169,6 +164,40 @@ class TIGModel(CoarseToFineModel):
             ui.table(f"top {len(frags)} of {n} {kind} trees", ["count", "root", "elementary tree"],
                      [(f["count"], f["root"], f["tree"]) for f in frags])
             for f in frags:
-                ui.print(f"[bold]{kind} count {f['count']}[/]  root {f['root']}", highlight=False)
+                ui.print(styled((f"{kind} count {f['count']}", "bold"), f"  root {f['root']}"))
                 ui.print(ascii_tree(parse_brackets(f["tree"], source="elementary tree")[0]), highlight=False,
                          markup=False)
+
+
+def _symbols_match(bundle: dict[str, Any]) -> str | None:
+    n, m = len(bundle["meta"]["cfg"]["nonterminals"]), len(bundle["arrays"]["sym.kind"])
+    return None if n == m else f"{m} symbol annotations for a parsing grammar of {n} symbols"
+
+
+def tig_schema(meta: dict[str, Any]):
+    """What a TIG model file holds (checked by the core before loading and before writing): settings, the
+    elementary trees with their counts, the parsing CFG transform with one annotation per symbol, the coarse
+    PCFG."""
+    from treegram.errors import ModelFileError
+    from treegram.grammar.cfg import cfg_schema
+    from treegram.grammar.pcfg import pcfg_schema
+    from treegram.schema import (COMMON_OPTIONAL, Arr, Bundle, Dict, Embedded, Float, Int, List, Opt, Str, Where,
+                                 settings_schema)
+
+    version = meta.get("tig_version", 0)
+    if isinstance(version, int) and not isinstance(version, bool) and version > MODEL_VERSION:
+        raise ModelFileError(f"TIG model version {version} is newer than this plugin",
+                             hint="upgrade treegram's tig plugin")
+    settings = settings_schema(TIGSettings, variant=Str(choices=("tig", "tig0")), horizontal=Opt(Int(min=0)),
+                               vertical=Int(min=1), rare_threshold=Int(min=0), alpha=Float(gt=0),
+                               beta=Float(gt=0, lt=1), foot=Float(gt=0, lt=1), phi=Float(gt=0, lt=1),
+                               hyper_iterations=Int(min=0))
+    fragment = Dict({"tree": Str(nonempty=True), "count": Int(min=0)}, optional={"root": Str()})
+    sym = Arr("iub", shape=("symbols",))
+    return Bundle(meta=Dict({"cfg": Dict(), "pcfg": Dict(), "settings": settings,
+                             "fragments": Dict(values=List(fragment))},
+                            optional={**COMMON_OPTIONAL, "tig_version": Int(min=0),
+                                      "default_decoder": Str(nonempty=True)}),
+                  arrays=Dict({f"sym.{k}": sym for k in META_KEYS}),
+                  parts=(Embedded(("cfg",), "cfg", cfg_schema()), Embedded(("pcfg",), "pcfg", pcfg_schema()),
+                         Where(_symbols_match)))

@@ -14,7 +14,7 @@ import types
 
 import attrs
 
-from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
+from treegram.argtypes import horizontal, nonnegative_int, open_probability, positive_float, positive_int, probability
 from treegram.formalism import Formalism, Sampling, option
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 
@@ -35,7 +35,7 @@ class TSGOptions:
     vertical: int = option(2, help="vertical markovization v (default 2: parent labels)", type=positive_int,
                            group="model")
     rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=nonnegative_int, group="model")
+                                 type=positive_int, group="model")
     alpha: float = option(1.0, help="initial DP concentration per category", type=positive_float, group="model")
     beta: float = option(0.5, help="initial stop probability per category", type=open_probability, group="model")
     fixed_hyper: bool = option(False, help="keep alpha and beta fixed (no slice sampling)", group="model")
@@ -43,8 +43,9 @@ class TSGOptions:
                        help="initial derivations: random cuts, every node a site (PCFG), or whole trees")
     min_count: int = option(1, help="keep elementary trees seen at least this often", type=nonnegative_int,
                             group="parsing grammar")
-    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass (0 = no pruning)",
-                                    type=nonnegative_float, group="parsing grammar")
+    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass, a probability "
+                                               "in [0, 1] (0 = no pruning)",
+                                    type=probability, group="parsing grammar")
     mpp_samples: int = option(0, help="the model's default parse becomes the sampled MPP over N derivations "
                                       "(same as `treegram parse --decoder mpp --samples N`, which any model can "
                                       "use without retraining); 0 = --default-decoder",
@@ -111,6 +112,11 @@ class TSGFormalism(Formalism):
                 "sites": int(len(prepared.data.sites))}
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
                              averaging_info)
+
+    def model_schema(self, meta):
+        from treegram.plugins.tsg.model import tsg_schema
+
+        return tsg_schema(meta)
 
     def load_model(self, meta, arrays):
         from treegram.plugins.tsg.model import TSGModel

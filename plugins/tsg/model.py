@@ -274,13 +274,6 @@ class TSGModel(CoarseToFineModel):
     def from_bundle(cls, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> TSGModel:
         from treegram.grammar.pcfg import PCFGModel
 
-        if meta.get("tsg_version", 0) > MODEL_VERSION:
-            raise ValueError(f"TSG model version {meta.get('tsg_version')} is newer than this plugin")
-        from treegram.schema import COMMON_OPTIONAL, SETTINGS, Dict, Int, List, Str, validate
-
-        validate(meta, Dict({"cfg": Dict(), "pcfg": Dict(), "settings": SETTINGS,
-                             "fragments": List(Dict({"tree": Str(), "count": Int(min=0)}))},
-                            optional={**COMMON_OPTIONAL, "default_decoder": Str()}), "meta")
         cfg = WeightedCFG.from_bundle(meta["cfg"], {k[4:]: v for k, v in arrays.items() if k.startswith("cfg.")})
         pcfg = PCFGModel.from_prefixed(meta, arrays)
         return cls(cfg, pcfg, TSGSettings.from_dict(meta["settings"]), meta["fragments"], meta.get("info"),
@@ -303,13 +296,14 @@ class TSGModel(CoarseToFineModel):
 
     def render_grammar(self, ui, args) -> None:
         """`treegram grammar MODEL --top K`: the most frequent elementary trees as a table, then drawn."""
+        from treegram.cli.ui import styled
         from treegram.trees import ascii_tree, parse_brackets
 
         top = args.top
         ui.table(f"top {top} elementary trees", ["count", "root", "elementary tree"],
                  [(f["count"], f["root"], f["tree"]) for f in self.fragments[:top]])
         for f in self.fragments[:top]:
-            ui.print(f"[bold]count {f['count']}[/]  root {f['root']}", highlight=False)
+            ui.print(styled((f"count {f['count']}", "bold"), f"  root {f['root']}"))
             tree = parse_brackets(f["tree"], source="fragment")[0]
             ui.print(ascii_tree(tree), highlight=False, markup=False)
 
@@ -326,3 +320,28 @@ def grammar_stats(fragments: list[dict[str, Any]], depths: list[int], lexicalize
         "frac_lexicalized_count_gt1": round(float(lexd[multi].mean()) if m else 0.0, 4),
         "frac_deeper_than_1_count_gt1": round(float((dep[multi] > 1).mean()) if m else 0.0, 4),
     }
+
+
+def tsg_schema(meta: dict[str, Any]):
+    """What a TSG model file holds (checked by the core before loading and before writing): the settings, the
+    elementary trees with their counts, the parsing CFG transform and the coarse PCFG."""
+    from treegram.elementary.data import TSGSettings
+    from treegram.errors import ModelFileError
+    from treegram.grammar.cfg import cfg_schema
+    from treegram.grammar.pcfg import pcfg_schema
+    from treegram.schema import (COMMON_OPTIONAL, Bundle, Dict, Embedded, Float, Int, List, Opt, Str,
+                                 settings_schema)
+
+    version = meta.get("tsg_version", 0)
+    if isinstance(version, int) and version > MODEL_VERSION:
+        raise ModelFileError(f"TSG model version {version} is newer than this plugin", hint="upgrade treegram")
+    settings = settings_schema(TSGSettings, horizontal=Opt(Int(min=0)), vertical=Int(min=1),
+                               rare_threshold=Int(min=0), alpha=Float(gt=0), beta=Float(gt=0, lt=1),
+                               hyper_iterations=Int(min=0), init=Str(choices=("random", "minimal", "maximal")),
+                               init_site_prob=Float(min=0, max=1))
+    return Bundle(meta=Dict({"cfg": Dict(), "pcfg": Dict(), "settings": settings,
+                             "fragments": List(Dict({"tree": Str(nonempty=True), "count": Int(min=0)},
+                                                    optional={"root": Str()}))},
+                            optional={**COMMON_OPTIONAL, "tsg_version": Int(min=0),
+                                      "default_decoder": Str(nonempty=True)}),
+                  parts=(Embedded(("cfg",), "cfg", cfg_schema()), Embedded(("pcfg",), "pcfg", pcfg_schema())))

@@ -139,7 +139,7 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     if args.unique is None:
         args.unique = n <= UNIQUE_UP_TO
     if args.unique and n > MAX_UNIQUE:
-        ui.note(f"[yellow]note:[/] -n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences")
+        ui.note(f"-n {n:,} --unique capped at {MAX_UNIQUE:,} different sentences", label="note")
         n = MAX_UNIQUE
     if args.resume and args.out == "-":
         raise InputError("--resume needs --out FILE", hint="resume continues the file an interrupted run wrote")
@@ -150,7 +150,13 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     stream = stream_sentences(gen, n, np.random.default_rng(argtypes.seed_entropy(args.seed)), word=include,
                               unique=args.unique, patience=UNIQUE_PATIENCE if args.unique else None, stats=stats)
     plain = args.out != "-" or not ui.out.is_terminal
-    with open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
+    from rich.markup import escape
+
+    from treegram.runstate import command_identity, run_record
+
+    # model (by content), vocabulary, seed and settings are recorded: --resume refuses to mix two runs
+    with run_record(args.out, command_identity(args), resume=args.resume, note=lambda m: ui.note(escape(m))), \
+            open_output(args.out, resume=args.resume, flush_every=1 if n <= 1000 else 64) as sink, \
             ui.task("generating", total=n) as advance:
         skip = sink.done
         if args.json:
@@ -179,13 +185,13 @@ def _run_generate(args: argparse.Namespace, ui) -> int:
     if made < n:
         why = (f"no new one in {UNIQUE_PATIENCE:,} draws in a row" if stats.get("stopped_early")
                else f"{stats['attempts']:,} draws")
-        ui.note(f"[yellow]note:[/] only {made:,} different sentences found ({why}): this vocabulary and "
-                "model allow few more")
+        ui.note(f"only {made:,} different sentences found ({why}): this vocabulary and "
+                "model allow few more", label="note")
     elif not args.unique and made >= 20:
         k = min(made, 100_000)
         if len(distinct) < 0.5 * k:
-            ui.note(f"[yellow]note:[/] {len(distinct):,} of {k:,} sentences are different "
-                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats")
+            ui.note(f"{len(distinct):,} of {k:,} sentences are different "
+                    f"({100 * len(distinct) / k:.1f}%); add --unique for no repeats", label="note")
     return 0
 
 
@@ -198,7 +204,7 @@ def _configure_exercises(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from-corrections", dest="from_corrections", default=None, metavar="REPORT",
                    help="practise the most frequent error types of a `treegram corrections --json` report "
                         "(instead of --words)")
-    p.add_argument("--top-errors", type=positive_int, default=3, metavar="N",
+    p.add_argument("--top-errors", type=positive_int, default=None, metavar="N",
                    help="with --from-corrections: how many error types (default 3)")
     p.add_argument("--per-word", type=positive_int, default=3, help="sentences per word (default 3, at most 50)")
     p.add_argument("--kind", choices=kind_choices(), default="cloze",
@@ -229,7 +235,7 @@ def check_practice_words(words: list[str], vocab, allow_above: bool, ui) -> None
                          hint="leave them out, use a vocabulary that has them, or add --allow-above to practise "
                               "them anyway")
     for p in problems:
-        ui.note(f"[yellow]note:[/] {p}; kept (--allow-above)")
+        ui.note(f"{p}; kept (--allow-above)", label="note")
 
 
 def spare_factor(kind, hints, focus) -> int:
@@ -265,6 +271,9 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
                              hint=f"create it first (mkdir -p {folder}) or write somewhere else")
     if args.words is not None and args.from_corrections is not None:
         raise InputError("give --words or --from-corrections, not both", hint="the report chooses the words")
+    if args.top_errors is not None and args.from_corrections is None:
+        raise InputError("--top-errors counts the error types of --from-corrections REPORT",
+                         hint="drop --top-errors, or practise a report's errors with --from-corrections")
     kind: str | dict = normalise_kind(args.kind)
     hints: bool | dict = args.hints
     focus = None
@@ -275,7 +284,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
 
         report = read_report(args.from_corrections)
         gen, vocab = _generator(args, ui)
-        practices, notes = plan(report, vocab, top=args.top_errors)
+        practices, notes = plan(report, vocab, top=args.top_errors or 3)
         if not practices:
             raise InputError(f"{args.from_corrections}: no error type in the report can be practised",
                              hint="; ".join(notes)[:300] or "the report has no corrections")
@@ -291,9 +300,12 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     else:
         if args.words is None:
             raise InputError("give --words (or --from-corrections REPORT)", hint="e.g. --words dog,school,book")
-        words = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        given = [check_target_word(w, "--words").lower() for w in args.words.split(",") if w.strip()]
+        words = list(dict.fromkeys(given))  # each word practised once, however often it is listed
         if not words:
             raise InputError("--words is empty", hint="e.g. --words dog,school,book")
+        if len(words) < len(given):
+            ui.note(f"--words lists {len(given) - len(words):,} repeat(s); each word is practised once", label="note")
         from treegram.plugins.vocabgen.vocab import parse_vocab_spec
 
         vocab = parse_vocab_spec(args.vocab, args.level)
@@ -309,7 +321,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     if spare > 1:  # the spares were extra: a word is short only when make_sheet says so
         problems = [p for p in problems if "different sentence(s)" not in p]
     for p in notes + problems:
-        ui.note(f"[yellow]note:[/] {p}")
+        ui.note(f"{p}", label="note")
     if not groups:
         raise InputError("no sentence for any of the words", hint="; ".join(problems)[:300])
     title = None
@@ -318,7 +330,7 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
     sheet = make_sheet(groups, kind, rng, vocab, hints=hints, focus=focus, pos=pos if focus else None,
                        per_word=args.per_word, title=title, notes=notes + problems)
     for p in sheet.notes[len(notes) + len(problems):]:
-        ui.note(f"[yellow]note:[/] {p}")
+        ui.note(f"{p}", label="note")
     if sheet.names:  # proper names outside the word list (vocab.PROPER_NAMES), listed on the sheet
         ui.note(f"names on this sheet: {', '.join(sheet.names)}")
     if args.json and args.out == "-":

@@ -10,7 +10,7 @@ default, which copied WordNet examples verbatim onto sheets).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cached_property
 from pathlib import Path
 
 from treegram.errors import InputError
@@ -85,25 +85,167 @@ def default_fallback_path() -> Path:
     return data_dir() / FALLBACK_FILE
 
 
-@lru_cache(maxsize=1)
-def default_fallback_model():
-    """The embedded fallback model, or None when the data file is absent."""
-    from treegram.formalism import load_model
+class EmbeddedData:
+    """The embedded default data of `data/` (or of `folder`), each part read on first use and then kept: the one
+    place that loads and caches it.  A part whose file is absent is None, except `model`, which is required.
 
-    path = default_fallback_path()
-    return load_model(path) if path.is_file() else None
+    ``model`` (SPINEDEP, default-model.npz), ``fallback_model`` (default-model-rare.npz, not shipped), ``corpus``
+    (CorpusIndex, default-corpus.npz), ``scorer`` ((NgramScorer, SLOR threshold), default-lm.npz), ``lstm``
+    (default-lstm.npz, not shipped), ``ranker`` (PlausibilityRanker, plausibility-ranker.json), ``pcfg`` (the
+    PCFG reorder tiles and the ranker parse with, default-pcfg.npz), ``fitness`` (classroom-fitness.json) and
+    ``corpus_scores`` (the corpus's precomputed fitness scores, default-fitness.npz; None when they belong to
+    another corpus or model)."""
+
+    def __init__(self, folder: Path | None = None):
+        self._folder = folder
+
+    @property
+    def folder(self) -> Path:
+        return self._folder if self._folder is not None else data_dir()
+
+    def clear(self) -> None:
+        """Forget what was loaded (after a build step rewrote a data file)."""
+        for name in [k for k in vars(self) if k != "_folder"]:
+            del self.__dict__[name]
+
+    def _path(self, name: str) -> Path | None:
+        path = self.folder / name
+        return path if path.is_file() else None
+
+    @cached_property
+    def model(self):
+        """The embedded default model (SPINEDEP trained on graded-enja; see build_default.py and data/NOTICE.md)."""
+        from treegram.formalism import load_model
+
+        path = self.folder / "default-model.npz"
+        if not path.is_file():
+            raise InputError(f"the embedded default model is missing ({path})",
+                             hint="reinstall treegram, or rebuild it: python -m treegram.plugins.vocabgen.build_default")
+        return load_model(path)
+
+    @cached_property
+    def fallback_model(self):
+        from treegram.formalism import load_model
+
+        path = self._path(FALLBACK_FILE)
+        return load_model(path) if path else None
+
+    @cached_property
+    def corpus(self):
+        from treegram.plugins.vocabgen.corpus import CorpusIndex
+
+        path = self._path("default-corpus.npz")
+        return CorpusIndex.load(path) if path else None
+
+    @cached_property
+    def scorer(self):
+        from treegram.io import load_bundle
+        from treegram.plugins.vocabgen.ranking import NgramScorer
+
+        path = self._path("default-lm.npz")
+        if path is None:
+            return None, None
+        meta, arrays = load_bundle(path)
+        return NgramScorer.from_bundle(meta, arrays), float(meta["threshold"])
+
+    @cached_property
+    def lstm(self):
+        from treegram.io import load_bundle
+        from treegram.plugins.vocabgen.nnlm import from_bundle
+
+        path = self._path("default-lstm.npz")
+        if path is None:
+            return None
+        meta, arrays = load_bundle(path)
+        return from_bundle(meta, arrays)
+
+    @cached_property
+    def pcfg(self):
+        from treegram.formalism import load_model
+
+        path = self._path("default-pcfg.npz")
+        return load_model(path) if path else None
+
+    @cached_property
+    def ranker(self):
+        import json
+
+        from treegram.plugins.vocabgen.ranking import GeneralLM, PlausibilityRanker, Resources
+
+        lm, _ = self.scorer
+        path = self._path("plausibility-ranker.json")
+        if lm is None or path is None:
+            return None
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        names = set(spec["features"])
+        res = Resources(lm)
+        if "pcfg_slor" in names:
+            res.pcfg = self.pcfg
+        if names & {"ps_slor", "ps_min", "ps_oov"}:
+            res.general = GeneralLM()
+        if names & {"nn_slor", "nn_min", "nn_mean"}:
+            res.lstm = self.lstm
+            if res.lstm is None:
+                return None
+        return PlausibilityRanker(res, spec)
+
+    @cached_property
+    def fitness(self):
+        import json
+
+        from treegram.plugins.vocabgen.fitness import FitnessModel
+
+        path = self._path("classroom-fitness.json")
+        return FitnessModel(json.loads(path.read_text(encoding="utf-8"))) if path else None
+
+    @cached_property
+    def corpus_scores(self):
+        from treegram.plugins.vocabgen.fitness import stored_corpus_scores
+
+        path = self._path("default-fitness.npz")
+        if path is None or self.fitness is None or self.corpus is None:
+            return None
+        return stored_corpus_scores(path, self.corpus, self.fitness)
 
 
-@lru_cache(maxsize=1)
+#: the embedded default data, loaded part by part as it is used
+DEFAULTS = EmbeddedData()
+
+
 def load_default_model():
-    """The embedded default model (SPINEDEP trained on graded-enja; see build_default.py and data/NOTICE.md)."""
-    from treegram.formalism import load_model
+    """The embedded default model (`DEFAULTS.model`)."""
+    return DEFAULTS.model
 
-    path = default_model_path()
-    if not path.is_file():
-        raise InputError(f"the embedded default model is missing ({path})",
-                         hint="reinstall treegram, or rebuild it: python -m treegram.plugins.vocabgen.build_default")
-    return load_model(path)
+
+def default_fallback_model():
+    """The embedded fallback model, or None when the data file is absent (`DEFAULTS.fallback_model`)."""
+    return DEFAULTS.fallback_model
+
+
+def default_corpus():
+    """The embedded corpus items (CorpusIndex) or None when the data file is absent (`DEFAULTS.corpus`)."""
+    return DEFAULTS.corpus
+
+
+def default_scorer():
+    """(NgramScorer, SLOR threshold) of the embedded plausibility scorer, or (None, None) (`DEFAULTS.scorer`)."""
+    return DEFAULTS.scorer
+
+
+def default_ranker():
+    """The embedded plausibility ranker (logistic regression over n-gram features, with its calibrated
+    threshold), or None when a data file is absent (`DEFAULTS.ranker`)."""
+    return DEFAULTS.ranker
+
+
+def default_fitness():
+    """The embedded classroom-fitness model, or None when its file is absent (`DEFAULTS.fitness`)."""
+    return DEFAULTS.fitness
+
+
+def default_corpus_scores():
+    """The embedded corpus's precomputed fitness scores, or None (`DEFAULTS.corpus_scores`)."""
+    return DEFAULTS.corpus_scores
 
 
 def build_default_model(ui=None, path: Path | None = None, limit: int | None = None):
@@ -117,67 +259,3 @@ def build_default_model(ui=None, path: Path | None = None, limit: int | None = N
     model = load_default_model() if path is None else load_model(path)
     return model, {"cached": True, "path": str(path or default_model_path()),
                    "seconds": round(time.perf_counter() - t0, 2)}
-
-
-@lru_cache(maxsize=1)
-def default_corpus():
-    """The embedded corpus items (CorpusIndex) or None when the data file is absent."""
-    from treegram.plugins.vocabgen.corpus import CorpusIndex
-
-    path = data_dir() / "default-corpus.npz"
-    return CorpusIndex.load(path) if path.is_file() else None
-
-
-@lru_cache(maxsize=1)
-def default_scorer():
-    """(NgramScorer, SLOR threshold) of the embedded plausibility scorer, or (None, None) when absent."""
-    from treegram.io import load_bundle
-    from treegram.plugins.vocabgen.ranking import NgramScorer
-
-    path = data_dir() / "default-lm.npz"
-    if not path.is_file():
-        return None, None
-    meta, arrays = load_bundle(path)
-    return NgramScorer.from_bundle(meta, arrays), float(meta["threshold"])
-
-
-@lru_cache(maxsize=1)
-def default_lstm():
-    """The LSTM language model (nnlm.LSTMScorer) when `build_default --only lstm` wrote it into the data folder (not
-    shipped: measured as a scorer option, it adds nothing over the shipped features), else None."""
-    from treegram.io import load_bundle
-    from treegram.plugins.vocabgen.nnlm import from_bundle
-
-    path = data_dir() / "default-lstm.npz"
-    if not path.is_file():
-        return None
-    meta, arrays = load_bundle(path)
-    return from_bundle(meta, arrays)
-
-
-@lru_cache(maxsize=1)
-def default_ranker():
-    """The embedded plausibility ranker (ranking.PlausibilityRanker: logistic regression over n-gram features,
-    `data/plausibility-ranker.json`, with its calibrated threshold), or None when a data file is absent."""
-    import json
-
-    from treegram.plugins.vocabgen.ranking import GeneralLM, PlausibilityRanker, Resources
-
-    lm, _ = default_scorer()
-    path = data_dir() / "plausibility-ranker.json"
-    if lm is None or not path.is_file():
-        return None
-    spec = json.loads(path.read_text(encoding="utf-8"))
-    names = set(spec["features"])
-    res = Resources(lm)
-    if "pcfg_slor" in names:
-        from treegram.plugins.vocabgen.syntax import default_pcfg
-
-        res.pcfg = default_pcfg()
-    if names & {"ps_slor", "ps_min", "ps_oov"}:
-        res.general = GeneralLM()
-    if names & {"nn_slor", "nn_min", "nn_mean"}:
-        res.lstm = default_lstm()
-        if res.lstm is None:
-            return None
-    return PlausibilityRanker(res, spec)

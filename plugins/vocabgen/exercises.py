@@ -25,8 +25,8 @@ from functools import lru_cache
 import attrs
 import numpy as np
 
-from treegram.errors import InputError
-from treegram.exercises import Item, ItemRequest, Sheet, get_kind, kind_names
+from treegram.errors import InputError, TreegramError
+from treegram.exercises import Item, ItemRequest, Sheet, get_kind, kind_names, plugin_failure, third_party
 
 from treegram.plugins.vocabgen.generator import Sentence
 
@@ -35,7 +35,6 @@ __all__ = ["Item", "Sheet", "make_item", "make_items", "make_sheet", "normalise_
 BLANK = "_____"
 MAX_TILE = 3
 N_CHOICES = 4
-COMMON_POOL = 40
 
 PREPOSITIONS = ("in", "on", "at", "to", "for", "with", "from", "by", "of", "about", "under", "into", "after",
                 "before", "over", "near")
@@ -247,14 +246,14 @@ def _same_level(vocab, upos: str, cumulative: bool = False) -> frozenset[str] | 
     """Headwords of the vocabulary's own CEFR level (with `cumulative`, of every level up to it) listed with part
     of speech `upos` (CEFR-J profile), when the vocabulary is `cefr:LEVEL` and the profile is available; else None
     (no level information)."""
-    m = re.fullmatch(r"cefr:([ABC][12])", getattr(vocab, "name", "") or "", re.I)
-    if not m or upos not in _CEFRJ_POS:
+    level_name = getattr(vocab, "level", None)
+    if not level_name or upos not in _CEFRJ_POS:
         return None
     try:
         from treegram.plugins.vocabgen.vocab import LEVELS, cefrj_entries
     except ImportError:
         return None
-    level = LEVELS.index(m[1].upper()) + 1
+    level = LEVELS.index(level_name) + 1
     return frozenset(hw.lower() for hw, pos, lv in cefrj_entries()
                      if (lv == level or (cumulative and lv < level)) and pos == _CEFRJ_POS[upos])
 
@@ -604,7 +603,16 @@ def make_item(s: Sentence, word: str, kind: str, rng, vocab=None, *, hints: bool
               pos: str | None = None, used: set[str] | None = None) -> Item | None:
     """One item of `kind` (a registered exercise kind, `treegram.exercises`) for sentence `s` practising `word`,
     or None when the sentence makes no good item of that kind."""
-    return get_kind(kind).make(s, word, rng, ItemRequest(vocab, hints, focus, pos, used))
+    spec = get_kind(kind)
+    try:
+        return spec.make(s, word, rng, ItemRequest(vocab, hints, focus, pos, used))
+    except TreegramError:
+        raise
+    except Exception as exc:  # a plugin's kind failing is its bug: name it, no traceback
+        plugins = third_party(kinds=[spec.name])
+        if not plugins:
+            raise
+        raise plugin_failure(exc, plugins, f"making a {spec.name} item") from exc
 
 
 def make_items(groups: dict[str, list[Sentence]], kind: str | dict[str, str], rng, vocab=None, *,

@@ -242,17 +242,6 @@ class FitnessModel:
                 "floor": float(floor), "bands": [float(b) for b in bands], **extra}
 
 
-@lru_cache(maxsize=1)
-def default_fitness() -> FitnessModel | None:
-    """The embedded classroom-fitness model, or None when its file is absent."""
-    from treegram.plugins.vocabgen.default import data_dir
-
-    path = data_dir() / "classroom-fitness.json"
-    if not path.is_file():
-        return None
-    return FitnessModel(json.loads(path.read_text(encoding="utf-8")))
-
-
 def corpus_digest(corpus) -> str:
     """A hash of the corpus texts in order: the precomputed scores belong to exactly this corpus."""
     h = hashlib.blake2b(digest_size=16)
@@ -296,18 +285,12 @@ def model_digest(model: FitnessModel) -> str:
     return hashlib.blake2b(json.dumps(model.spec, sort_keys=True).encode("utf-8"), digest_size=8).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def default_corpus_scores() -> np.ndarray | None:
-    """The embedded corpus's precomputed fitness scores (None when the file is absent or belongs to another corpus
-    or model: then the sheet scores its candidates as it meets them)."""
+def stored_corpus_scores(path, corpus, model: FitnessModel) -> np.ndarray | None:
+    """The corpus's precomputed fitness scores stored at `path` (None when they belong to another corpus or model:
+    then the sheet scores its candidates as it meets them).  `default.DEFAULTS.corpus_scores` keeps the embedded
+    corpus's."""
     from treegram.io import load_bundle
-    from treegram.plugins.vocabgen.default import data_dir, default_corpus
 
-    path = data_dir() / "default-fitness.npz"
-    model = default_fitness()
-    corpus = default_corpus()
-    if model is None or corpus is None or not path.is_file():
-        return None
     meta, arrays = load_bundle(path)
     if meta.get("sentences") != len(corpus) or meta.get("model_digest") != model_digest(model) \
             or meta.get("corpus_digest") != corpus_digest(corpus):
@@ -319,7 +302,7 @@ def main(argv=None) -> None:
     """`python -m treegram.plugins.vocabgen.fitness --write-scores`: precompute the embedded corpus's scores."""
     import argparse
 
-    from treegram.plugins.vocabgen.default import data_dir, default_corpus
+    from treegram.plugins.vocabgen.default import data_dir, default_corpus, default_fitness
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--write-scores", action="store_true", help="write data/default-fitness.npz")

@@ -33,8 +33,8 @@ import zlib
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from treegram.errors import InputError
-from treegram.exercises import ExportFormat, Item, Sheet, get_format, get_kind
+from treegram.errors import InputError, TreegramError
+from treegram.exercises import ExportFormat, Item, Sheet, get_format, get_kind, plugin_failure, third_party
 
 from treegram.plugins.vocabgen.exercises import BLANK
 
@@ -43,7 +43,16 @@ LETTERS = "abcdefgh"
 
 def render(sheet: Sheet, fmt: str) -> bytes:
     """The sheet in the registered export format `fmt`, as bytes (text formats are UTF-8)."""
-    return get_format(fmt).to_bytes(sheet)
+    spec = get_format(fmt)
+    try:
+        return spec.to_bytes(sheet)
+    except TreegramError:
+        raise
+    except Exception as exc:  # a plugin's format or kind failing is its bug: name it, no traceback
+        plugins = third_party(sheet.kinds(), [spec.name])
+        if not plugins:
+            raise
+        raise plugin_failure(exc, plugins, f"writing the {spec.name} sheet") from exc
 
 
 #: the line a pupil writes on (every format that prints: md, html, pdf)

@@ -69,12 +69,6 @@ class VocabgenModel:
 
     @staticmethod
     def from_bundle(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> VocabgenModel:
-        from treegram.schema import Arr, Dict, List, Str, validate
-
-        validate(meta, Dict({"generation": Dict({"system": Dict({"name": Str()}, optional={"config": Dict()}),
-                                                 "contexts": List(), "outcomes": List(), "words": List(Str())})},
-                            optional={"settings": Dict()}), "meta")
-        validate(arrays, Dict({"corpus_utf8": Arr("u")}), "arrays")
         g = meta["generation"]
         if g["system"].get("name") != "spinedep":
             raise ModelFileError(f"vocabgen model of system {g['system'].get('name')!r}",
@@ -188,5 +182,33 @@ class VocabgenFormalism(Formalism):
                     f"{model.generation.n_entries} entries")
         return model
 
+    def model_schema(self, meta: dict[str, Any]):
+        return vocabgen_schema()
+
     def load_model(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> VocabgenModel:
         return VocabgenModel.from_bundle(meta, arrays)
+
+
+def vocabgen_schema():
+    """What a vocabgen model file holds (checked by the core before loading and before writing): the spine
+    dependency generation model's tables (counts >= 0, probabilities in [0, 1], finite), its settings, the
+    training corpus as UTF-8 bytes."""
+    from treegram.schema import AnyOf, Arr, Bool, Bundle, Dict, Int, List, Opt, Str, Tuple
+
+    ptr = Arr("iu", ndim=1, min=0)
+    pair = Tuple((Str(), Str()))  # (tag, word)
+    context = Tuple((pair, pair, Str()))  # head, parent head, grandparent tag
+    # the ordered dependents with "*" (HEAD) where the head sits, or "END"
+    outcome = AnyOf((List(AnyOf((pair, Str(choices=("*",)))), min_len=1), Str(choices=("END",))))
+    generation = Dict({"system": Dict({"name": Str(choices=("spinedep",))},
+                                      optional={"config": Dict(values=Bool())}),
+                       "contexts": List(context), "outcomes": List(outcome), "words": List(Str())},
+                      optional={"root": Int(min=0), "info": Opt(Dict(optional={"history": List()}))})
+    settings = Dict(optional={"min_count": Int(min=0), "sentences": Int(min=0), "smooth": Str()})
+    return Bundle(meta=Dict({"generation": generation}, optional={"settings": settings}),
+                  arrays=Dict({"corpus_utf8": Arr("u", ndim=1),
+                               "g_ctx_ptr": ptr, "g_imp_ptr": ptr, "g_word_ptr": ptr,
+                               "g_out_id": Arr("iu", ndim=1, min=0), "g_imp_ctx": Arr("iu", ndim=1, min=0),
+                               "g_word_id": Arr("iu", ndim=1, min=0),
+                               "g_count": Arr("f", shape=("entries",), min=0, finite=True),
+                               "g_prob": Arr("f", shape=("entries",), min=0, max=1 + 1e-9, finite=True)}))

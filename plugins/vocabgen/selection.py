@@ -88,8 +88,7 @@ class SheetSource:
 
     @property
     def level(self) -> str | None:
-        name = self.vocab.name
-        return name.split(":", 1)[1] if name.startswith("cefr:") else None
+        return self.vocab.level
 
 
 class LazyGenerator:
@@ -137,18 +136,15 @@ def as_source(gen) -> SheetSource:
 def default_source(generator: ConstrainedGenerator) -> SheetSource:
     """A SheetSource with the embedded corpus items and plausibility ranker (those of the default graded-enja
     data; the bare trigram SLOR scorer when the ranker file is absent)."""
-    from treegram.plugins.vocabgen.default import (default_corpus, default_fallback_model, default_ranker,
-                                                   default_scorer)
-
-    from treegram.plugins.vocabgen.fitness import default_corpus_scores, default_fitness
+    from treegram.plugins.vocabgen.default import (default_corpus, default_corpus_scores, default_fallback_model,
+                                                   default_fitness, default_ranker, default_scorer)
 
     ranker = default_ranker()
     scorer, threshold = default_scorer()
     fit = {"fitness": default_fitness(), "corpus_fitness": default_corpus_scores()}
     fb = default_fallback_model()
     fallbacks = (LazyGenerator(fb, generator.vocab),) if fb is not None else ()
-    name = generator.vocab.name
-    editor = LazyEditor(generator.vocab, name.split(":", 1)[1] if name.startswith("cefr:") else None)
+    editor = LazyEditor(generator.vocab, generator.vocab.level)
     if ranker is not None:
         return SheetSource(generator, default_corpus(), ranker,
                            SHEET_THRESHOLD if SHEET_THRESHOLD is not None else ranker.threshold, floor=threshold,

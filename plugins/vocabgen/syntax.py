@@ -18,14 +18,11 @@ SLOR.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from pathlib import Path
 
 from treegram.trees.depproject import phrase_label
 from treegram.trees.tree import Tree
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
 PCFG_FILE = "default-pcfg.npz"
 
 def dep_to_tree(sent) -> Tree:
@@ -55,15 +52,11 @@ def dep_to_tree(sent) -> Tree:
     return Tree("XP", tuple(t for _, t in parts))
 
 
-@functools.lru_cache(maxsize=1)
 def default_pcfg():
-    """The embedded PCFG (`data/default-pcfg.npz`), or None when the file is missing."""
-    from treegram.formalism import load_model
+    """The embedded PCFG (`data/default-pcfg.npz`), or None when the file is missing (`default.DEFAULTS.pcfg`)."""
+    from treegram.plugins.vocabgen.default import DEFAULTS
 
-    path = DATA_DIR / PCFG_FILE
-    if not path.is_file():
-        return None
-    return load_model(path)
+    return DEFAULTS.pcfg
 
 
 def inside_logprob(pcfg, tokens: Sequence[str]) -> float:

@@ -65,6 +65,9 @@ class Vocabulary:
     words: frozenset[str] = attrs.field(converter=frozenset)
     phrases: frozenset[tuple[str, ...]] = attrs.field(converter=frozenset, factory=frozenset)
     names: frozenset[str] = attrs.field(converter=frozenset, factory=frozenset)
+    #: the CEFR level (A1..C2) when this is the embedded profile's vocabulary up to that level (`cefr:LEVEL`):
+    #: what distractors, the practised-word check and the editor compare against; None for any other list
+    level: str | None = None
     #: tokens allowed only inside one of the phrases (e.g. "cream" of "ice cream" at A1)
     phrase_only: frozenset[str] = attrs.field(init=False)
 
@@ -319,7 +322,7 @@ def cefrj_entries() -> tuple[tuple[str, str, int], ...]:
 
 
 def profile_vocabulary(rows: Iterable[tuple[str, str, int]], limit: int, name: str,
-                       names: Iterable[str] = ()) -> Vocabulary:
+                       names: Iterable[str] = (), level: str | None = None) -> Vocabulary:
     words: set[str] = set()
     phrases: set[tuple[str, ...]] = set()
     for hw, pos, lv in rows:
@@ -327,7 +330,7 @@ def profile_vocabulary(rows: Iterable[tuple[str, str, int]], limit: int, name: s
             w, p = headword_forms(hw, pos)
             words |= w
             phrases |= p
-    return Vocabulary(name, words, phrases, names)
+    return Vocabulary(name, words, phrases, names, level=level)
 
 
 def headwords(level: str, *, cumulative: bool = True) -> list[str]:
@@ -392,7 +395,8 @@ def word_forms(word: str, level: str | None = None) -> frozenset[str]:
 def cefr_vocabulary(level: str) -> Vocabulary:
     """`cefr:LEVEL`: the embedded CEFR-J + Octanove profile up to LEVEL (cumulative), POS-aware inflections, the
     multiword phrases, and PROPER_NAMES."""
-    return profile_vocabulary(cefrj_entries(), _level(level), f"cefr:{level.strip().upper()}", PROPER_NAMES)
+    lv = level.strip().upper()
+    return profile_vocabulary(cefrj_entries(), _level(level), f"cefr:{lv}", PROPER_NAMES, level=lv)
 
 
 def read_cefrj(path: str | Path, level: str) -> Vocabulary:
@@ -511,6 +515,9 @@ def parse_vocab_spec(spec: str, level: str | None = None) -> Vocabulary:
     spec = spec.strip()
     if "\x00" in spec:
         raise InputError("the vocabulary spec contains a NUL byte", hint="use cefr:A1, words:a,b,c, or a file path")
+    if level is not None and not (spec.lower().endswith(".csv") and not _SPEC_LEVEL.match(spec)):
+        raise InputError(f"--level {level} applies to a CEFR-J csv vocabulary (FILE.csv) only, not to {spec!r}",
+                         hint="write the level in the spec (e.g. --vocab cefr:A2, FILE.csv@A2) and drop --level")
     if spec.lower().startswith("cefr:"):
         vocab = cefr_vocabulary(spec[5:])
     elif spec.lower().startswith("cefrpy:"):
@@ -572,13 +579,12 @@ def practice_word_problems(words: Iterable[str], vocab: Vocabulary) -> list[str]
 
     out = []
     pool = None
-    m = re.fullmatch(r"cefr:([ABC][12])", vocab.name or "", re.I)
     for w in words:
         if w.lower() in vocab.words or (" " in w and tuple(w.lower().split()) in vocab.phrases):
             continue
         lv = _profile_level_of(w)
         if lv is not None:
-            where = f"above {vocab.name}" if m else f"not in the vocabulary {vocab.name}"
+            where = f"above {vocab.name}" if vocab.level else f"not in the vocabulary {vocab.name}"
             out.append(f"{w}: CEFR-J says {lv}, {where}")
             continue
         if pool is None:
