@@ -350,7 +350,7 @@ def test_no_static_folder(w):
 
 # -- the port ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("port, message", [("70000", "not a port number"), ("65536", "not a port number"),
-                                           ("99999999999999999999", "not a port number"),
+                                           ("99999999999999999999", "not a port number|too large"),
                                            ("-1", "0 or more"), ("abc", "whole number")])
 def test_port_range(tmp_path, capsys, port, message):
     from treegram.cli.app import main
@@ -364,7 +364,7 @@ def test_port_range(tmp_path, capsys, port, message):
         TALLY["tracebacks"] += 1
         raise AssertionError(f"--port {port}: {type(exc).__name__}: {exc}") from exc
     err = capsys.readouterr().err
-    if code != 2 or message not in err:
+    if code != 2 or not re.search(message, err):
         TALLY["silent_wrong"] += 1
         raise AssertionError(f"--port {port}: exit {code}, {err!r}")
     assert "Traceback" not in err and len(err.strip().splitlines()) <= 3
