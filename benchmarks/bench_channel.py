@@ -3,7 +3,7 @@ back-off levels) against Knight & Marcu's unlexicalized model (level 4 down), bo
 comparison the paper left as future work.
 
 Broadcast news (Clarke & Lapata): train lines 1-1000 (annotator 1) -> dev 1001-1170 against all three annotators,
-the same PCFG parses as the `compression` section (`treegram.plugins.stsg.experiment`); CompR, token F1, RelP/R/F1
+the same PCFG parses as the `compression` section (`benchmarks/_stsg_experiment.py`); CompR, token F1, RelP/R/F1
 at each model's own rate, at matched rates (one global per-word reward per system found by bisection on dev CompR:
 the gold rate, and each channel model at the other's own rate) and with per-sentence rate control (`--rate`, the
 gold rate); paired approximate randomization.  The STSG rows (EM, McDonald, GS seed 0) come from
@@ -168,7 +168,7 @@ SIGCOLS = ["comparison", "token F1 diff", "p", "RelF1 diff", "p"]
 # ---------------------------------------------------------------------------------------------------------------
 def broadcast_news(args, shared: Path, scorer) -> list[str]:
     import bench_compression as bc
-    from treegram.plugins.stsg.experiment import load_experiment
+    from _stsg_experiment import load_experiment
 
     ex = load_experiment(shared, args.compression_work, train_annotators="1")
     work = args.work / "bn"
@@ -323,7 +323,7 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
 
 def scaling_rows(args, shared: Path, ex, scorer, gold_rate: float, work: Path) -> list[str]:
     """Three times the training pairs: lines 1-1000 with each of the three annotators' compressions."""
-    from treegram.plugins.stsg.experiment import load_experiment
+    from _stsg_experiment import load_experiment
 
     ex3 = load_experiment(shared, args.compression_work, train_annotators="123")
     outs = {tag: channel_outputs(f"{tag}-bn-a123", levels, ex3.train_pairs, ex3.train_src, ex3.parser, ex.dev_src,
@@ -788,7 +788,7 @@ def oov_rate(train_sents, eval_sents) -> float:
 def mined(args, shared: Path, scorer) -> list[str]:
     """The channel models trained on pairs mined from the revision dumps (issue 14 item 4), scored on broadcast-news
     dev and the Google eval pairs next to the same models trained on as many in-domain pairs."""
-    from treegram.plugins.stsg.experiment import load_experiment
+    from _stsg_experiment import load_experiment
 
     work = args.work / "mined"
     work.mkdir(parents=True, exist_ok=True)

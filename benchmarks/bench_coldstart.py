@@ -172,8 +172,8 @@ def main() -> None:
         "Each ref is a fresh clone installed editable into a fresh venv (same dependencies); cold = "
         "NUMBA_CACHE_DIR empty, warm = the same command again.  CPU s = user + sys of the command (the machine is "
         "shared by 8 sessions on 2 cores, so wall seconds include waiting for a core).", "",
-        table, "", machine_line() + f"; load average at the end {os.getloadavg()[0]:.1f}.  Modules whose "
-        f"shipped numba cache (core/data/numba-cache) is stale in this checkout: {', '.join(stale) or 'none'}.",
+        table, "", machine_line() + f"; load average at the end {os.getloadavg()[0]:.1f}.  Kernel modules changed since "
+        f"the shipped numba cache (core/data/numba-cache) was built (it is used only when none are): {', '.join(stale) or 'none'}.",
     ])
     print(body)
     if not args.no_write:

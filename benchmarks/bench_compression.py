@@ -32,7 +32,7 @@ from _results import ROOT, RESULTS, machine_line, markdown_table, require_shared
 
 from treegram.formalism import load_model  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
-from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
+from _stsg_experiment import load_experiment  # noqa: E402
 
 ALL = ["keep-all", "mcdonald", "svm", "svm-v1", "svm-prec", "svm-bp1", "svm-bp2", "svm-hamming", "em", "vb", "gs"]
 DEFAULT = ["keep-all", "mcdonald", "svm", "svm-v1", "em", "vb", "gs"]

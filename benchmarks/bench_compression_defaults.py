@@ -34,7 +34,7 @@ from _results import ROOT, machine_line, markdown_table, require_shared, write_s
 import bench_compression as bc  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
-from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
+from _stsg_experiment import load_experiment  # noqa: E402
 
 
 def gs_args(args, sweeps: int, alpha: float, beta: float) -> SimpleNamespace:

@@ -26,7 +26,7 @@ from treegram.formalism import load_model  # noqa: E402
 from treegram.plugins.stsg.compressor import STSGModel
 from treegram.plugins.stsg.train import train_stsg  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
-from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
+from _stsg_experiment import load_experiment  # noqa: E402
 
 
 def svg_plot(trace: list[dict], path: Path) -> None:

@@ -35,7 +35,7 @@ from treegram.compression.evaluate import DependencyScorer, compare_systems, sco
 from treegram.compression.treeprep import wrap_root  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
 from treegram.plugins.stsg.train import train_stsg  # noqa: E402
-from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
+from _stsg_experiment import load_experiment  # noqa: E402
 from treegram.plugins.stsg.largemargin import gold_derivation, loss_table, prepare_training  # noqa: E402
 
 DENSE = ["n_words", "n_rules", "deletion", "n_dropped", "unseen", "lp(t|s)", "lp(s|t)", "lp(s,t)", "lp(e|c)"]

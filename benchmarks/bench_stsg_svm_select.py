@@ -10,7 +10,7 @@ default, and is then trained on all 1000 training pairs (with its length calibra
 
 Why at the gold rate: both token F1 and the spaCy RelF1 reward length on this corpus (keeping every word beats
 every system), so a selection at each model's own rate picks the setting that compresses least (issue 13 chose
-C = 0.01 that way; it kept 86% of the words).  Data and parser: `treegram.plugins.stsg.experiment`.  Writes the
+C = 0.01 that way; it kept 86% of the words).  Data and parser: `benchmarks/_stsg_experiment.py`.  Writes the
 `stsg-svm-select` section of RESULTS.md.
 """
 
@@ -29,7 +29,7 @@ from _results import ROOT, machine_line, markdown_table, require_shared, write_s
 from treegram.compression.evaluate import DependencyScorer, score_system  # noqa: E402
 from treegram.compression.treeprep import derive_target  # noqa: E402
 from treegram.plugins.stsg.train import train_stsg  # noqa: E402
-from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
+from _stsg_experiment import load_experiment  # noqa: E402
 from treegram.plugins.stsg.largemargin import prepare_training  # noqa: E402
 from treegram.plugins.stsg.model import PairCorpus  # noqa: E402
 

@@ -37,7 +37,7 @@ from treegram.compression.evaluate import DependencyScorer, compare_systems, sco
 from treegram.formalism import load_model  # noqa: E402
 from treegram.io import atomic_write_text  # noqa: E402
 from treegram.plugins.stsg import GIBBS_SWEEPS  # noqa: E402
-from treegram.plugins.stsg.experiment import load_experiment  # noqa: E402
+from _stsg_experiment import load_experiment  # noqa: E402
 
 
 def dev_keeps(model, ex) -> list[list[int]]:

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
-from treegram.plugins.stsg.experiment import foundation_parser as get_parser  # noqa: E402
+from _stsg_experiment import foundation_parser as get_parser  # noqa: E402
 
 from treegram.compression.align import load_broadcast_news  # noqa: E402
 from treegram.plugins.stsg.train import train_stsg  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _results import require_shared  # noqa: E402
-from treegram.plugins.stsg.experiment import foundation_parser as get_parser  # noqa: E402
+from _stsg_experiment import foundation_parser as get_parser  # noqa: E402
 
 from treegram.bayes import AnnealingSchedule, GibbsSampler  # noqa: E402
 from treegram.compression.align import load_broadcast_news  # noqa: E402

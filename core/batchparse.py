@@ -106,7 +106,7 @@ def batch_digest(lines: list[str]) -> str:
 def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
     """The Dask task: parse one batch of input lines.  Errors a user can fix come back as ``{"error": ...}`` (the
     driver raises them as one clear line) rather than as a worker traceback."""
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0, started = time.perf_counter(), time.process_time(), time.time()
     model = job["model"]
     bad = check_model_file(model, job["index"])
     if bad is not None:
@@ -123,7 +123,10 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
     return {"index": job["index"], "digest": job["digest"], "first_line": job["first_line"], "trees": trees,
             "counts": {s: counts[s] for s in STATUSES}, "parse_seconds": round(parse_seconds, 6),
             "seconds": round(time.perf_counter() - t0, 6), "cpu_seconds": round(time.process_time() - c0, 6),
-            "load_cpu_seconds": round(load_cpu, 6), "worker": f"{socket.gethostname()}:{os.getpid()}"}
+            "load_cpu_seconds": round(load_cpu, 6), "worker": f"{socket.gethostname()}:{os.getpid()}",
+            # the timeline of the scaling benchmark: when the task ran (epoch seconds) and the worker process's
+            # CPU before it (on a worker's first task: its start-up, imports and Dask included)
+            "started": round(started, 6), "ended": round(time.time(), 6), "process_cpu": round(c0, 6)}
 
 
 # -- driver side ---------------------------------------------------------------------------------------------------
@@ -153,7 +156,8 @@ def batch_schema(output_key: str):
                  output_key: List(Str()), "counts": Dict(values=Int(min=0)), "seconds": Float(min=0),
                  "cpu_seconds": Float(min=0), "worker": Str()},
                 optional={"parse_seconds": Float(min=0), "load_cpu_seconds": Float(min=0),
-                          "decode_seconds": Float(min=0), "records": List(Dict())})
+                          "decode_seconds": Float(min=0), "records": List(Dict()), "started": Float(min=0),
+                          "ended": Float(min=0), "process_cpu": Float(min=0)})
 
 
 def _finished(wdir: Path, manifest: dict[str, Any], resume: bool, output_key: str = "trees",
@@ -224,7 +228,7 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
     from treegram.io import atomic_write_bytes, iter_lines, save_json
     from treegram.schema import seal
 
-    t0 = time.perf_counter()
+    t0, c0, started = time.perf_counter(), time.process_time(), time.time()
     out = Path(out)
     if out.is_dir():
         raise InputError(f"{out}: is a directory", hint="give a file name to write")
@@ -259,14 +263,17 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
 
     total = 0
     nworkers = 0
+    submit_seconds = handle_seconds = 0.0  # driver wall spent reading/submitting and writing batches
     with cluster_client(workers, scheduler, client) as client:  # an unreachable scheduler fails before any write
+        cluster_ready = time.perf_counter()
         wdir.mkdir(parents=True, exist_ok=True)
         save_json(wdir / "manifest.json", manifest)
         nworkers = worker_count(client)
         limit = 2 * max(nworkers, 1) + 2  # bounded: a few batches queued per worker, the rest still unread
 
         def submissions():
-            nonlocal total, seen, resumed
+            nonlocal total, seen, resumed, submit_seconds
+            ts = time.perf_counter()
             for index, start, batch in _batches(body, batch_size, skip + 1):
                 total += 1
                 seen += len(batch)
@@ -287,16 +294,27 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
                     yield None
                     continue
                 one = {**job, "index": index, "first_line": start, "lines": batch, "digest": digest}
+                submit_seconds += time.perf_counter() - ts
                 yield lambda one=one: client.submit(task, one, pure=False)
+                ts = time.perf_counter()
+            submit_seconds += time.perf_counter() - ts
 
+        loop_start = time.perf_counter()
+        timeline = []
         for fut in bounded_as_completed(client, submissions(), limit):
+            th = time.perf_counter()
             res = fut.result()
             if "error" in res:
                 raise InputError(res["error"], hint=res.get("hint"))
             save_json(wdir / f"{res['index']:06d}.json", seal(res))  # atomic: never half a batch; checksummed
             done[res["index"]] = res
+            if "started" in res:
+                timeline.append([res["worker"], res["started"], res["ended"], res["cpu_seconds"],
+                                 res["process_cpu"]])
             if progress:
                 progress(res)
+            handle_seconds += time.perf_counter() - th
+        loop_seconds = time.perf_counter() - loop_start
 
     # assemble in input order: the same bytes whatever the number of workers or the completion order
     counts: Counter = Counter()
@@ -315,7 +333,17 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
     atomic_write_bytes(out, b"".join(parts))
     if not keep_batches:
         shutil.rmtree(wdir, ignore_errors=True)
-    return {"results": results, "counts": counts, "lines": seen, "kept_lines": skip, "batches": total,
+    end = time.perf_counter()
+    # where the driver's time went (benchmarks/bench_scale.py): its own CPU (Dask's client threads and, with a
+    # local cluster, the scheduler's included), the wall to start the cluster, and the wall waiting for workers
+    driver = {"started": round(started, 6), "cpu_seconds": round(time.process_time() - c0, 6),
+              "process_cpu_seconds": round(time.process_time(), 6),  # since the process started: imports too
+              "cluster_seconds": round(cluster_ready - t0, 6),
+              "wait_seconds": round(max(0.0, loop_seconds - submit_seconds - handle_seconds), 6),
+              "close_and_assemble_seconds": round(end - loop_start - loop_seconds, 6),
+              "timeline": timeline}
+    return {"driver": driver, "results": results, "counts": counts, "lines": seen, "kept_lines": skip,
+            "batches": total,
             "batches_resumed": resumed,
             "batches_redone": redone, "workers": nworkers, "worker_processes_used": len(hosts),
             "parse_seconds": parse_seconds, "worker_seconds": worker_seconds, "worker_cpu_seconds": worker_cpu,
@@ -346,7 +374,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
 
     `client`: an existing `distributed.Client` (tests, benchmarks); else `workers` local processes or the cluster at
     `scheduler`.  `progress(result)` is called once per finished (or resumed) batch."""
-    from treegram.charts.decoders import model_decoder, parse_default
+    from treegram.charts.decoders import parse_default, resolve_decoder
     from treegram.formalism import load_model
 
     # load and check here, once: a bad model or decoder is one clear error now, not one per worker
@@ -356,7 +384,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
         raise InputError(f"{model}: a {loaded.formalism} model cannot parse sentences",
                          hint="use a parsing model (pcfg, tsg, tig, ostag)")
     parse_default(loaded, decoder, samples)
-    decoder_used = decoder or model_decoder(loaded) or ("mpd" if samples is not None else "model default (parse)")
+    decoder_used = resolve_decoder(loaded, decoder, samples)[0] or "model default (parse)"
     del loaded
     settings = {"decoder": decoder, "samples": samples, "max_length": max_length}
     if text:  # only then, so the manifests of tokenized runs stay what they were (resumable across versions)
@@ -379,6 +407,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
         "model_load_cpu_seconds": round(run["model_load_cpu_seconds"], 3),
         "seconds": round(seconds, 3),
         "sentences_per_second": round(parsed / seconds, 2) if seconds > 0 else 0.0,
+        "driver": run["driver"],
     }
 
 

@@ -1,12 +1,11 @@
 """Numba building blocks that compile quickly, and the "compiling (first run only)" status line.
 
-Every numba kernel is compiled on its first call and cached on disk (`cache=True`: beside the source when that is
-writable, else in the user's cache directory, ~/.cache/numba, or NUMBA_CACHE_DIR), so only the first run of a
-command after an install or an edit pays for it.  What that first run costs is mostly numba's own front end, per
-function and per type specialisation, and numpy's sorts are among its most expensive functions to compile
-(a generic quicksort / mergesort built from closures: about a second each).  The sorts below are a few lines each
-and compile in a fraction of that; they sort integer keys, where the result is unique, so swapping them in
-changes no output.
+Every numba kernel is compiled on its first call and cached on disk (`cache=True`, in the folder below), so only
+the first run of a command after an install or an edit pays for it.  What that first run costs is mostly numba's
+own front end, per function and per type specialisation, and numpy's sorts are among its most expensive functions
+to compile (a generic quicksort / mergesort built from closures: about a second each).  The sorts below are a few
+lines each and compile in a fraction of that; sorting numbers (no payload) or distinct keys has one result, so
+swapping them in changes no output.
 
 **The shipped cache.**  A fresh clone has an empty cache, so its first commands would compile for many seconds.
 `core/data/numba-cache/` holds the compiled kernels of the README's commands (built by `python -m treegram.jit
@@ -14,9 +13,11 @@ ship`, see `ship`), and `PackageCacheLocator` (numba's cache locator for treegra
 NUMBA_CACHE_LOCATOR_CLASSES by `treegram/__init__.py`) copies them into the user's cache on first use.  numba keys
 every entry by the source file's content hash, the function's bytecode, the numba and Python versions and the CPU
 (name and features), so a stale entry or one for another CPU is never used: that kernel compiles, as without the
-shipped cache.  The cache lives in NUMBA_CACHE_DIR when set, else numba's user cache folder (~/.cache/numba), under
-treegram/<module>/<source hash>: a read-only install works, and two checkouts with different sources never
-overwrite each other's entries.
+shipped cache.  numba does not see a change in a *called* function of another module, so the shipped entries are
+used only while every treegram module that mentions numba is as it was shipped (`manifest.json`; `python -m
+treegram.jit check` lists the differences).  The cache lives in NUMBA_CACHE_DIR when set, else numba's user cache folder (~/.cache/numba), under
+treegram/<module>/<source hash>: a read-only install works, two checkouts with different sources never
+overwrite each other's entries, and the oldest versions of a module go when a new one arrives (KEEP_VERSIONS).
 
 `announce_compilation` prints one status line on stderr when a command has to compile (a cache hit prints
 nothing); benchmarks/RESULTS.md `coldstart` has the cold and warm times.
@@ -35,6 +36,7 @@ import numba
 from numba.core import caching, config
 
 SHIPPED = Path(__file__).resolve().parent / "data" / "numba-cache"
+KEEP_VERSIONS = 8  # cached source versions kept per module (PackageCacheLocator._prune_versions)
 
 
 def _treegram_cache_root() -> Path:
@@ -75,11 +77,22 @@ class PackageCacheLocator(caching._CacheLocator):
             return None
         self = cls(py_func, py_file)
         try:
+            new = not os.path.isdir(self._cache_path)
             self.ensure_cache_path()
+            if new:
+                self._prune_versions()
             self._seed()
         except OSError:
             return None  # not writable: numba's next locator
         return self
+
+    def _prune_versions(self):
+        """A new source version of a module: keep the KEEP_VERSIONS most recently written folders of the module
+        (several checkouts may share the cache; one whose folder went recompiles once), remove older ones."""
+        folders = [p for p in Path(self._cache_path).parent.iterdir() if p.is_dir()]
+        folders.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in folders[KEEP_VERSIONS:]:
+            shutil.rmtree(old, ignore_errors=True)
 
     def _seed(self):
         """Copy the shipped entries of this module version into the cache once (never over existing files)."""
@@ -87,7 +100,12 @@ class PackageCacheLocator(caching._CacheLocator):
             return
         self._seeded.add(self._cache_path)
         shipped = SHIPPED / self._subdir
-        if not shipped.is_dir():
+        if not shipped.is_dir() or all(Path(self._cache_path, f.name).exists() for f in shipped.iterdir()):
+            return
+        if kernel_sources() != _shipped_manifest():
+            # numba keys an entry by its own module's source only: a shipped caller would keep the code of a
+            # changed callee in another module.  So the shipped set is used only with every kernel module as it
+            # was shipped.
             return
         for f in shipped.iterdir():
             target = Path(self._cache_path, f.name)
@@ -96,6 +114,45 @@ class PackageCacheLocator(caching._CacheLocator):
             tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
             shutil.copyfile(f, tmp)
             os.replace(tmp, target)  # atomic: a concurrent process sees the whole file or none
+
+
+def kernel_sources() -> dict[str, str]:
+    """{path relative to treegram's package folder: sha256[:16]} of every treegram module that mentions numba."""
+    global _kernel_sources
+    if _kernel_sources is None:
+        import treegram
+
+        roots = [Path(treegram.__file__).resolve().parent]
+        plugins = sys.modules.get("treegram.plugins")
+        if plugins is None:
+            import importlib.util
+
+            spec = importlib.util.find_spec("treegram.plugins")
+            plugins_dir = Path(spec.origin).parent if spec and spec.origin else None
+        else:
+            plugins_dir = Path(plugins.__file__).resolve().parent
+        out = {}
+        for root, prefix in ((roots[0], ""), (plugins_dir, "plugins/")):
+            if root is None:
+                continue
+            for f in sorted(root.rglob("*.py")):
+                data = f.read_bytes()
+                if b"numba" in data:
+                    out[prefix + f.relative_to(root).as_posix()] = hashlib.sha256(data).hexdigest()[:16]
+        _kernel_sources = out
+    return _kernel_sources
+
+
+_kernel_sources: dict[str, str] | None = None
+
+
+def _shipped_manifest() -> dict[str, str] | None:
+    import json
+
+    try:
+        return json.loads((SHIPPED / "manifest.json").read_text(encoding="utf-8"))["kernel_sources"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 @numba.njit(cache=True)
@@ -258,21 +315,25 @@ def ship(treebank: Path, out: Path = SHIPPED) -> int:
         built = tmp / "cache" / "treegram"
         if out.exists():
             shutil.rmtree(out)
-        shutil.copytree(built, out)
+        out.mkdir(parents=True)
+        for folder in built.glob("*/*"):  # <module>/<source hash> folders holding entries (not empty ones)
+            if any(folder.iterdir()):
+                shutil.copytree(folder, out / folder.relative_to(built))
+        import json
+
+        (out / "manifest.json").write_text(json.dumps({"kernel_sources": kernel_sources()}, indent=0,
+                                                      sort_keys=True) + "\n", encoding="utf-8")
     return sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
 
 
 def stale_shipped() -> list[str]:
-    """Modules whose source changed since the last `ship` (their shipped entries are never used: re-ship)."""
-    import importlib
-
-    stale = []
-    for folder in sorted(SHIPPED.iterdir()) if SHIPPED.is_dir() else ():
-        module = importlib.import_module(folder.name)
-        digest = hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()[:16]
-        if not (folder / digest).is_dir():
-            stale.append(folder.name)
-    return stale
+    """Kernel modules (paths) changed, added or removed since the last `ship`: while there are any, the shipped
+    entries are not used (every kernel compiles on first use, as without them).  Re-ship to fix."""
+    shipped = _shipped_manifest()
+    if shipped is None:
+        return ["(no shipped cache)"]
+    now = kernel_sources()
+    return sorted(k for k in set(shipped) | set(now) if shipped.get(k) != now.get(k))
 
 
 if __name__ == "__main__":  # python -m treegram.jit ship --treebank ../shared/data/ptb-sample/train | check

@@ -30,11 +30,13 @@ class Option:
     metavar: str | tuple | None = None
     nargs: str | int | None = None
     required: bool = False
+    deprecated: tuple[str, ...] = ()  # old spellings of the flag: accepted, hidden from --help
 
 
 def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, type: Callable | None = None,
            choices: tuple | list | Callable[[], Any] | None = None, group: str | None = None,
-           metavar: str | tuple | None = None, nargs: str | int | None = None, required: bool = False) -> Any:
+           metavar: str | tuple | None = None, nargs: str | int | None = None, required: bool = False,
+           deprecated: tuple[str, ...] = ()) -> Any:
     """An attrs field that is also a ``treegram train NAME`` option::
 
         @attrs.frozen
@@ -49,7 +51,7 @@ def option(default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, 
     if choices is not None and not callable(choices):
         choices = tuple(choices)
     meta = Option(help=help, flag=flag, type=type, choices=choices,
-                  group=group, metavar=metavar, nargs=nargs, required=required)
+                  group=group, metavar=metavar, nargs=nargs, required=required, deprecated=tuple(deprecated))
     if required:
         return attrs.field(metadata={OPTION_KEY: meta}, kw_only=True)
     return attrs.field(default=default, metadata={OPTION_KEY: meta})
@@ -109,6 +111,9 @@ def add_settings_options(parser: argparse.ArgumentParser, settings_cls: type,
             if opt.metavar is not None:
                 kwargs["metavar"] = opt.metavar
         target.add_argument(flag, **kwargs)
+        for old in opt.deprecated:  # same destination, no default of its own, not in --help
+            target.add_argument(old, **{**kwargs, "default": argparse.SUPPRESS, "help": argparse.SUPPRESS,
+                                        "required": False})
 
 
 def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:

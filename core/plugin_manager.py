@@ -100,15 +100,6 @@ def get_plugin_manager() -> pluggy.PluginManager:
         return _manager
 
 
-def reset_plugin_manager() -> None:
-    """Forget the loaded plugins (tests; the next call reloads them, honouring TREEGRAM_LOAD_PLUGINS)."""
-    global _manager
-    with _lock:
-        _manager = None
-        _dists.clear()
-        _failures.clear()
-
-
 def plugin_failures() -> list[PluginFailure]:
     """Plugins skipped so far (import errors; hooks that raised)."""
     get_plugin_manager()

@@ -178,10 +178,10 @@ def test_model_default_decoder_round_trip_and_parse(tmp_path):
     legacy = load_model(old)
     assert legacy.default_decoder is None and model_decoder(legacy) is None
     assert parse_default(legacy)(WORDS).to_bracket() == decode(legacy, WORDS, "mpd").to_bracket()
-    # --average 1 --default-decoder mpd: the previous defaults
+    # --average 1 --decoder mpd: the previous defaults
     out1 = tmp_path / "final.tsg"
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--iterations", "6", "--seed", "1", "--average", "1",
-                 "--default-decoder", "mpd", "--out", str(out1)]) == 0
+                 "--decoder", "mpd", "--out", str(out1)]) == 0
     final = load_model(out1)
     assert final.info["averaged_samples"] == 1 and final.default_decoder == "mpd"
     assert len(final.fragments) < len(model.fragments)

@@ -97,6 +97,10 @@ def test_resume_keeps_finished_batches_and_refuses_changed_runs(cluster, sentenc
     wdir = tmp_path / "out.txt.batches"
     files = sorted(wdir.glob("0*.json"))
     assert len(files) == full["batches"] == 8
+    # the timeline of benchmarks/bench_scale.py: one row per batch parsed in this run, times and CPU in order
+    rows = full["driver"]["timeline"]
+    assert len(rows) == 8 and all(end >= start > 0 and cpu >= 0 and pcpu > 0 for _, start, end, cpu, pcpu in rows)
+    assert full["driver"]["process_cpu_seconds"] >= full["driver"]["cpu_seconds"] > 0
     # simulate a kill after batches 0 and 3 finished; batch 0 edited since (valid JSON, changed content): its
     # checksum no longer matches, so it is parsed again rather than reused (issue 27)
     for f in files:
@@ -115,6 +119,7 @@ def test_resume_keeps_finished_batches_and_refuses_changed_runs(cluster, sentenc
         _batches(model, sentences, out, client, batch_size=7, resume=True)
     again = _batches(model, sentences, out, client, batch_size=6, resume=True)
     assert again["batches_resumed"] == 1 and again["batches"] == 8
+    assert len(again["driver"]["timeline"]) == 7  # resumed batches were not parsed again, so not timed again
     assert [r.split(" ")[0] for r in again["batches_redone"]] == ["000000.json"]
     assert out.read_bytes() == ref and b"SENTINEL" not in out.read_bytes()
     assert not wdir.exists()

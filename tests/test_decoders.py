@@ -20,6 +20,7 @@ from treegram.charts.decoders import (
     max_rule_tree,
     mpp_votes,
     rule_posteriors,
+    resolve_decoder,
     splice,
 )
 from treegram.cli.app import main
@@ -318,14 +319,14 @@ def test_decoder_errors():
 
 @pytest.mark.parametrize("formalism", ["tsg", "tig"])
 def test_every_decoder_on_tree_grammars(formalism, demo_model_files):
-    """TSG and TIG models get every core decoder; MPD through the hook equals the model's own parse."""
+    """TSG and TIG models get every core decoder; `model.parse` is the model's default decoder through the hook."""
     from treegram.formalism import load_model
 
     model = load_model(demo_model_files[formalism])
     assert isinstance(model, ChartModel)
     for sentence in ("The hungry dog slept in the garden .", "Zorblax quibbled ."):
         words = sentence.split()
-        assert decode(model, words, "mpd").to_bracket() == model.parse(words).to_bracket()
+        assert decode(model, words, resolve_decoder(model)[0]).to_bracket() == model.parse(words).to_bracket()
         for name in ("mpp", "maxrule", "maxrule-sum"):
             tree = decode(model, words, name, samples=30)
             assert tree.leaves() == words
@@ -345,7 +346,7 @@ def test_every_decoder_on_ostag(tmp_path):
     model = load_model(out)
     assert isinstance(model, ChartModel)
     words = "The hungry dog slept in the garden .".split()
-    assert decode(model, words, "mpd").to_bracket() == model.parse(words).to_bracket()
+    assert decode(model, words, resolve_decoder(model)[0]).to_bracket() == model.parse(words).to_bracket()
     for name in ("mpp", "maxrule", "maxrule-sum"):
         tree = decode(model, words, name, samples=20)
         assert tree.leaves() == words and not any(n.label.startswith("<") for n in tree.subtrees())

@@ -411,6 +411,13 @@ def test_audit_argument_cases(world, capsys, tmp_path):
     assert not failures, "\n".join(failures)
 
 
+def test_repeated_words_practised_once(capsys, tmp_path):
+    out = tmp_path / "sheet.json"
+    run_case(["exercises", "--vocab", "cefr:A1", "--words", ",".join(["dog"] * 5000 + ["school"]), "--per-word", "1",
+              "--format", "json", "--out", out], [], capsys, want=0, text="4,999 repeat(s)",
+             check=lambda o, e: len(json.loads(out.read_text())["words"]) == 2)
+
+
 def test_summary(capsys):
     """The counts for the closing note (run last in this file)."""
     with capsys.disabled():

@@ -89,12 +89,46 @@ def test_shipped_entries_are_copied_once_and_never_over_existing(tmp_path, monke
     (shipped / probe._subdir / "a.nbi").write_bytes(b"shipped")
     (shipped / probe._subdir / "b.nbi").write_bytes(b"shipped")
     monkeypatch.setattr(jit, "SHIPPED", shipped)
+    import json
     from pathlib import Path
 
-    Path(probe.get_cache_path()).mkdir(parents=True)
+    # a kernel module changed since the shipping (here: a manifest that differs in one file): nothing is copied
+    changed = dict(jit.kernel_sources(), **{"charts/kernels.py": "0" * 16})
+    (shipped / "manifest.json").write_text(json.dumps({"kernel_sources": changed}))
+    loc = jit.PackageCacheLocator.from_function(kernels.fill_chart.py_func, kernels.__file__)
+    assert list(Path(loc.get_cache_path()).iterdir()) == []
+    assert jit.stale_shipped() == ["charts/kernels.py"]
+
+    # every kernel module as shipped: copied, never over a file the cache has
+    (shipped / "manifest.json").write_text(json.dumps({"kernel_sources": jit.kernel_sources()}))
+    assert jit.stale_shipped() == []
+    monkeypatch.setattr(jit.PackageCacheLocator, "_seeded", set())
     Path(probe.get_cache_path(), "b.nbi").write_bytes(b"mine")
     loc = jit.PackageCacheLocator.from_function(kernels.fill_chart.py_func, kernels.__file__)
     assert Path(loc.get_cache_path(), "a.nbi").read_bytes() == b"shipped"
     assert Path(loc.get_cache_path(), "b.nbi").read_bytes() == b"mine"
     assert not list(Path(loc.get_cache_path()).glob("*.tmp"))
 
+
+
+def test_a_new_source_version_prunes_the_oldest_cached_versions(tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
+    from numba.core import config
+
+    from treegram.charts import kernels
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(jit, "KEEP_VERSIONS", 3)
+    probe = jit.PackageCacheLocator(kernels.fill_chart.py_func, kernels.__file__)
+    module_dir = Path(probe.get_cache_path()).parent
+    for k in range(5):  # older versions, oldest first
+        d = module_dir / f"old{k}"
+        d.mkdir(parents=True)
+        os.utime(d, (1000 + k, 1000 + k))
+    jit.PackageCacheLocator.from_function(kernels.fill_chart.py_func, kernels.__file__)
+    left = sorted(p.name for p in module_dir.iterdir())
+    assert left == sorted(["old3", "old4", Path(probe.get_cache_path()).name])
+    jit.PackageCacheLocator.from_function(kernels.fill_chart.py_func, kernels.__file__)  # existing: no pruning
+    assert sorted(p.name for p in module_dir.iterdir()) == left

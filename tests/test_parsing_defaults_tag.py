@@ -87,7 +87,7 @@ def test_tig_model_keeps_its_default_decoder_and_parse_uses_it(demo_model_files,
     # `treegram parse` without --decoder = with --decoder maxrule; --decoder overrides the saved default
     assert _parse_cli(path, tmp_path) == _parse_cli(path, tmp_path, "--decoder", "maxrule")
     mpd = _parse_cli(path, tmp_path, "--decoder", "mpd")
-    assert mpd == [model.parse(s.split()).to_bracket() for s in SENTENCES]
+    assert mpd == [decode(model, s.split(), "mpd").to_bracket() for s in SENTENCES]
 
 
 def test_old_tig_file_loads_and_parses_with_mpd(demo_model_files, tmp_path):
@@ -128,7 +128,8 @@ def test_ostag_model_keeps_its_default_decoder_and_parse_uses_it(demo_ostag_file
     assert load_model(again_path).default_decoder == "maxrule"
     assert parse_default(model)(WORDS).to_bracket() == decode(model, WORDS, "maxrule").to_bracket()
     assert _parse_cli(path, tmp_path) == _parse_cli(path, tmp_path, "--decoder", "maxrule")
-    assert _parse_cli(path, tmp_path, "--decoder", "mpd") == [model.parse(s.split()).to_bracket() for s in SENTENCES]
+    assert _parse_cli(path, tmp_path, "--decoder", "mpd") == [decode(model, s.split(), "mpd").to_bracket()
+                                                             for s in SENTENCES]
 
 
 def test_old_ostag_file_loads_with_counts_start_and_mpd(demo_ostag_files, tmp_path):

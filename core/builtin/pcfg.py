@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import attrs
 
-from treegram.argtypes import horizontal, positive_int
-from treegram.formalism import Formalism, option
+from treegram.formalism import Formalism
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
+from treegram.option_groups import horizontal_option, markov_horizontal, rare_threshold_option, vertical_option
 from treegram.plugin_manager import hookimpl
 
 
@@ -15,10 +15,10 @@ from treegram.plugin_manager import hookimpl
 class PCFGOptions:
     """`treegram train pcfg` options (the settings fields are the command-line options; see treegram.formalism)."""
 
-    horizontal: int = option(2, help="horizontal markovization h (-1 = infinite)", type=horizontal)
-    vertical: int = option(2, help="vertical markovization v (2 = parent annotation)", type=positive_int)
-    rare_threshold: int = option(2, help="words seen fewer times are replaced by unknown-word classes (default 2)",
-                                 type=positive_int)
+    # h=2, v=2: Klein & Manning's (2003) markovization; the model is parsed with mpd (it saves no decoder)
+    horizontal: int = horizontal_option(2, group=None)
+    vertical: int = vertical_option(2, group=None)
+    rare_threshold: int = rare_threshold_option(2, group=None)
 
 
 class PCFGFormalism(Formalism):
@@ -28,7 +28,7 @@ class PCFGFormalism(Formalism):
     Settings = PCFGOptions
 
     def train(self, trees, options: PCFGOptions, ctx) -> PCFGModel:
-        settings = PCFGSettings(horizontal=None if options.horizontal < 0 else options.horizontal,
+        settings = PCFGSettings(horizontal=markov_horizontal(options.horizontal),
                                 vertical=options.vertical, rare_threshold=options.rare_threshold)
         return PCFGModel.train(trees, settings, progress=lambda xs: ctx.ui.track(xs, description="binarizing"))
 

@@ -132,14 +132,6 @@ class InsideChart:
     def num_entries(self) -> int:
         return int(self.post_sym.shape[0])
 
-    def entry_spans(self) -> tuple[np.ndarray, np.ndarray]:
-        """(start, end) of every post entry."""
-        live = np.flatnonzero(self.post_len > 0)
-        live = live[np.argsort(self.post_start[live], kind="stable")]  # cells in fill order
-        cells = np.repeat(live, self.post_len[live])
-        return cells // (self.n + 1), cells % (self.n + 1)
-
-
 @attrs.frozen(eq=False)
 class OutsideChart:
     """Outside scores aligned with an inside chart's entries, plus expected counts (if computed)."""

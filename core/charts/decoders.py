@@ -59,14 +59,24 @@ DEFAULT_SAMPLES = 100
 
 @attrs.frozen(eq=False)
 class ChartInput:
-    """What a model hands the decoders for one sentence: its parsing CFG, lexical input, optional pruning
-    (dropped automatically if it loses every parse), the words, and any context its back-transform needs."""
+    """What a model hands the decoders for one sentence: its parsing CFG, lexical input, optional pruning, the
+    words, and any context its back-transform needs.  When the input has no parse, every decoder retries once with
+    `retry()`: ``fallback()`` if the model gave one (e.g. OSTAG: its full, untrimmed reduction without pruning,
+    when the pruned input was trimmed by the mask), else the same input without its pruning."""
 
     cfg: WeightedCFG
     lex: LexicalInput
     words: list[str]
     prune: Pruning | None = None
     context: Any = None
+    fallback: Any = None  # () -> ChartInput, or None
+
+    def retry(self) -> ChartInput | None:
+        if self.fallback is not None:
+            return self.fallback()
+        if self.prune is not None:
+            return attrs.evolve(self, prune=None)
+        return None
 
 
 @runtime_checkable
@@ -105,25 +115,39 @@ def _check(model, tokens) -> ChartInput:
     return model.chart_input(list(tokens))
 
 
-def _inside_chart(inp: ChartInput, tokens):
+def _inside_chart(inp: ChartInput, tokens) -> tuple[Any, ChartInput]:
+    """(inside chart, the input it is over): `inp`'s, else its `retry()` input's; ParseFailure if neither parses."""
     chart = inside(inp.cfg, inp.lex, prune=inp.prune)
-    if chart.log_z == -np.inf and inp.prune is not None:
-        chart = inside(inp.cfg, inp.lex)
+    if chart.log_z == -np.inf:
+        again = inp.retry()
+        if again is not None:
+            inp = again
+            chart = inside(inp.cfg, inp.lex, prune=inp.prune)
     if chart.log_z == -np.inf:
         raise _no_parse(tokens)
-    return chart
+    return chart, inp
 
 
 # -- MPD -----------------------------------------------------------------------------------------------------
 
-def decode_mpd(model: ChartModel, tokens: Sequence[str], *, samples: int | None = None) -> Tree:
-    """Most probable derivation (Viterbi), back-transformed."""
+def mpd_derivation(model: ChartModel, tokens: Sequence[str]):
+    """(Viterbi result, the ChartInput it is over) of the most probable derivation; ParseFailure if none.  For
+    models that analyse the derivation itself (OSTAG's adjunction statistics)."""
     inp = _check(model, tokens)
     result = viterbi(inp.cfg, inp.lex, inp.words, prune=inp.prune)
-    if result is None and inp.prune is not None:
-        result = viterbi(inp.cfg, inp.lex, inp.words)
+    if result is None:
+        again = inp.retry()
+        if again is not None:
+            inp = again
+            result = viterbi(inp.cfg, inp.lex, inp.words, prune=inp.prune)
     if result is None:
         raise _no_parse(tokens)
+    return result, inp
+
+
+def decode_mpd(model: ChartModel, tokens: Sequence[str], *, samples: int | None = None) -> Tree:
+    """Most probable derivation (Viterbi), back-transformed."""
+    result, inp = mpd_derivation(model, tokens)
     return model.derivation_tree(result.derivation, inp)
 
 
@@ -139,8 +163,7 @@ def mpp_votes(model: ChartModel, tokens: Sequence[str], samples: int, *, seed: i
     """(votes per bracketed output tree, tree per bracket string) over `samples` sampled derivations."""
     if samples < 1:
         raise InputError(f"--samples must be >= 1, got {samples}")
-    inp = _check(model, tokens)
-    chart = _inside_chart(inp, tokens)
+    chart, inp = _inside_chart(_check(model, tokens), tokens)
     rng = np.random.default_rng(sentence_seed(tokens) if seed is None else seed)
     votes: Counter[str] = Counter()
     trees: dict[str, Tree] = {}
@@ -491,8 +514,7 @@ def max_rule_tree(chart, *, use_sum: bool = False, out=None, words: Sequence[str
 
 def decode_maxrule(model: ChartModel, tokens: Sequence[str], *, samples: int | None = None,
                    use_sum: bool = False) -> Tree:
-    inp = _check(model, tokens)
-    chart = _inside_chart(inp, tokens)
+    chart, inp = _inside_chart(_check(model, tokens), tokens)
     tree, _score = max_rule_tree(chart, use_sum=use_sum, words=inp.words)
     return model.category_tree(tree, inp)
 
@@ -563,26 +585,57 @@ def decoder_parse(model, decoder: str = "mpd", samples: int | None = None):
 
 
 def model_decoder(model) -> str | None:
-    """The decoder a model was trained to be parsed with (its ``default_decoder`` attribute, saved in the model
-    file by formalisms whose benchmarks found a better default than ``mpd``), or None for the model's own parse."""
+    """The decoder saved in a chart model (its ``default_decoder`` attribute, written by formalisms whose
+    benchmarks found a better default than ``mpd``), or None (model files from before the field, or a model outside
+    the core charts)."""
     name = getattr(model, "default_decoder", None)
     return name if isinstance(name, str) and name and isinstance(model, ChartModel) else None
 
 
-def parse_default(model, decoder: str | None = None, samples: int | None = None):
-    """`tokens -> Tree` as `treegram parse` runs it: the named decoder, else the model's default decoder
-    (`model_decoder`), else the model's own ``parse``.  Cluster workers build their parser with this too, so a
-    batch parse decodes exactly as a one-process parse."""
-    if decoder is None:
-        decoder = model_decoder(model)
-        if decoder is None and samples is not None:
-            decoder = "mpd"
-        if decoder is not None and samples is not None and not get_decoder(decoder).uses_samples:
-            raise InputError(f"--samples is for sampling decoders; this model's default decoder {decoder!r} draws "
+def resolve_decoder(model, decoder: str | None = None, samples: int | None = None
+                    ) -> tuple[str | None, int | None]:
+    """**The one place a decoder is chosen** (issue 28): (decoder name, samples) for parsing with `model` --
+    the named `decoder`, else the model's saved one (`model_decoder`, with its ``default_samples`` for a sampling
+    decoder, e.g. `train tsg --mpp-samples N`), else ``mpd`` for a chart model.  (None, None): a model outside the
+    core charts, which parses with its own ``parse`` (spaCy dependency parses, ...).  `treegram parse`, batch and
+    Dask workers, compression's source parse, `Model.parse` and `describe()` all go through this."""
+    if decoder is not None:
+        return decoder, samples
+    saved = model_decoder(model)
+    if saved is not None:
+        if samples is not None and not get_decoder(saved).uses_samples:
+            raise InputError(f"--samples is for sampling decoders; this model's default decoder {saved!r} draws "
                              "none", hint="add --decoder mpp, or drop --samples")
-    if decoder is None:
+        if samples is None and get_decoder(saved).uses_samples:
+            own = getattr(model, "default_samples", None)
+            samples = own if isinstance(own, int) and own > 0 else None
+        return saved, samples
+    if isinstance(model, ChartModel) or samples is not None:
+        return "mpd", samples  # --samples with a model outside the charts: decoder_parse says why not
+    return None, None
+
+
+def decoder_label(model) -> str:
+    """What `describe()` reports as a model's default decoder: exactly what `resolve_decoder` picks."""
+    name, samples = resolve_decoder(model)
+    if name is None:
+        return "the model's own parse"
+    return f"{name} ({samples} samples)" if samples else name
+
+
+def parse_default(model, decoder: str | None = None, samples: int | None = None):
+    """`tokens -> Tree` as `treegram parse` runs it (`resolve_decoder`), checked up front.  Cluster workers and
+    compressors build their parser with this too, so every parse with a model decodes the same way."""
+    name, samples = resolve_decoder(model, decoder, samples)
+    if name is None:
         return model.parse
-    return decoder_parse(model, decoder, samples)
+    return decoder_parse(model, name, samples)
+
+
+def default_parse(model, tokens: Sequence[str]) -> Tree:
+    """``model.parse(tokens)`` of every chart model: its default decoder (`resolve_decoder`)."""
+    name, samples = resolve_decoder(model)
+    return get_decoder(name).decode(model, list(tokens), samples=samples)
 
 
 def decode(model, tokens: Sequence[str], decoder: str = "mpd", *, samples: int | None = None) -> Tree:
@@ -591,5 +644,6 @@ def decode(model, tokens: Sequence[str], decoder: str = "mpd", *, samples: int |
 
 
 __all__ = ["CORE_DECODERS", "ChartInput", "ChartModel", "DEFAULT_SAMPLES", "Decoder", "RulePosteriors", "decode",
-           "decode_maxrule", "decoder_parse", "decode_mpd", "model_decoder", "parse_default", "decode_mpp", "get_decoder", "max_rule_tree", "mpp_votes",
+           "decode_maxrule", "decode_mpd", "decode_mpp", "decoder_label", "decoder_parse", "default_parse", "get_decoder",
+           "max_rule_tree", "model_decoder", "mpd_derivation", "mpp_votes", "parse_default", "resolve_decoder",
            "rule_posteriors", "sentence_seed", "splice"]

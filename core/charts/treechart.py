@@ -285,10 +285,6 @@ class TreeViterbi:
                 out.append(c)
         return out
 
-    def best_application(self, node: int, cat: int) -> int:
-        """The application at the top of the best derivation of (node, cat), or -1 if there is none."""
-        return int(self._back[node * self.chart.n_cats + cat])
-
     def derivation(self, node: int, cat: int) -> list[int]:
         """Applications of the best derivation of (node, cat), top-down, tails left to right."""
         ch = self.chart

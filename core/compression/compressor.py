@@ -407,8 +407,10 @@ def parse_source(parser, tokens: list[str], *, what: str = "compression"):
         raise TreegramError(f"this {what} model has no parser", hint="retrain with --parser MODEL")
     if len(tokens) > MAX_PARSE_LENGTH:
         return wrap_root(flat_fallback(tokens)), "too_long"
-    try:
-        return wrap_root(parser.parse(list(tokens))), "ok"
+    from treegram.charts.decoders import parse_default
+
+    try:  # the parser model's default decoder, as `treegram parse` runs it
+        return wrap_root(parse_default(parser)(list(tokens))), "ok"
     except ParseFailure:
         return wrap_root(flat_fallback(tokens)), "failed"
 

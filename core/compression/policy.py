@@ -38,7 +38,7 @@ from treegram.compression.constraints import Constraints, tidy
 from treegram.compression.syntax import AnalysedTree
 from treegram.compression.valency import Valency
 
-__all__ = ["DeletionPolicy", "PolicyOptions", "apply_options", "read_sentences", "calibrate_reward"]
+__all__ = ["CompressorOptions", "DeletionPolicy", "PolicyOptions", "apply_options", "read_sentences", "calibrate_reward"]
 
 
 @attrs.define
@@ -217,6 +217,25 @@ class PolicyOptions:
         return DeletionPolicy(Constraints() if self.constraints else None, valency if self.valency else None,
                               self.significance, 0.0, self.tidy, self.lm, self.nbest, self.target_rate,
                               self.length_prior, self.clause, self.content_floor)
+
+
+@attrs.frozen
+class CompressorOptions(PolicyOptions):
+    """The options every compressor trained on sentence pairs shares, declared once (`treegram train channel` /
+    `stsg` subclass it): its inputs, then the deletion-policy options of `PolicyOptions`."""
+
+    pairs: list = _option(required=True, nargs=2, metavar=("LONG", "SHORT"), type=Path,
+                          help="line-parallel files: long sentences and their compressions, one tokenized sentence "
+                               "per line")
+    parser: str = _option(required=True, type=str,
+                          help="a treegram parsing model (pcfg, tsg, ...) for the long sentences (parsed with the "
+                               "model's default decoder, as `treegram parse` does), or `spacy`: the installed spaCy "
+                               "pipeline's dependency parses as dependency-projected trees (spacy-binary: one "
+                               "dependent per node)")
+    limit: int | None = _option(None, type=_types().positive_int, help="use only the first N pairs")
+    parse_cache: Path | None = _option(None, type=Path,
+                                       help="directory for cached source parses (bracket files keyed by input + "
+                                            "parser)")
 
 
 def read_sentences(paths) -> list[list[str]]:

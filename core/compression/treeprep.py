@@ -133,6 +133,9 @@ def _parse_here(sentences, parser, max_length: int, progress=None):
                     counts["ok"] += 1
                     trees.append(next(parsed))
         return trees, counts
+    from treegram.charts.decoders import parse_default
+
+    parse = parse_default(parser)  # the parser model's default decoder, as `treegram parse` runs it
     iterator = progress(sentences) if progress else sentences
     for toks in iterator:
         if len(toks) > max_length:
@@ -140,7 +143,7 @@ def _parse_here(sentences, parser, max_length: int, progress=None):
             trees.append(flat_fallback(toks))
             continue
         try:
-            trees.append(parser.parse(list(toks)))
+            trees.append(parse(list(toks)))
             counts["ok"] += 1
         except ParseFailure:
             counts["failed"] += 1

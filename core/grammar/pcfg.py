@@ -103,10 +103,11 @@ class PCFGModel:
         return lex.with_fallback(self.unk_tags, self.unk_logp)
 
     def parse(self, tokens: list[str]):
-        """Most probable parse (Viterbi) as a plain treebank tree; raises ParseFailure if none exists."""
-        from treegram.charts.decoders import decode_mpd
+        """The default decoder's tree (`charts.decoders.resolve_decoder`: mpd, the Viterbi parse) as a plain
+        treebank tree; raises ParseFailure if none exists."""
+        from treegram.charts.decoders import default_parse
 
-        return decode_mpd(self, tokens)
+        return default_parse(self, tokens)
 
     # `treegram.charts.decoders.ChartModel`: every core decoder works on this model
     def chart_input(self, tokens: list[str]):
@@ -167,6 +168,8 @@ class PCFGModel:
                    arrays["unk_tags"], arrays["unk_logp"], meta.get("info"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
+        from treegram.charts.decoders import decoder_label
+
         cfg = self.cfg
         out: dict[str, Any] = {
             "formalism": "pcfg",
@@ -177,6 +180,7 @@ class PCFGModel:
             "binary_rules": int(len(cfg.bin_logp)),
             "unary_rules": int(len(cfg.un_logp)),
             "lexical_rules": int(len(cfg.lex_logp)),
+            "default_decoder": decoder_label(self),
         }
         if top:
             nt = cfg.nonterminals.symbol

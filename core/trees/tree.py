@@ -26,11 +26,6 @@ class Tree:
     def is_preterminal(self) -> bool:
         return len(self.children) == 1 and isinstance(self.children[0], str)
 
-    @property
-    def is_leaf_nonterminal(self) -> bool:
-        """A nonterminal with no children (a frontier / substitution site in an elementary tree)."""
-        return not self.children
-
     def leaves(self) -> list[str]:
         """The words, left to right."""
         out: list[str] = []
@@ -101,10 +96,6 @@ class Tree:
         return sum(1 for _ in self.subtrees())
 
     # -- rewriting -------------------------------------------------------------------------
-    def map_labels(self, fn: Callable[[str], str]) -> Tree:
-        """A copy with every nonterminal label replaced by fn(label)."""
-        return bottom_up(self, lambda t, kids: Tree(fn(t.label), kids))
-
     def map_words(self, fn: Callable[[str], str]) -> Tree:
         return bottom_up(self, lambda t, kids: Tree(t.label, tuple(fn(k) if isinstance(k, str) else k for k in kids)))
 

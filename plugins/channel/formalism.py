@@ -3,28 +3,19 @@ core `treegram compress` (any compressor model)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import attrs
 
 from treegram.argtypes import positive_int
-from treegram.compression.policy import PolicyOptions
+from treegram.compression.policy import CompressorOptions
 from treegram.formalism import Formalism, option
 
 from treegram.plugins.channel import DEFAULT_LEVELS
 
 
 @attrs.frozen
-class ChannelOptions(PolicyOptions):
-    """`treegram train channel` options (the deletion-policy options come from `PolicyOptions`)."""
+class ChannelOptions(CompressorOptions):
+    """`treegram train channel` options (the inputs and the deletion-policy options come from `CompressorOptions`)."""
 
-    pairs: list = option(required=True, nargs=2, metavar=("LONG", "SHORT"), type=Path,
-                         help="line-parallel files: long sentences and their compressions, one tokenized sentence "
-                              "per line")
-    parser: str = option(required=True, type=str,
-                         help="a treegram parsing model (pcfg, tsg, ...) for the long sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
-                              "one dependent per node)")
     levels: int = option(DEFAULT_LEVELS, type=int, choices=(4, 6),
                          help="4: from level 4 down, unlexicalized (Knight & Marcu 2000; default: the better "
                               "measured on broadcast-news dev, benchmarks/RESULTS.md `channel`); 6: lexicalized "
@@ -34,9 +25,6 @@ class ChannelOptions(PolicyOptions):
                          help="source and added-subtree model: lexicalized with --levels 6, a PCFG with --levels 4 "
                               "(default); the other combinations are ablations")
     workers: int = option(1, type=positive_int, help="processes parsing the long sentences (default 1)")
-    limit: int | None = option(None, type=positive_int, help="use only the first N pairs")
-    parse_cache: Path | None = option(None, type=Path,
-                                      help="directory for cached parses (bracket files keyed by input + parser)")
 
 
 class ChannelFormalism(Formalism):

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +63,6 @@ from treegram.charts.treechart import TreeChartBuilder
 from treegram.compression.syntax import (STOP, TOP, AnalysedTree, SyntaxModel, WittenBell, analyse, context_key as _key,
                                          project)
 from treegram.errors import InputError
-from treegram.trees import Tree
 
 from treegram.plugins.channel import DEFAULT_LEVELS
 
@@ -396,7 +395,3 @@ def training_summary(pairs_used: int, skipped: int, g: ChannelGrammar) -> dict[s
             "channel_contexts": {f"level{k}": len(ch.tables[k].table) for k in (1, 2, 3, 4, 5, 6)},
             "source_rules": len(g.source.rule.table), "source_vocab": len(g.source.vocab)}
 
-
-def iter_trees(trees: Iterable[Tree]):
-    for tr in trees:
-        yield analyse(tr)

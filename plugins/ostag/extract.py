@@ -210,12 +210,6 @@ def _replace(tree: Tree, path: tuple[int, ...], new: Tree) -> Tree:
     return Tree(tree.label, tuple(kids))
 
 
-def _at(tree: Tree, path: tuple[int, ...]) -> Tree:
-    for i in path:
-        tree = tree.children[i]  # type: ignore[assignment]
-    return tree
-
-
 def root_foot_pairs(rule: Tree) -> list[tuple[Tree, Tree]]:
     """(auxiliary tree, TSG rule left behind) for every root/foot pair inside `rule`."""
     out = []

@@ -20,9 +20,12 @@ from pathlib import Path
 import attrs
 
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
-from treegram.argtypes import horizontal, nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int, probability
+from treegram.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
 from treegram.formalism import Formalism, RunOptions, Sampling, option
+from treegram.option_groups import (
+    decoder_option, horizontal_option, markov_horizontal, prune_option, rare_threshold_option, vertical_option,
+)
 
 
 def _check_decoder(name: str) -> None:
@@ -48,20 +51,16 @@ class BayesOSTAGOptions:
                          group="model")
     mu: float = option(0.05, help="initial adjunction probability (0.05)", type=open_probability, group="model")
     fixed_hyper: bool = option(False, help="keep alpha, beta, foot, mu fixed", group="model")
-    horizontal: int = option(0, help="horizontal markovization (0)", group="model", type=horizontal)
-    vertical: int = option(1, help="vertical markovization (1)", type=positive_int, group="model")
-    rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=positive_int, group="model")
+    horizontal: int = horizontal_option(0)
+    vertical: int = vertical_option(1)
+    rare_threshold: int = rare_threshold_option(2)
     adj_prior: float = option(1.0, type=nonnegative_float, group="parsing grammar",
                               help="pseudo-counts pulling each Goodman index's adjunction probability towards the "
                                    "sampled per-label mu (default 1)")
     average: int = average_option(5)
     thin: int = thin_option()
-    prune_threshold: float = option(1e-4, type=probability, group="parsing grammar",
-                                    help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default 1e-4)")
-    decoder: str = option("maxrule", metavar="NAME", group="parsing grammar",
-                          help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
-                               "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule)")
+    prune_threshold: float = prune_option(1e-4)
+    decoder: str = decoder_option("maxrule")
 
     def __attrs_post_init__(self):
         _check_decoder(self.decoder)
@@ -70,7 +69,7 @@ class BayesOSTAGOptions:
         """The model definition (`bayes_model.BayesOSTAGSettings`) these options give."""
         from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
 
-        return BayesOSTAGSettings(horizontal=None if self.horizontal < 0 else self.horizontal,
+        return BayesOSTAGSettings(horizontal=markov_horizontal(self.horizontal),
                                   vertical=self.vertical, rare_threshold=self.rare_threshold, alpha=self.alpha,
                                   beta=self.beta, foot=self.foot, mu=self.mu, resample=not self.fixed_hyper)
 
@@ -194,21 +193,19 @@ class OSTAGOptions:
     em_initial: str = option("counts", choices=("counts", "uniform"), group="model",
                              help="EM's starting estimate: the elementary trees' counts (relative frequencies) or "
                                   "uniform per root label (default counts)")
-    decoder: str = option("maxrule", metavar="NAME", group="model",
-                          help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
-                               "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule); also "
-                               "for --bayesian")
+    decoder: str = decoder_option("maxrule", group="model", note="; also for --bayesian")
     adj_init: float | None = option(None, type=open_probability, group="model",
                                     help="initial adjunction probability (default 0.01 with --from-tsg and "
                                          "--tsg-weights base, where it is the adjunction weight on top of the TSG: "
                                          "0.1 fell below the TSG on dev; else 0.1)")
-    horizontal: int = option(0, help="built-in source: horizontal markovization (0)", group="model", type=horizontal)
-    vertical: int = option(1, help="built-in source: vertical markovization (1)", type=positive_int, group="model")
-    rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=positive_int, group="model")
-    prune_threshold: float | None = option(None, type=probability, group="model",
-                                           help="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; default "
-                                                "1e-4; with --from-tsg and --tsg-weights base: the TSG model's own)")
+    # h=0, v=1: the built-in source's tree preparation (`OSTAGSettings`); --from-tsg takes the source TSG's
+    horizontal: int = horizontal_option(0, what="built-in source: ")
+    vertical: int = vertical_option(1, what="built-in source: ")
+    rare_threshold: int = rare_threshold_option(2)
+    prune_threshold: float | None = prune_option(None, group="model",
+                                                 note="coarse-to-fine PCFG posterior cutoff when parsing (0 = off; "
+                                                      "default 1e-4; with --from-tsg and --tsg-weights base: the TSG "
+                                                      "model's own)")
 
     def __attrs_post_init__(self):
         _check_decoder(self.decoder)
@@ -227,7 +224,7 @@ class OSTAGFormalism(Formalism):
         ui = ctx.ui
         elementary = pcfg = extra_weight = base = None
         prune = 1e-4 if options.prune_threshold is None else options.prune_threshold
-        h = None if options.horizontal < 0 else options.horizontal
+        h = markov_horizontal(options.horizontal)
         v, mark_unary, rare = options.vertical, True, options.rare_threshold
         if options.from_tsg is not None:
             from treegram.formalism import load_model

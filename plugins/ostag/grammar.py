@@ -152,10 +152,6 @@ def frontier_yield(tree: Tree) -> list[str]:
     return out
 
 
-def is_lexicalized(tree: Tree) -> bool:
-    return any(isinstance(c, str) for n in tree.subtrees() for c in n.children)
-
-
 # -- the node table ---------------------------------------------------------------------------------------------
 
 @attrs.frozen(eq=False)
@@ -487,10 +483,6 @@ class OSTAG:
         return _build_cfg(self, self.usable_nodes(words) if usable is None else usable, site_ok)
 
     # -- summaries ----------------------------------------------------------------------------------------------
-    def aux_tree_string(self, a: int) -> str:
-        return self.auxiliary[a].to_bracket()
-
-
 def _normalize_by(counts: np.ndarray, group: np.ndarray, ngroups: int) -> np.ndarray:
     tot = np.bincount(group, weights=counts, minlength=ngroups) if counts.size else np.zeros(ngroups)
     with np.errstate(divide="ignore", invalid="ignore"):

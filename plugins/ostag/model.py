@@ -112,8 +112,8 @@ class OSTAGModel:
         # Bayesian models: the sample's adjunction statistics (auxiliary tree ids, Goodman node ids, mean counts),
         # what `treegram convert` keeps when it turns the model into a TSG (`tag2tsg`); None for EM models
         self.adjunction_pairs = adjunction_pairs
-        # `treegram parse` decodes with this when given no --decoder (`charts.decoders.parse_default`); None (model
-        # files written before issue 16) = the model's own `parse`, the Viterbi MPD
+        # every parse with this model decodes with this when no decoder is named (`charts.decoders.resolve_decoder`);
+        # None (model files written before issue 16): mpd
         self.default_decoder = default_decoder
         self.pcfg = pcfg
         self.settings = settings
@@ -158,40 +158,12 @@ class OSTAGModel:
         return Pruning(mask=mask)
 
     def parse_derivation(self, tokens: list[str]):
-        """(derived tree with grammar labels, reduction, Viterbi parse) of the most probable derivation."""
-        from treegram.charts import viterbi
+        """(derived tree with grammar labels, reduction, Viterbi parse) of the most probable derivation (the core's
+        `mpd_derivation` over `chart_input`), for the adjunction statistics."""
+        from treegram.charts.decoders import mpd_derivation
 
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        mapped = self.pcfg.mapper.map_sentence(tokens)
-        g = self.grammar
-        result = None
-        if self.settings.coarse_pass and g.spine_levels == 0:
-            result, red = self._two_pass(tokens, mapped)
-        else:
-            full = g.build_cfg(words=mapped)
-            prune = self._pruning(tokens, full)
-            red = self._trimmed(full, mapped, prune) if self.settings.trim else full
-            lex = self.lexical_input(red, mapped, self._uncovered(full, mapped) if red is not full else None)
-            result = viterbi(red.cfg, lex, list(tokens), prune=prune)
-        if result is None and self.settings.prune_threshold:
-            red = g.build_cfg(words=mapped)  # the mask lost every parse: parse without it
-            result = viterbi(red.cfg, self.lexical_input(red, mapped), list(tokens))
-        if result is None:
-            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-        return derived_tree(red, result.derivation.steps, list(tokens)), red, result
-
-    def _two_pass(self, tokens: list[str], mapped: list[str]):
-        """(Viterbi parse or None, reduction): the site-agnostic coarse chart decides which nodes, spines and
-        adjunction sites the exact reduction gets (`restrict.coarse_filter`: no derivation allowed by the mask is
-        lost), then the trimmed exact reduction is parsed."""
-        from treegram.charts import viterbi
-
-        found = self._two_pass_input(tokens, mapped)
-        if found is None:
-            return None, None
-        red, lex, prune = found
-        return viterbi(red.cfg, lex, list(tokens), prune=prune), red
+        result, inp = mpd_derivation(self, tokens)
+        return derived_tree(inp.context, result.derivation.steps, list(tokens)), inp.context, result
 
     def _two_pass_input(self, tokens: list[str], mapped: list[str]):
         """(reduction, lexical input, pruning) of the two-pass scheme, or None if the coarse chart has no parse."""
@@ -212,7 +184,10 @@ class OSTAGModel:
             red = self._trimmed(red, mapped, prune)
         return red, self.lexical_input(red, mapped, uncovered), prune
 
-    # `treegram.charts.decoders.ChartModel`: the core decoders (MPP, max-rule, ...) on the per-sentence reduction
+    # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) on the per-sentence
+    # reduction: with the two-pass scheme (spine_levels 0) the coarse-filtered, trimmed reduction; else the full
+    # one, trimmed to what the pruning mask allows (`settings.trim`).  A pruned input that has no parse falls back
+    # to the full reduction without pruning (`ChartInput.fallback`; a trimmed reduction cannot just drop its mask).
     def chart_input(self, tokens: list[str]):
         from treegram.charts.decoders import ChartInput
 
@@ -223,11 +198,26 @@ class OSTAGModel:
         found = None
         if self.settings.coarse_pass and g.spine_levels == 0:
             found = self._two_pass_input(tokens, mapped)
-        if found is None:  # one reduction for the sentence, pruned by the coarse PCFG (no trimming: the decoders
-            red = g.build_cfg(words=mapped)  # drop the pruning when it loses every parse)
-            found = (red, self.lexical_input(red, mapped), self._pruning(tokens, red))
+            # None: the coarse chart has no parse under the mask, so neither has the exact reduction
+            two_pass_failed = found is None
+        else:
+            two_pass_failed = False
+        if found is None:
+            full = g.build_cfg(words=mapped)
+            prune = self._pruning(tokens, full)
+            red = self._trimmed(full, mapped, prune) if self.settings.trim else full
+            lex = self.lexical_input(red, mapped, self._uncovered(full, mapped) if red is not full else None)
+            found = (red, lex, prune)
         red, lex, prune = found
-        return ChartInput(red.cfg, lex, list(tokens), prune, context=red)
+
+        def unpruned():
+            full = g.build_cfg(words=mapped)
+            return ChartInput(full.cfg, self.lexical_input(full, mapped), list(tokens), None, context=full)
+
+        if two_pass_failed and self.settings.prune_threshold:
+            return unpruned()
+        return ChartInput(red.cfg, lex, list(tokens), prune, context=red,
+                          fallback=unpruned if self.settings.prune_threshold else None)
 
     def derivation_tree(self, derivation, inp) -> Tree:
         return _finish(derived_tree(inp.context, derivation.steps, inp.words))
@@ -257,9 +247,11 @@ class OSTAGModel:
         return red.without_symbols(keep, wid)
 
     def parse(self, tokens: list[str]) -> Tree:
-        """The derived tree of the most probable derivation (MPD), unbinarized; ParseFailure if none."""
-        tree, _red, _res = self.parse_derivation(tokens)
-        return _finish(tree)
+        """The derived tree of the model's default decoder (`charts.decoders.resolve_decoder`), unbinarized;
+        ParseFailure if none."""
+        from treegram.charts.decoders import default_parse
+
+        return default_parse(self, tokens)
 
     def parse_with_stats(self, tokens: list[str]) -> tuple[Tree, Counter, list[int]]:
         tree, red, res = self.parse_derivation(tokens)
@@ -363,6 +355,8 @@ class OSTAGModel:
             ui.print(ascii_tree(parse_brackets(r[key], source="model")[0]), highlight=False, markup=False)
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
+        from treegram.charts.decoders import decoder_label
+
         g = self.grammar
         dirs = Counter(g.aux_dir)
         out: dict[str, Any] = {
@@ -370,7 +364,7 @@ class OSTAGModel:
             "initial_trees": len(g.initial), "auxiliary_trees": len(g.auxiliary),
             "wrapping_auxiliary_trees": dirs["wrap"], "left_auxiliary_trees": dirs["left"],
             "right_auxiliary_trees": dirs["right"], "goodman_nodes": len(g.nodes),
-            "adjunction_contexts": g.num_ctx, "default_decoder": self.default_decoder or "mpd",
+            "adjunction_contexts": g.num_ctx, "default_decoder": decoder_label(self),
         }
         if self.trace:
             out["em_log_likelihood"] = self.trace[-1]["log_likelihood"]

@@ -115,8 +115,6 @@ class ExtractedForest:
         self.n_minimal = len(minimal_count)
         self.n_composed = len(final_id) - len(minimal_count)
         self.order = [int(r) for r in aligned]  # preorder: parents before children
-        sent = np.searchsorted(c.roots, aligned, side="right") - 1
-        self.root_of = dict(zip(self.order, (int(x) for x in c.roots[sent])))
         self._chart: TreeChart | None = None
 
     @property

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import attrs
 
 from treegram.argtypes import open_probability, positive_float, positive_int
-from treegram.compression.policy import PolicyOptions
+from treegram.compression.policy import CompressorOptions
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.formalism import Formalism, RunOptions, Sampling, option
@@ -21,26 +20,15 @@ DEFAULT_ITERATIONS = {"gibbs": GIBBS_SWEEPS, "em": 30, "vb": 30, "svm": 50, "mcd
 
 
 @attrs.frozen
-class STSGOptions(PolicyOptions):
+class STSGOptions(CompressorOptions):
     """`treegram train stsg` options (the settings fields are the command-line options; see treegram.formalism);
-    the deletion-policy options (group "decoding") come from `PolicyOptions`."""
+    the inputs and the deletion-policy options (group "decoding") come from `CompressorOptions`."""
 
-    pairs: list = option(required=True, nargs=2, metavar=("SRC", "TGT"), type=Path,
-                         help="line-parallel files: long sentences and their compressions, one tokenized "
-                              "sentence per line")
-    parser: str = option(required=True, type=str,
-                         help="a treegram parsing model (pcfg, tsg, ...) for the source sentences, or `spacy`: the "
-                              "installed spaCy pipeline's dependency parses as dependency-projected trees (spacy-binary: "
-                              "one dependent per node)")
     method: str = option("gibbs", choices=("gibbs", "em", "vb", "svm", "mcdonald"),
                          help="gibbs: Bayesian STSG (default); em / vb: fixed-grammar baselines; svm: large-margin "
                               "STSG (Cohn & Lapata 2007); mcdonald: McDonald (2006) word-deletion labelling")
     alpha: float = option(100.0, help="DP concentration (default 100)", type=positive_float)
     beta: float = option(0.1, help="expansion probability of the base (default 0.1)", type=open_probability)
-    limit: int | None = option(None, help="use only the first N pairs", type=positive_int)
-    parse_cache: Path | None = option(None, type=Path,
-                                      help="directory for cached source parses (bracket files keyed by input + "
-                                           "parser)")
     loss: str = option(SVM_LOSS, choices=("prec", "bp1", "bp2", "hamming"), group="svm",
                        help="svm: loss of the loss-augmented decoding: 1 - unigram precision (prec), times the "
                             "one-sided (bp1) or two-sided (bp2) brevity penalty, or the Hamming loss (default: "

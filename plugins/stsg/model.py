@@ -207,10 +207,6 @@ class PairCorpus:
                 self.t_cstart, self.t_children, self.t_lp, self.t_depth, math.log(self.beta),
                 math.log1p(-self.beta), np.int64(self.n_labels))
 
-    def sentence_of(self, n: int) -> int:
-        return int(np.searchsorted(self.roots, n, side="right") - 1)
-
-
 # -- readable elementary tree pairs --------------------------------------------------------------------------------
 
 class Fragment:

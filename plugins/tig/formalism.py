@@ -14,10 +14,14 @@ import types
 
 import attrs
 
-from treegram.argtypes import horizontal, nonnegative_int, open_probability, positive_float, positive_int, probability
+from treegram.argtypes import nonnegative_int, open_probability, positive_float
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.formalism import Formalism, Sampling, option
+from treegram.option_groups import (
+    decoder_option, horizontal_option, markov_horizontal, min_count_option, prune_option, rare_threshold_option,
+    vertical_option,
+)
 
 from treegram.plugins.tig.derivation import TIGSettings
 from treegram import argtypes
@@ -32,10 +36,9 @@ class TIGOptions:
     variant: str = option("tig0", choices=("tig", "tig0"), group="model",
                           help="tig: feet at any depth, stacked and spine insertions (Yamangil & Shieber 2012); "
                                "tig0: feet below the root, one insertion per node (Shindo et al. 2011) (default tig0)")
-    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
-    vertical: int = option(2, help="vertical markovization v (default 2)", type=positive_int, group="model")
-    rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=positive_int, group="model")
+    horizontal: int = horizontal_option(1)
+    vertical: int = vertical_option(2)
+    rare_threshold: int = rare_threshold_option(2)
     alpha: float = option(1.0, help="initial DP concentration (all DPs)", type=positive_float, group="model")
     beta: float = option(0.5, help="initial stop probability per label", type=open_probability, group="model")
     phi: float = option(0.05, help="initial insertion probability per label and side", type=open_probability,
@@ -45,16 +48,11 @@ class TIGOptions:
     fixed_hyper: bool = option(False, help="keep alpha, beta, foot and phi fixed", group="model")
     tsg_init: int = option(100, metavar="N", type=nonnegative_int, group="sampling",
                            help="start from the cuts of N TSG collapsed-Gibbs sweeps (0 = random cuts; default 100)")
-    min_count: int = option(1, help="keep elementary trees seen at least this often", type=nonnegative_int,
-                            group="parsing grammar")
-    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass, a probability "
-                                               "in [0, 1] (0 = no pruning)",
-                                    type=probability, group="parsing grammar")
+    min_count: int = min_count_option(1)
+    prune_threshold: float = prune_option(1e-5)
     average: int = average_option(5)
     thin: int = thin_option()
-    decoder: str = option("maxrule", group="parsing grammar", metavar="NAME",
-                          help="the decoder `treegram parse` uses for this model when given no --decoder (saved in "
-                               "the model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default maxrule)")
+    decoder: str = decoder_option("maxrule")
 
     def __attrs_post_init__(self):
         from treegram.charts.decoders import get_decoder
@@ -65,7 +63,7 @@ class TIGOptions:
         return options_averaging(self)
 
     def model_settings(self) -> TIGSettings:
-        return TIGSettings(variant=self.variant, horizontal=None if self.horizontal < 0 else self.horizontal,
+        return TIGSettings(variant=self.variant, horizontal=markov_horizontal(self.horizontal),
                            vertical=self.vertical, rare_threshold=self.rare_threshold, alpha=self.alpha,
                            beta=self.beta, foot=self.foot, phi=self.phi, resample=not self.fixed_hyper)
 

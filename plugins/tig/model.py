@@ -11,7 +11,6 @@ import numpy as np
 
 from treegram.elementary.base_route import BASE_SUFFIX
 from treegram.elementary.parsing import CoarseToFineModel
-from treegram.errors import InputError, ParseFailure
 from treegram.formalism import save_model
 from treegram.grammar.cfg import WeightedCFG
 from treegram.grammar.pcfg import PCFGModel
@@ -42,8 +41,8 @@ class TIGModel(CoarseToFineModel):
         self.info = dict(info or {})
         self.trace = list(trace or [])
         self.prune_threshold = prune_threshold
-        # `treegram parse` decodes with this when given no --decoder (`charts.decoders.parse_default`); None (model
-        # files written before issue 16) = the model's own `parse`, the Viterbi MPD
+        # every parse with this model decodes with this when no decoder is named (`charts.decoders.resolve_decoder`);
+        # None (model files written before issue 16): mpd
         self.default_decoder = default_decoder
         self.labels = [self.cfg.categories.symbol(i) for i in range(len(self.cfg.categories) - 1)]
         self._base = None
@@ -64,30 +63,18 @@ class TIGModel(CoarseToFineModel):
         L = index.get(label)
         return base.get(L) if L is not None else None
 
-    def parse_derivation(self, tokens: list[str]) -> tuple[Tree, tuple[int, int], float]:
-        """(derived binarized tree, (left, right) insertions, log-probability) of the most probable derivation."""
-        from treegram.charts import viterbi
-
-        if not tokens:
-            raise InputError("empty sentence", hint="give at least one token")
-        lex = self.lexical_input(tokens)
-        prune = self._pruning(tokens)
-        result = viterbi(self.cfg, lex, list(tokens), prune=prune)
-        if result is None and prune is not None:
-            result = viterbi(self.cfg, lex, list(tokens))
-        if result is None:
-            raise ParseFailure(f"no parse for a sentence of {len(tokens)} words")
-        tree, ins = derived_tree(self.labels, self.meta, result.derivation.steps, list(tokens))
-        return tree, (ins[LEFT], ins[RIGHT]), result.logp
-
     def parse(self, tokens: list[str]) -> Tree:
-        """The derived tree of the most probable TIG derivation (unbinarized); ParseFailure if none."""
-        tree, ins, _ = self.parse_derivation(tokens)
-        self.last_insertions = ins
-        return self.finish_tree(tree)
+        """The derived tree of the model's default decoder (`charts.decoders.resolve_decoder`), unbinarized;
+        ParseFailure if none."""
+        from treegram.charts.decoders import default_parse
+
+        return default_parse(self, tokens)
 
     def derivation_tree(self, derivation, inp) -> Tree:
-        tree, _ins = derived_tree(self.labels, self.meta, derivation.steps, inp.words)
+        """A TIG derivation -> its derived tree; `last_insertions` keeps its (left, right) insertion counts (for
+        the benchmarks' statistics)."""
+        tree, ins = derived_tree(self.labels, self.meta, derivation.steps, inp.words)
+        self.last_insertions = (ins[LEFT], ins[RIGHT])
         return self.category_tree(tree)
 
     def category_tree(self, tree: Tree, inp=None) -> Tree:
@@ -131,9 +118,11 @@ class TIGModel(CoarseToFineModel):
                    default_decoder=meta.get("default_decoder"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
+        from treegram.charts.decoders import decoder_label
+
         out: dict[str, Any] = {"formalism": "tig", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
                                **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules,
-                               "default_decoder": self.default_decoder or "mpd"}
+                               "default_decoder": decoder_label(self)}
         out.setdefault("averaged_samples", 1)  # model files from before averaging: the final sample's grammar
         if isinstance(out.get("averaged_sweeps"), list):
             out["averaged_sweeps"] = ", ".join(str(s) for s in out["averaged_sweeps"])

@@ -445,7 +445,6 @@ class TreeGrammar:
         un = np.array(self.un, dtype=np.float64).reshape(-1, 3)
         lex = np.array(self.lex, dtype=np.float64).reshape(-1, 3)
         n_words = int(np.count_nonzero(self.T.data.is_word[self.lo:self.hi]))
-        self.sym_foot = np.array(self.foot, np.int64)
         return AnchoredCFG(num_symbols=n, start=int(start), n_words=n_words,
                            bin_parent=bin_[:, 0].astype(np.int32), bin_left=bin_[:, 1].astype(np.int32),
                            bin_right=bin_[:, 2].astype(np.int32), bin_logp=bin_[:, 3].copy(),

@@ -14,53 +14,45 @@ import types
 
 import attrs
 
-from treegram.argtypes import horizontal, nonnegative_int, open_probability, positive_float, positive_int, probability
+from treegram.argtypes import nonnegative_int, open_probability, positive_float
 from treegram.formalism import Formalism, Sampling, option
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
+from treegram.option_groups import (
+    decoder_option, horizontal_option, markov_horizontal, min_count_option, prune_option, rare_threshold_option,
+    vertical_option,
+)
 
 from treegram.elementary.data import TSGSettings
-
-
-def _decoder_names():
-    from treegram.plugin_manager import decoders
-
-    return tuple(sorted(decoders()))
 
 
 @attrs.frozen
 class TSGOptions:
     """`treegram train tsg` options (model definition and parsing grammar; the sampler options are the core's)."""
 
-    horizontal: int = option(1, help="horizontal markovization h (-1 = infinite; default 1)", group="model", type=horizontal)
-    vertical: int = option(2, help="vertical markovization v (default 2: parent labels)", type=positive_int,
-                           group="model")
-    rare_threshold: int = option(2, help="words seen fewer times become unknown-word classes (default 2)",
-                                 type=positive_int, group="model")
+    horizontal: int = horizontal_option(1)
+    vertical: int = vertical_option(2)
+    rare_threshold: int = rare_threshold_option(2)
     alpha: float = option(1.0, help="initial DP concentration per category", type=positive_float, group="model")
     beta: float = option(0.5, help="initial stop probability per category", type=open_probability, group="model")
     fixed_hyper: bool = option(False, help="keep alpha and beta fixed (no slice sampling)", group="model")
     init: str = option("random", choices=("random", "minimal", "maximal"), group="model",
                        help="initial derivations: random cuts, every node a site (PCFG), or whole trees")
-    min_count: int = option(1, help="keep elementary trees seen at least this often", type=nonnegative_int,
-                            group="parsing grammar")
-    prune_threshold: float = option(1e-5, help="coarse-to-fine posterior threshold of the PCFG pass, a probability "
-                                               "in [0, 1] (0 = no pruning)",
-                                    type=probability, group="parsing grammar")
-    mpp_samples: int = option(0, help="the model's default parse becomes the sampled MPP over N derivations "
-                                      "(same as `treegram parse --decoder mpp --samples N`, which any model can "
-                                      "use without retraining); 0 = --default-decoder",
+    min_count: int = min_count_option(1)
+    prune_threshold: float = prune_option(1e-5)
+    mpp_samples: int = option(0, help="the model's default decoder becomes the sampled MPP over N derivations "
+                                      "(--decoder mpp with N samples; `treegram parse --decoder mpp --samples N` "
+                                      "does the same for any model without retraining); 0 = --decoder",
                               type=nonnegative_int, group="parsing grammar")
     average: int = average_option(5)
     thin: int = thin_option()
-    default_decoder: str = option("maxrule", choices=_decoder_names, group="parsing grammar",
-                                  help="decoder `treegram parse` uses for this model when none is named "
-                                       "(default maxrule)")
+    # `--default-decoder`: the spelling before issue 28 (in plugins/tsg/README.md until then), still accepted
+    decoder: str = decoder_option("maxrule", deprecated=("--default-decoder",))
 
     def averaging(self):
         return options_averaging(self)
 
     def model_settings(self) -> TSGSettings:
-        return TSGSettings(horizontal=None if self.horizontal < 0 else self.horizontal, vertical=self.vertical,
+        return TSGSettings(horizontal=markov_horizontal(self.horizontal), vertical=self.vertical,
                            rare_threshold=self.rare_threshold, alpha=self.alpha, beta=self.beta,
                            resample_alpha=not self.fixed_hyper, resample_beta=not self.fixed_hyper, init=self.init)
 
@@ -107,7 +99,7 @@ class TSGFormalism(Formalism):
         grammar_run = types.SimpleNamespace(sampler=run.move, seed=run.seed, min_count=options.min_count,
                                             prune_threshold=options.prune_threshold,
                                             mpp_samples=options.mpp_samples,
-                                            default_decoder=getattr(options, "default_decoder", None))
+                                            default_decoder=options.decoder)
         info = {"training_trees": prepared.trees, "labels": prepared.data.num_labels,
                 "sites": int(len(prepared.data.sites))}
         return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,

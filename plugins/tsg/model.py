@@ -17,7 +17,7 @@ So the grammar's probability of an elementary tree e is (n_e + alpha_c P0(e)) / 
 predictive, and every tree the base PCFG derives stays derivable (unseen structure is smoothed by the base).
 Every symbol's category is its label, so a coarse PCFG over the same labels prunes the chart (coarse-to-fine).
 Parsing goes through the core decoders (`treegram.charts.decoders`): the model's `default_decoder` (recorded
-by `treegram train tsg --default-decoder`, default max-rule-product; models written before the field: the most
+by `treegram train tsg --decoder`, default max-rule-product; models written before the field: the most
 probable derivation, Viterbi over the transform), or, with `mpp_samples`, the most frequent tree among
 derivations sampled from the chart (`mpp`); `treegram parse --decoder` picks any registered decoder.
 """
@@ -218,9 +218,11 @@ class TSGModel(CoarseToFineModel):
         self.trace = list(trace or [])
         self.prune_threshold = prune_threshold
         self.mpp_samples = mpp_samples
-        # the decoder `treegram parse` uses when none is named (`treegram.charts.decoders.parse_default`); None
-        # (model files from before it was recorded): the model's own parse, Viterbi MPD
-        self.default_decoder = default_decoder
+        # the decoder every parse with this model uses when none is named (`treegram.charts.decoders.
+        # resolve_decoder`); `mpp_samples` (train --mpp-samples N) makes it the sampled MPP over N derivations;
+        # None (model files from before it was recorded): mpd
+        self.default_decoder = "mpp" if mpp_samples else default_decoder
+        self.default_samples = mpp_samples or None
 
     # -- parsing (lexical input, unknown words, pruning, chart input: `CoarseToFineModel`) -------------------
     def _base_symbol(self, label: str) -> int | None:
@@ -247,15 +249,10 @@ class TSGModel(CoarseToFineModel):
         return self.finish_tree(tree)
 
     def parse(self, tokens: list[str]) -> Tree:
-        """The tree of the model's default decoder (`default_decoder`; the sampled MPP with `mpp_samples`; else the
-        most probable derivation); ParseFailure if none."""
-        from treegram.charts.decoders import decode_mpd, decode_mpp, get_decoder
+        """The tree of the model's default decoder (`charts.decoders.resolve_decoder`); ParseFailure if none."""
+        from treegram.charts.decoders import default_parse
 
-        if self.mpp_samples:
-            return decode_mpp(self, tokens, samples=self.mpp_samples)
-        if self.default_decoder and self.default_decoder != "mpd":
-            return get_decoder(self.default_decoder).decode(self, list(tokens), samples=None)
-        return decode_mpd(self, tokens)
+        return default_parse(self, tokens)
 
     # -- persistence ---------------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -281,10 +278,12 @@ class TSGModel(CoarseToFineModel):
                    mpp_samples=meta.get("mpp_samples", 0), default_decoder=meta.get("default_decoder"))
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
+        from treegram.charts.decoders import decoder_label
+
+        decoder = decoder_label(self) + (" (model predates the field)" if self.default_decoder is None else "")
         out: dict[str, Any] = {"formalism": "tsg", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
                                **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules,
-                               "default_decoder": self.default_decoder or "mpd (model predates the field)"
-                               if not self.mpp_samples else f"mpp ({self.mpp_samples} samples)"}
+                               "default_decoder": decoder}
         if "averaged_samples" not in out:
             out["averaged_samples"] = 1  # the final sample's grammar
         if isinstance(out.get("averaged_sweeps"), list):

@@ -33,7 +33,7 @@ from treegram.charts import AnchoredCFG
 
 from treegram.elementary import kernels as K
 
-ROLE_SITE, ROLE_BASE, ROLE_CACHED = 0, 1, 2
+ROLE_SITE = 0  # node roles in the proposal grammar: 0 a substitution site, 1 base-PCFG rule, 2 cached fragment
 
 
 @numba.njit(cache=True)

@@ -128,7 +128,7 @@ class Workbench:
         """Content words of a pasted text that the vocabulary and the model know, most frequent first."""
         from treegram.plugins.vocabgen.exercises import _function_words
 
-        from treegram.plugins.vocabgen.exercises import _nlp
+        from treegram.plugins.vocabgen.analysis import _nlp
 
         counts: Counter[str] = Counter()
         first: dict[str, int] = {}
@@ -181,7 +181,7 @@ class Workbench:
             if above:
                 raise InputError("; ".join(above), hint="leave them out or choose a higher level")
         rng = np.random.default_rng(seed)
-        from treegram.plugins.vocabgen.cli import spare_factor
+        from treegram.plugins.vocabgen.selection import spare_factor
 
         spare = spare_factor(kind, hints, None)
         groups, problems = select_sentences(gen, words, min(per_word * spare, max(MAX_PER_WORD, per_word)), rng,
@@ -518,7 +518,7 @@ def warm_up() -> None:
 
 
 def run_server(args, ui) -> int:
-    from treegram.plugins.vocabgen.cli import load_vocabgen
+    from treegram.plugins.vocabgen.default import load_vocabgen
 
     check_host(args.host)
     check_port(args.port)
