@@ -88,7 +88,8 @@ def make_kits(args) -> None:
     from treegram.cli.ui import UI
     from treegram.errors import InputError
     from treegram.io import atomic_write_text
-    from treegram.plugins.vocabgen.cli import load_vocabgen, spare_factor
+    from treegram.plugins.vocabgen.default import load_vocabgen
+    from treegram.plugins.vocabgen.selection import spare_factor
     from treegram.plugins.vocabgen.exercises import make_sheet
     from treegram.plugins.vocabgen.generator import ConstrainedGenerator
     from treegram.plugins.vocabgen.selection import select_sentences
@@ -212,7 +213,7 @@ def main() -> None:
         return
 
     from treegram.cli.ui import UI
-    from treegram.plugins.vocabgen.cli import load_vocabgen
+    from treegram.plugins.vocabgen.default import load_vocabgen
     from treegram.exercises import export_formats, kind_names
     from treegram.plugins.vocabgen.exercises import make_sheet
     from treegram.plugins.vocabgen.formats import render

@@ -174,7 +174,7 @@ def sheet_checks(corpora):
     fragments, the word in a sense above the level), when this checkout has them; the corpora's sentences are
     parsed once, in batches (the sheet parses one at a time)."""
     try:
-        from treegram.plugins.vocabgen.exercises import _display_tokens, _nlp, target_index
+        from treegram.plugins.vocabgen.analysis import _display_tokens, _nlp, target_index
         from treegram.plugins.vocabgen.quality import fragment_reason, sense_reason
     except ImportError:
         return lambda tokens, word, level: True

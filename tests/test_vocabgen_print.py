@@ -92,12 +92,12 @@ def test_proper_noun_tags_do_not_capitalize_common_words():
 
 
 def test_words_above_the_level_fail_before_any_work(capsys, monkeypatch):
-    from treegram.plugins.vocabgen import cli as vcli
+    from treegram.plugins.vocabgen import default as vdefault
 
     def no_model(*a, **k):  # the check must come before the model loads
         raise AssertionError("the model was loaded")
 
-    monkeypatch.setattr(vcli, "load_vocabgen", no_model)
+    monkeypatch.setattr(vdefault, "load_vocabgen", no_model)
     assert main(["exercises", "--vocab", "cefr:A1", "--words", "school,government,goverment"]) == 2
     err = capsys.readouterr().err
     assert "government: CEFR-J says A2, above cefr:A1" in err

@@ -10,8 +10,9 @@ from treegram.plugins.vocabgen.corpus import sentence_key, split_offsets, tokeni
 from treegram.plugins.vocabgen.default import default_corpus, default_scorer, load_default_model
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator
 from treegram.plugins.vocabgen.edits import EDIT_THRESHOLD, is_edit
+from treegram.plugins.vocabgen.exercises import names_used
 from treegram.plugins.vocabgen.safety import is_safe, unsafe_reason
-from treegram.plugins.vocabgen.selection import (MAX_PER_WORD, SheetSource, default_source, names_used,
+from treegram.plugins.vocabgen.selection import (MAX_PER_WORD, SheetSource, default_source,
                                                  near_duplicate, select_sentences, sheet_order)
 from treegram.plugins.vocabgen.vocab import cefr_vocabulary, word_forms
 

@@ -239,10 +239,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
     t0 = time.perf_counter()
+    from treegram.plugins.vocabgen.safety import UNSAFE_PHRASES, UNSAFE_WORDS
     from treegram.plugins.vocabgen.vocab import INFLECTION_TABLE, write_inflection_table
 
     if "model" in only:
-        n = write_inflection_table(args.out / INFLECTION_TABLE)
+        unsafe = set(UNSAFE_WORDS) | {t for ph in UNSAFE_PHRASES for t in ph}
+        n = write_inflection_table(args.out / INFLECTION_TABLE, unsafe)
         print(f"inflection table: {n} (lemma, POS) pairs from lemminflect", flush=True)
     rows = read_graded(args.data)
     texts = [r[0] for r in rows]

@@ -35,6 +35,8 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
+from treegram.plugins.vocabgen.embedded import DEFAULTS
+
 #: log-odds the answer's sentence must beat each option's sentence by under the plausibility scorer
 MARGIN = 0.5
 #: a class of nouns seen in at least this share of a word's corpus sentences counts as seen with it
@@ -105,9 +107,7 @@ def _form_pairs() -> frozenset[tuple[str, str]]:
     """(dependent form, head form) of every context of the default SPINEDEP model (pairs seen at least twice in
     the parsed graded corpus); empty without the model."""
     try:
-        from treegram.plugins.vocabgen.default import load_default_model
-
-        model = load_default_model()
+        model = DEFAULTS.model
     except Exception:  # noqa: BLE001 - no model: no pair evidence
         return frozenset()
     return frozenset((node[1], parent[1]) for (node, parent, _g) in model.generation.contexts
@@ -127,9 +127,7 @@ def partner_classes() -> dict[str, frozenset[str]]:
     pair of the default model: "busy" with noun.person (a busy man), "eat" with noun.food.  A class-level view of
     the pairs: an option seen with words of a context word's class may fit beside it too."""
     try:
-        from treegram.plugins.vocabgen.default import load_default_model
-
-        model = load_default_model()
+        model = DEFAULTS.model
     except Exception:  # noqa: BLE001
         return {}
     out: dict[str, set[str]] = {}
@@ -240,9 +238,7 @@ def _adj_synsets() -> dict[int, tuple[tuple[str, ...], tuple[int, ...]]]:
 @lru_cache(maxsize=1)
 def _corpus():
     try:
-        from treegram.plugins.vocabgen.default import default_corpus
-
-        return default_corpus()
+        return DEFAULTS.corpus
     except Exception:  # noqa: BLE001
         return None
 
@@ -666,10 +662,9 @@ def _word_risk(option_lemma: str, tag: str, answer_lemma: str, context: frozense
 def _scorer():
     """ranking.plausibility_batch, the scorer's public function (whichever ranker ships), or None without one."""
     try:
-        from treegram.plugins.vocabgen.default import default_ranker
-        from treegram.plugins.vocabgen.ranking import plausibility_batch
+        from treegram.plugins.vocabgen.ranking import embedded_ranker, plausibility_batch
 
-        return plausibility_batch if default_ranker() is not None else None
+        return plausibility_batch if embedded_ranker() is not None else None
     except Exception:  # noqa: BLE001 - no scorer: no margin check
         return None
 

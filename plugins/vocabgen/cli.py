@@ -11,7 +11,7 @@ import numpy as np
 from treegram import argtypes
 from treegram.argtypes import nonnegative_int, positive_int
 from treegram.cli.commands import Command, add_json_flag
-from treegram.errors import InputError, ModelFileError
+from treegram.errors import InputError
 
 
 def _add_model_vocab(p: argparse.ArgumentParser) -> None:
@@ -27,31 +27,8 @@ def _add_model_vocab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=argtypes.seed, default=0, help="random seed, any integer (same seed, same sentences)")
 
 
-def load_vocabgen(path: Path | None, ui):
-    from treegram.formalism import load_model
-    from treegram.plugins.vocabgen.default import build_default_model
-    from treegram.plugins.vocabgen.model import VocabgenModel
-
-    if path is None:
-        model, _info = build_default_model(ui)
-        return model
-    if not Path(path).is_file():
-        raise InputError(f"{path}: model file not found", hint="train one with `treegram train vocabgen`, "
-                                                               "or leave out --model for the default")
-    model = load_model(path)
-    if isinstance(model, VocabgenModel):
-        return model
-    view = getattr(model, "generation_view", None)  # PCFG / TSG / TIG: the parsing grammar as a generation system
-    if view is None:
-        raise ModelFileError(f"{path}: a {model.formalism} model has no generation view",
-                             hint="use a vocabgen, pcfg, tsg or tig model (`treegram train vocabgen` trains one)")
-    from types import SimpleNamespace
-
-    generation, system = view()
-    return SimpleNamespace(generation=generation, system=system, formalism=model.formalism)
-
-
 def _generator(args, ui, vocab=None):
+    from treegram.plugins.vocabgen.default import load_vocabgen
     from treegram.plugins.vocabgen.generator import ConstrainedGenerator
     from treegram.plugins.vocabgen.vocab import parse_vocab_spec
 
@@ -238,19 +215,6 @@ def check_practice_words(words: list[str], vocab, allow_above: bool, ui) -> None
         ui.note(f"{p}; kept (--allow-above)", label="note")
 
 
-def spare_factor(kind, hints, focus) -> int:
-    """Sentences drawn per wanted item: spares replace a sentence that makes no good item (each kind says how many
-    it needs: a choice blank that admits more than one option, a cloze blank that admits another word of the
-    word box, ...), and with `focus` (--from-corrections) a word used as another part of speech than the one
-    practised ("the likes of you")."""
-    from treegram.exercises import get_kind
-
-    kinds = {get_kind(k).name for k in (kind.values() if isinstance(kind, dict) else [kind])}
-    hinted = any(hints.values()) if isinstance(hints, dict) else bool(hints)
-    factor = max(get_kind(k).spare_factor(hinted, bool(focus)) for k in kinds)
-    return max(factor, 2) if focus else factor
-
-
 def _run_exercises(args: argparse.Namespace, ui) -> int:
     from treegram.plugins.vocabgen.exercises import make_sheet, normalise_kind
     from treegram.exercises import get_format
@@ -312,8 +276,9 @@ def _run_exercises(args: argparse.Namespace, ui) -> int:
         check_practice_words(list(dict.fromkeys(words)), vocab, args.allow_above, ui)  # before the model loads
         gen, vocab = _generator(args, ui, vocab)
     rng = np.random.default_rng(argtypes.seed_entropy(args.seed))
+    from treegram.plugins.vocabgen.selection import MAX_PER_WORD, spare_factor
+
     spare = spare_factor(kind, hints, focus)
-    from treegram.plugins.vocabgen.selection import MAX_PER_WORD
 
     with ui.task("choosing sentences", total=len(words)) as advance:
         groups, problems = select_sentences(gen, words, min(args.per_word * spare, max(MAX_PER_WORD, args.per_word)),

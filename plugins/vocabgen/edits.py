@@ -407,10 +407,10 @@ class EditData:
 @lru_cache(maxsize=1)
 def default_edit_data() -> EditData | None:
     """The embedded edit data joined to the embedded corpus, or None when either file is absent."""
-    from treegram.plugins.vocabgen.default import data_dir, default_corpus
+    from treegram.plugins.vocabgen.embedded import DEFAULTS, data_dir
 
     path = data_dir() / EDIT_FILE
-    corpus = default_corpus()
+    corpus = DEFAULTS.corpus
     if corpus is None or not path.is_file():
         return None
     return EditData.load(path, corpus)

@@ -28,6 +28,7 @@ import numpy as np
 from treegram.errors import InputError, TreegramError
 from treegram.exercises import Item, ItemRequest, Sheet, get_kind, kind_names, plugin_failure, third_party
 
+from treegram.plugins.vocabgen.analysis import _UPOS, _display_tokens, _lemmas, analyse, lemma_of, target_index
 from treegram.plugins.vocabgen.generator import Sentence
 
 __all__ = ["Item", "Sheet", "make_item", "make_items", "make_sheet", "normalise_kind"]
@@ -44,87 +45,11 @@ ARTICLES = ("a", "an", "the")
 NO_WORD = "(no word)"
 CLITICS = frozenset({"n't", "'s", "'m", "'re", "'ll", "'ve", "'d", "’s", "n’t", "'"})
 _FINAL = frozenset({".", "!", "?", "...", "…"})
-_UPOS = {"N": "NOUN", "V": "VERB", "M": "AUX", "J": "ADJ", "R": "ADV"}
 
 
 def normalise_kind(kind: str) -> str:
     """The registered name of `kind` (aliases resolved: mc -> choice); a clear error for an unknown kind."""
     return get_kind(kind).name
-
-
-# -- language analysis ----------------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _nlp():
-    """The spaCy pipeline (None when spaCy or its model is missing: reorder falls back to word tiles)."""
-    try:
-        from treegram.plugins.vocabgen.parsing import load_spacy
-
-        return load_spacy()
-    except InputError:
-        return None
-
-
-def _display_tokens(tokens: Iterable[str]) -> list[str]:
-    toks = ["I" if t == "i" else t for t in tokens]
-    if toks and toks[0][:1].isalpha():
-        toks[0] = toks[0][:1].upper() + toks[0][1:]
-    return toks
-
-
-@lru_cache(maxsize=4096)
-def analyse(tokens: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...], tuple[str, ...]] | None:
-    """(PTB tags, 0-based heads with -1 for the root, dependency labels) of a tokenized sentence, or None."""
-    nlp = _nlp()
-    if nlp is None or not tokens:
-        return None
-    from spacy.tokens import Doc
-
-    doc = Doc(nlp.vocab, words=_display_tokens(tokens))
-    for _, proc in nlp.pipeline:
-        doc = proc(doc)
-    return (tuple(t.tag_ for t in doc), tuple(-1 if t.head.i == t.i else t.head.i for t in doc),
-            tuple(t.dep_ for t in doc))
-
-
-def _lemmas(form: str) -> dict[str, tuple[str, ...]]:
-    try:
-        from lemminflect import getAllLemmas
-    except ImportError:  # pragma: no cover - lemminflect is a pinned dependency
-        return {}
-    return getAllLemmas(form.lower())
-
-
-def lemma_of(form: str, word: str | None = None, tag: str | None = None) -> str:
-    """The lemma of `form` (lemminflect): the practised `word` when it is one of its lemmas, else the lemma of the
-    part of speech `tag` names, else the first one lemminflect knows, else the form itself."""
-    lemmas = _lemmas(form)
-    if word and any(word.lower() in v for v in lemmas.values()):
-        return word.lower()
-    upos = _UPOS.get((tag or "")[:1])
-    if upos and lemmas.get(upos):
-        return lemmas[upos][0]
-    for v in lemmas.values():
-        return v[0]
-    return form.lower()
-
-
-def target_index(tokens: tuple[str, ...], word: str) -> int | None:
-    """Where the practised word is: the first exact (case-insensitive) match, else the first token whose lemma is
-    the word (an inflected form), else None."""
-    w = word.lower()
-    low = [t.lower() for t in tokens]
-    if w in low:
-        return low.index(w)
-    from treegram.plugins.vocabgen.vocab import word_forms
-
-    forms = word_forms(w)  # the precomputed inflection table first: no 3-second lemminflect import
-    for i, t in enumerate(low):
-        if t in forms:
-            return i
-    for i, t in enumerate(low):
-        if any(w in v for v in _lemmas(t).values()):
-            return i
-    return None
 
 
 def _spans(text: str, tokens: tuple[str, ...]) -> list[tuple[int, int]] | None:
@@ -756,10 +681,18 @@ def make_sheet(groups: dict[str, list[Sentence]], kind, rng, vocab, *, hints=Fal
     kinds = [k for k in kind_names() if any(i.kind == k for i in items)]
     title = title or (f"{get_kind(kinds[0]).title} - vocabulary {vocab.name}" if len(kinds) == 1
                       else f"Exercises - vocabulary {vocab.name}")
-    from treegram.plugins.vocabgen.selection import names_used
-
     shown = {i.sentence for i in items}
     names = names_used({w: [s for s in ss if s.text in shown] for w, ss in groups.items()}, vocab) \
         if hasattr(vocab, "names_in") else []
     return Sheet(title, vocab.name, tuple(groups), tuple(items), tuple(notes) + tuple(problems),
                  hints=bool(hints) if not isinstance(hints, dict) else any(hints.values()), names=tuple(names))
+
+
+def names_used(groups: dict[str, list[Sentence]], vocab) -> list[str]:
+    """The proper names (allowed only as names, e.g. Tom, Japan) the sheet's sentences use, for a note on it."""
+    out: dict[str, str] = {}
+    for sents in groups.values():
+        for s in sents:
+            for n in vocab.names_in(s.tokens):
+                out.setdefault(n.lower(), n if n[:1].isupper() else n[:1].upper() + n[1:])
+    return sorted(out.values())

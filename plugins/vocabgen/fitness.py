@@ -49,6 +49,8 @@ from functools import lru_cache
 import attrs
 import numpy as np
 
+from treegram.plugins.vocabgen.embedded import DEFAULTS, data_dir
+
 #: every feature `feature_matrix` computes, in column order
 FEATURES = ("length", "commas", "zipf_min", "zipf_mean", "zipf_low", "level_max", "above_a1", "above_a2", "mwe",
             "mwe_above", "sensitive", "context_start", "question", "exclamation", "hypothetical", "negation",
@@ -170,9 +172,9 @@ def feature_matrix(items: Sequence[tuple[Sequence[str], str, str]], ranker=None)
     """One row of FEATURES per (tokens, provenance, source) item; `ranker` (ranking.PlausibilityRanker, default
     the embedded one) gives the plausibility columns."""
     if ranker is None:
-        from treegram.plugins.vocabgen.default import default_ranker
+        from treegram.plugins.vocabgen.ranking import embedded_ranker
 
-        ranker = default_ranker()
+        ranker = embedded_ranker()
     toks = [tuple(t) for t, _p, _s in items]
     plaus = ranker.score_batch(toks) if toks else np.zeros(0)
     from treegram.plugins.vocabgen.ranking import feature_matrix as lm_features
@@ -287,7 +289,7 @@ def model_digest(model: FitnessModel) -> str:
 
 def stored_corpus_scores(path, corpus, model: FitnessModel) -> np.ndarray | None:
     """The corpus's precomputed fitness scores stored at `path` (None when they belong to another corpus or model:
-    then the sheet scores its candidates as it meets them).  `default.DEFAULTS.corpus_scores` keeps the embedded
+    then the sheet scores its candidates as it meets them).  `embedded_corpus_scores` keeps the embedded
     corpus's."""
     from treegram.io import load_bundle
 
@@ -298,11 +300,33 @@ def stored_corpus_scores(path, corpus, model: FitnessModel) -> np.ndarray | None
     return np.asarray(arrays["score"], dtype=np.float64) / _SCALE
 
 
+# -- the embedded fitness model (data/: classroom-fitness.json, default-fitness.npz; kept by embedded.DEFAULTS) ----
+def _load_fitness(data):
+    path = data.path("classroom-fitness.json")
+    return FitnessModel(json.loads(path.read_text(encoding="utf-8"))) if path else None
+
+
+def _load_corpus_scores(data):
+    path = data.path("default-fitness.npz")
+    model = embedded_fitness(data)
+    if path is None or model is None or data.corpus is None:
+        return None
+    return stored_corpus_scores(path, data.corpus, model)
+
+
+def embedded_fitness(data=None):
+    """The embedded classroom-fitness model of `data` (default `embedded.DEFAULTS`), or None without its file."""
+    return (DEFAULTS if data is None else data).part("fitness", _load_fitness)
+
+
+def embedded_corpus_scores(data=None):
+    """The embedded corpus's precomputed fitness scores (of `data`, default `embedded.DEFAULTS`), or None."""
+    return (DEFAULTS if data is None else data).part("corpus_scores", _load_corpus_scores)
+
+
 def main(argv=None) -> None:
     """`python -m treegram.plugins.vocabgen.fitness --write-scores`: precompute the embedded corpus's scores."""
     import argparse
-
-    from treegram.plugins.vocabgen.default import data_dir, default_corpus, default_fitness
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--write-scores", action="store_true", help="write data/default-fitness.npz")
@@ -310,10 +334,10 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if not args.write_scores:
         ap.error("nothing to do (--write-scores)")
-    model = default_fitness()
+    model = embedded_fitness()
     if model is None:
         raise SystemExit("no data/classroom-fitness.json: fit it first (benchmarks/bench_fitness.py --write-model)")
-    corpus = default_corpus()
+    corpus = DEFAULTS.corpus
     path = args.out or str(data_dir() / "default-fitness.npz")
     s = write_corpus_scores(path, corpus, model)
     print(f"{path}: {len(s)} scores; >= floor {np.mean(s >= model.floor):.1%}, "

@@ -7,7 +7,7 @@ from treegram.plugin_manager import hookimpl
 
 @hookimpl
 def register_formalisms(register):
-    from treegram.plugins.vocabgen.model import VocabgenFormalism
+    from treegram.plugins.vocabgen.formalism import VocabgenFormalism
 
     register(VocabgenFormalism())
 

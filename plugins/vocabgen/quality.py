@@ -1,7 +1,7 @@
 """Checks a sentence must pass to reach a sheet beyond its words: a finite main clause, and the practised word used
 in a sense (part of speech) the sheet's level has.
 
-Both read the dependency parse the plugin already has (`exercises.analyse`: the spaCy pipeline that parses the
+Both read the dependency parse the plugin already has (`analysis.analyse`: the spaCy pipeline that parses the
 training text; PTB tags, heads, labels):
 
 * **fragments** — a sheet sentence needs a finite main clause.  The root must be a finite verb (VBD/VBZ/VBP/MD),
@@ -34,7 +34,7 @@ _PROFILE_CLASS = {"noun": "noun", "verb": "verb", "vern": "verb", "be-verb": "ve
 
 
 def _parse(tokens):
-    from treegram.plugins.vocabgen.exercises import analyse
+    from treegram.plugins.vocabgen.analysis import analyse
 
     return analyse(tuple(tokens))
 
@@ -127,7 +127,7 @@ def sense_reason(tokens, index: int, word: str, level: str | None, parsed=None) 
 
 def sheet_reason(tokens, word: str, level: str | None) -> str | None:
     """Why a sentence cannot practise `word` on a sheet of `level` (fragment or sense above the level), or None."""
-    from treegram.plugins.vocabgen.exercises import target_index
+    from treegram.plugins.vocabgen.analysis import target_index
 
     parsed = _parse(tokens)
     if parsed is None:

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 import attrs
 import numpy as np
 
+from treegram.plugins.vocabgen.embedded import DEFAULTS
+
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 
 
@@ -416,9 +418,7 @@ def plausibility(sentence) -> float:
 
 def plausibility_batch(sentences) -> np.ndarray:
     """`plausibility` of many sentences at once (much faster than one by one: the LSTM runs them as a batch)."""
-    from treegram.plugins.vocabgen.default import default_ranker
-
-    ranker = default_ranker()
+    ranker = embedded_ranker()
     if ranker is None:
         raise RuntimeError("the embedded plausibility scorer is missing: reinstall treegram")
     return ranker.score_batch([_tokens(s) for s in sentences])
@@ -426,6 +426,62 @@ def plausibility_batch(sentences) -> np.ndarray:
 
 def sheet_threshold() -> float:
     """The score a generated sentence needs to reach a sheet (the embedded ranker's calibrated threshold)."""
-    from treegram.plugins.vocabgen.default import default_ranker
+    return embedded_ranker().threshold
 
-    return default_ranker().threshold
+
+# -- the embedded scorer (data/: default-lm.npz, plausibility-ranker.json; kept by embedded.DEFAULTS) ---------------
+def _load_scorer(data):
+    from treegram.io import load_bundle
+
+    path = data.path("default-lm.npz")
+    if path is None:
+        return None, None
+    meta, arrays = load_bundle(path)
+    return NgramScorer.from_bundle(meta, arrays), float(meta["threshold"])
+
+
+def _load_lstm(data):
+    from treegram.io import load_bundle
+    from treegram.plugins.vocabgen.nnlm import from_bundle
+
+    path = data.path("default-lstm.npz")
+    if path is None:
+        return None
+    meta, arrays = load_bundle(path)
+    return from_bundle(meta, arrays)
+
+
+def _load_ranker(data):
+    import json
+
+    lm, _ = embedded_scorer(data)
+    path = data.path("plausibility-ranker.json")
+    if lm is None or path is None:
+        return None
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    names = set(spec["features"])
+    res = Resources(lm)
+    if "pcfg_slor" in names:
+        res.pcfg = data.pcfg
+    if names & {"ps_slor", "ps_min", "ps_oov"}:
+        res.general = GeneralLM()
+    if names & {"nn_slor", "nn_min", "nn_mean"}:
+        res.lstm = data.part("lstm", _load_lstm)
+        if res.lstm is None:
+            return None
+    return PlausibilityRanker(res, spec)
+
+
+def embedded_scorer(data=None):
+    """(NgramScorer, SLOR threshold) of the embedded data (`data`, default `embedded.DEFAULTS`), or (None, None)."""
+    return _data(data).part("scorer", _load_scorer)
+
+
+def embedded_ranker(data=None):
+    """The embedded plausibility ranker (logistic regression over the scorer's features, with its calibrated
+    threshold) of `data` (default `embedded.DEFAULTS`), or None when a data file is absent."""
+    return _data(data).part("ranker", _load_ranker)
+
+
+def _data(data):
+    return DEFAULTS if data is None else data

@@ -136,20 +136,21 @@ def as_source(gen) -> SheetSource:
 def default_source(generator: ConstrainedGenerator) -> SheetSource:
     """A SheetSource with the embedded corpus items and plausibility ranker (those of the default graded-enja
     data; the bare trigram SLOR scorer when the ranker file is absent)."""
-    from treegram.plugins.vocabgen.default import (default_corpus, default_corpus_scores, default_fallback_model,
-                                                   default_fitness, default_ranker, default_scorer)
+    from treegram.plugins.vocabgen.embedded import DEFAULTS
+    from treegram.plugins.vocabgen.fitness import embedded_corpus_scores, embedded_fitness
+    from treegram.plugins.vocabgen.ranking import embedded_ranker, embedded_scorer
 
-    ranker = default_ranker()
-    scorer, threshold = default_scorer()
-    fit = {"fitness": default_fitness(), "corpus_fitness": default_corpus_scores()}
-    fb = default_fallback_model()
+    ranker = embedded_ranker()
+    scorer, threshold = embedded_scorer()
+    fit = {"fitness": embedded_fitness(), "corpus_fitness": embedded_corpus_scores()}
+    fb = DEFAULTS.fallback_model
     fallbacks = (LazyGenerator(fb, generator.vocab),) if fb is not None else ()
     editor = LazyEditor(generator.vocab, generator.vocab.level)
     if ranker is not None:
-        return SheetSource(generator, default_corpus(), ranker,
+        return SheetSource(generator, DEFAULTS.corpus, ranker,
                            SHEET_THRESHOLD if SHEET_THRESHOLD is not None else ranker.threshold, floor=threshold,
                            fallbacks=fallbacks, editor=editor, **fit)
-    return SheetSource(generator, default_corpus(), scorer, threshold, fallbacks=fallbacks, **fit)
+    return SheetSource(generator, DEFAULTS.corpus, scorer, threshold, fallbacks=fallbacks, **fit)
 
 
 # -- near duplicates ---------------------------------------------------------------------------------------------
@@ -627,11 +628,14 @@ def sheet_order(groups: dict[str, list[Sentence]], rng) -> list[Sentence]:
         if not isinstance(rng, np.random.Generator) else [flat[int(i)] for i in rng.permutation(len(flat))]
 
 
-def names_used(groups: dict[str, list[Sentence]], vocab: Vocabulary) -> list[str]:
-    """The proper names (allowed only as names, e.g. Tom, Japan) the sheet's sentences use, for a note on it."""
-    out: dict[str, str] = {}
-    for sents in groups.values():
-        for s in sents:
-            for n in vocab.names_in(s.tokens):
-                out.setdefault(n.lower(), n if n[:1].isupper() else n[:1].upper() + n[1:])
-    return sorted(out.values())
+def spare_factor(kind, hints, focus) -> int:
+    """Sentences drawn per wanted item: spares replace a sentence that makes no good item (each kind says how many
+    it needs: a choice blank that admits more than one option, a cloze blank that admits another word of the
+    word box, ...), and with `focus` (--from-corrections) a word used as another part of speech than the one
+    practised ("the likes of you")."""
+    from treegram.exercises import get_kind
+
+    kinds = {get_kind(k).name for k in (kind.values() if isinstance(kind, dict) else [kind])}
+    hinted = any(hints.values()) if isinstance(hints, dict) else bool(hints)
+    factor = max(get_kind(k).spare_factor(hinted, bool(focus)) for k in kinds)
+    return max(factor, 2) if focus else factor

@@ -53,8 +53,8 @@ def dep_to_tree(sent) -> Tree:
 
 
 def default_pcfg():
-    """The embedded PCFG (`data/default-pcfg.npz`), or None when the file is missing (`default.DEFAULTS.pcfg`)."""
-    from treegram.plugins.vocabgen.default import DEFAULTS
+    """The embedded PCFG (`data/default-pcfg.npz`), or None when the file is missing (`embedded.DEFAULTS.pcfg`)."""
+    from treegram.plugins.vocabgen.embedded import DEFAULTS
 
     return DEFAULTS.pcfg
 

@@ -190,12 +190,12 @@ def inflect(lemma: str, tag: str) -> str | None:
     return _tag_table().get((lemma.lower(), upos), {}).get(tag)
 
 
-def write_inflection_table(path: str | Path) -> int:
-    """Write the precomputed table for every (headword word, POS) of the embedded profiles and the safety list."""
+def write_inflection_table(path: str | Path, extra_words: Iterable[str] = ()) -> int:
+    """Write the precomputed table for every (headword word, POS) of the embedded profiles and for `extra_words`
+    (build_default passes the safety list's words, so its filter finds their forms)."""
     import gzip
 
     from treegram.io import atomic_write_bytes
-    from treegram.plugins.vocabgen.safety import UNSAFE_PHRASES, UNSAFE_WORDS
 
     keys = set()
     for hw, pos, _lv in cefrj_entries():
@@ -206,7 +206,7 @@ def write_inflection_table(path: str | Path) -> int:
                     keys.add((tok, u))
                 if tok.isalpha():
                     keys.update({(tok, "NOUN"), (tok, "VERB")})  # word_forms of words outside their POS
-    for w in set(UNSAFE_WORDS) | {t for ph in UNSAFE_PHRASES for t in ph}:
+    for w in set(extra_words):
         keys.update({(w, "NOUN"), (w, "VERB"), (w, "ADJ")})
     lines = [f"{lemma}\t{upos}\t{' '.join(sorted(_lemminflect_forms(lemma, upos)))}\t{_tag_column(lemma, upos)}\n"
              for lemma, upos in sorted(keys)]
