@@ -2,11 +2,17 @@
 
 One server start on a free loopback port, a few page actions: bad input shown on the page, a sheet made,
 one item replaced, every download format fetched, and a screenshot checked (size, not blank, page text) and
-saved to benchmarks/out/serve.png for the closing note.  Skips with a reason only when chromium is absent.
+saved to benchmarks/out/serve.png for the closing note.  The same browser then visits a page of another origin
+that frames the page and posts a form to it (with the real token): the frame stays empty and the post is refused.
+Skips with a reason only when chromium is absent.  The raw-HTTP fault cases are in test_fault_serve.py.
 """
 
 from __future__ import annotations
 
+import contextlib
+import html
+import http.server
+import re
 import shutil
 import struct
 import threading
@@ -94,19 +100,60 @@ def _png_info(data: bytes) -> tuple[int, int, int]:
     return width, height, len(set(zlib.decompress(idat)))
 
 
-@pytest.fixture(scope="module")
-def server():
-    bench = Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB), allow_unchecked=True)
-    srv = make_server(bench, "127.0.0.1", 0)
+@contextlib.contextmanager
+def running(srv):
+    """Serve `srv` (a `make_server` or http.server server) in a thread for the duration of the block."""
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{srv.port}"
-    srv.shutdown()
-    srv.server_close()
-    thread.join(timeout=10)
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=10)
 
 
-def test_serve_in_a_real_browser(server):
+def page_token(base: str) -> str:
+    """The per-server token of the page's forms, read the way a browser gets it: from the page."""
+    with OPEN(base + "/", timeout=30) as resp:
+        return re.search(r'name="csrf" value="([^"]+)"', resp.read().decode()).group(1)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return Workbench(VocabgenModel.train(CORPUS * 2), vocab_choices(VOCAB), allow_unchecked=True)
+
+
+@pytest.fixture(scope="module")
+def server(bench):
+    with running(make_server(bench, "127.0.0.1", 0)) as srv:
+        yield f"http://127.0.0.1:{srv.port}"
+
+
+def _attacker(target: str, token: str, vocab: str):
+    """Another origin's page (a second loopback port): it frames the page and posts a form to it."""
+    e = html.escape
+    body = (f'<!DOCTYPE html><html><body><h1>elsewhere</h1><iframe id="frame" src="{e(target)}/"></iframe>'
+            f'<form method="post" action="{e(target)}/sheet">'
+            + "".join(f'<input type="hidden" name="{k}" value="{e(v)}">' for k, v in
+                      (("vocab", vocab), ("words", "cat"), ("kind", "cloze"), ("count", "1"), ("csrf", token)))
+            + '<button id="go" type="submit">go</button></form></body></html>').encode()
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's naming
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    return http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+
+
+def test_serve_in_a_real_browser(server, bench):
     if CHROMIUM is None or CHROMEDRIVER is None:
         pytest.skip("chromium / chromedriver not installed (apt-get install chromium chromium-driver; .ci/run does)")
     selenium = pytest.importorskip("selenium", reason="selenium is in the test extra")
@@ -125,6 +172,7 @@ def test_serve_in_a_real_browser(server):
     assert selenium
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # to see Content-Security-Policy reports
     for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
                 "--no-proxy-server",
@@ -135,6 +183,9 @@ def test_serve_in_a_real_browser(server):
         driver.set_page_load_timeout(30)
         driver.get(server + "/")
         assert "treegram exercises" in driver.title
+        # the page's style block runs under its Content-Security-Policy (allowed by hash)
+        assert driver.find_element(By.TAG_NAME, "header").value_of_css_property("background-color") in (
+            "rgba(31, 78, 121, 1)", "rgb(31, 78, 121)")
 
         # bad input: a message on the page, not a traceback
         driver.find_element(By.ID, "words").send_keys("zebra")
@@ -180,10 +231,12 @@ def test_serve_in_a_real_browser(server):
         else:  # the toy model may have no other sentence for that word: the page says so
             assert "no other sentence" in err[0].text
 
-        # downloads in every format
+        # downloads in every format, at an address no other page can guess
         links = {a.get_attribute("id")[3:]: a.get_attribute("href")
                  for a in driver.find_elements(By.CSS_SELECTOR, "#downloads a")}
         assert set(links) == {"md", "html", "pdf", "gift", "moodle-xml", "anki", "json"}
+        sid = re.search(r"/sheet/([^/]+)/download/", links["json"]).group(1)
+        assert sid in bench.sheets and re.fullmatch(r"[A-Za-z0-9_-]{20,}", sid)
         magic = {"pdf": b"%PDF", "anki": b"PK", "json": b"{", "html": b"<!DOCTYPE", "moodle-xml": b"<?xml"}
         for fmt, href in links.items():
             with OPEN(href, timeout=30) as resp:
@@ -199,17 +252,31 @@ def test_serve_in_a_real_browser(server):
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         SCREENSHOT.write_bytes(png)
         assert "Fill in the blanks" in driver.find_element(By.TAG_NAME, "body").text
+        csp = [m for m in driver.get_log("browser") if "Content Security Policy" in m.get("message", "")]
+        assert not csp, csp
+
+        # another origin: its frame of the page stays empty, its form post (even with the real token) is refused
+        sheets = dict(bench.sheets)
+        with running(_attacker(server, page_token(server), VOCAB)) as evil:
+            driver.get(f"http://127.0.0.1:{evil.server_address[1]}/")
+            driver.switch_to.frame(driver.find_element(By.ID, "frame"))
+            assert not driver.find_elements(By.ID, "settings")
+            driver.switch_to.default_content()
+            submit(driver.find_element(By.ID, "go"))
+            assert "refused" in driver.find_element(By.TAG_NAME, "body").text
+        assert dict(bench.sheets) == sheets
     finally:
         driver.quit()
 
 
 def test_serve_http_errors(server):
     """Bad form values come back as 400 pages with the message; an unknown sheet is a 404 page."""
-    data = b"vocab=cefr%3AQ9&words=cat&kind=cloze&count=3&seed=0"
+    token = page_token(server)
+    data = f"vocab=cefr%3AQ9&words=cat&kind=cloze&count=3&seed=0&csrf={token}".encode()
     with pytest.raises(urllib.error.HTTPError) as exc:
         OPEN(urllib.request.Request(server + "/sheet", data=data), timeout=30)
     assert exc.value.code == 400 and b"unknown vocabulary" in exc.value.read()
-    data = f"vocab={VOCAB}&words=cat&kind=cloze&count=999&seed=0".encode()
+    data = f"vocab={VOCAB}&words=cat&kind=cloze&count=999&seed=0&csrf={token}".encode()
     with pytest.raises(urllib.error.HTTPError) as exc:
         OPEN(urllib.request.Request(server + "/sheet", data=data), timeout=30)
     assert exc.value.code == 400 and b"out of range" in exc.value.read()
