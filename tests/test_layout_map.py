@@ -71,3 +71,19 @@ def test_a_formalism_lives_in_formalism_py():
                 if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "Formalism" for b in node.bases):
                     raise AssertionError(f"{plugin.name}/{path.name} defines the formalism {node.name}; the map "
                                          "says formalisms live in formalism.py")
+
+
+def test_tests_never_import_a_benchmark_script():
+    """Benchmark scripts are not part of the package or its tests; their own helpers are checked by
+    `python -m pytest benchmarks/`."""
+    scripts = {p.stem for p in (ROOT / "benchmarks").glob("*.py")
+               if p.stem != "conftest" and not p.stem.startswith("test_")}
+    for path in (ROOT / "tests").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            assert not (isinstance(node, ast.Attribute) and node.attr == "spec_from_file_location"), \
+                f"{path.name} loads a module by its path"
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for name in names:
+                assert name.split(".")[0] not in scripts, f"{path.name} imports the benchmark script {name}"
