@@ -1,7 +1,7 @@
 """Treebank PCFG estimation: markovized, parent-annotated binarization, relative-frequency rules and unknown-word
 signatures (`PCFGModel.train`), with Viterbi parsing and model I/O.
 
-This is a core library: the PCFG formalism (`treegram.builtin.pcfg`) trains and loads it, and the Bayesian
+This is a core library: the PCFG formalism (`treegram.plugins.pcfg`) trains and loads it, and the Bayesian
 formalisms use it as their base distribution and coarse (pruning) pass.
 """
 

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 from treegram.plugin_manager import hookimpl
-from treegram import argtypes
 
 
 @hookimpl
@@ -16,30 +12,10 @@ def register_formalisms(register):
     register(TSGFormalism())
 
 
-def _configure_trees(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", type=Path, help="a TSG model file from `treegram train tsg`")
-    p.add_argument("--top", type=argtypes.nonnegative_int, default=10, help="how many elementary trees to draw (default 10)")
-    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
-
-
-def _run_trees(args, ui) -> int:
-    from treegram.errors import TreegramError
-    from treegram.formalism import load_model
-
-    model = load_model(args.model)
-    if not hasattr(model, "render_grammar"):
-        raise TreegramError(f"{args.model}: a {model.formalism} model has no elementary trees to draw",
-                            hint="pass a model written by `treegram train tsg`")
-    if args.json:
-        ui.emit_json(model.fragments[: args.top])
-        return 0
-    model.render_grammar(ui, args)
-    return 0
-
-
 @hookimpl
 def register_commands(register):
     from treegram.cli.commands import Command
+    from treegram.plugins.tsg.cli import configure_trees, run_trees
 
-    register(Command("tsg-trees", "draw the most frequent elementary trees of a TSG model", _configure_trees,
-                     _run_trees))
+    register(Command("tsg-trees", "draw the most frequent elementary trees of a TSG model", configure_trees,
+                     run_trees))

@@ -1,5 +1,7 @@
-"""The PCFG baseline formalism (registered through the ``treegram`` entry-point group, exactly as a third-party
-formalism would be).  The estimation itself is the core library `treegram.grammar.pcfg`."""
+"""The PCFG baseline formalism: `treegram train pcfg` settings and `PCFGFormalism`.
+
+The model is the core library `treegram.grammar.pcfg` (the other formalisms build on the PCFG, and a plugin never
+imports another plugin), so this plugin has no model.py."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import attrs
 from treegram.formalism import Formalism
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings
 from treegram.option_groups import horizontal_option, markov_horizontal, rare_threshold_option, vertical_option
-from treegram.plugin_manager import hookimpl
 
 
 @attrs.frozen
@@ -39,8 +40,3 @@ class PCFGFormalism(Formalism):
 
     def load_model(self, meta, arrays) -> PCFGModel:
         return PCFGModel.from_bundle(meta, arrays)
-
-
-@hookimpl
-def register_formalisms(register):
-    register(PCFGFormalism())
