@@ -7,8 +7,8 @@ Tatoeba/Tanaka + JEC basic sentences, CC BY-SA 4.0), its A1 corpus items with Ja
 the plausibility scorer — compiled files in `data/` (see data/NOTICE.md), so no build step and no shared data is
 needed.  `build_default.py` regenerates them from the graded-enja corpus (`--data`).
 
-`wordnet_examples` / `is_clause` remain for training your own model from WordNet's example sentences (the old
-default, which copied WordNet examples verbatim onto sheets).
+`wordnet_examples` remains for training your own model from WordNet's example sentences (the old default, which
+copied WordNet examples verbatim onto sheets).
 """
 
 from __future__ import annotations
@@ -56,26 +56,9 @@ def wordnet_examples(max_words: int = 15, min_words: int = 3) -> list[str]:
     return out
 
 
-def is_clause(sent) -> bool:
-    """A verb root with a subject among its dependents (the paper keeps parses with a top-level S(NP VP))."""
-    roots = [i for i, h in enumerate(sent.heads, start=1) if h == 0]
-    if len(roots) != 1:
-        return False
-    r = roots[0]
-    if not (sent.tags[r - 1].startswith("VB") or sent.tags[r - 1] == "MD"):
-        return False
-    rels = sent.relations or ()
-    return any(h == r and rel in ("nsubj", "nsubjpass", "expl", "csubj") for h, rel in zip(sent.heads, rels))
-
-
 def load_default_model():
     """The embedded default model (`DEFAULTS.model`)."""
     return DEFAULTS.model
-
-
-def default_fallback_model():
-    """The embedded fallback model, or None when the data file is absent (`DEFAULTS.fallback_model`)."""
-    return DEFAULTS.fallback_model
 
 
 def default_corpus():

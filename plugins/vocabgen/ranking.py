@@ -167,9 +167,6 @@ class NgramScorer:
         lp = self.token_logprobs(tokens)
         return float((lp.sum() - np.log(self.uni_ml[ids].astype(np.float64)).sum()) / (len(tokens) + 1))
 
-    def mean_logprob(self, tokens: Sequence[str]) -> float:
-        return float(self.token_logprobs(tokens).mean()) if tokens else float("-inf")
-
     def local_slor(self, tokens: Sequence[str]) -> np.ndarray:
         """log P_KN(w_i | w_i-2 w_i-1) - log P_uni(w_i) for every token and </s>: SLOR before the sum."""
         ids = np.asarray([self.index.get(t.lower(), 0) for t in tokens] + [self.index[EOS]], dtype=np.int64)

@@ -132,11 +132,6 @@ class SpineDepSystem(SystemBase):
         return context[0][1]
 
 
-def contexts_for_word(contexts, word: str):
-    """Bool list: which SPINEDEP contexts carry `word` as their own node."""
-    return [c[0][1] == word for c in contexts]
-
-
 _NO_SPACE_BEFORE = {".", ",", "!", "?", ";", ":", "%", ")", "]", "}", "n't", "'s", "'m", "'re", "'ll", "'ve",
                     "'d", "'", "...", "''"}
 _NO_SPACE_AFTER = {"(", "[", "{", "$", "``", "#"}

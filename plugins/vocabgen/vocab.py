@@ -28,7 +28,6 @@ it can list them ("Names on this sheet: Tom, Japan").  Other vocabularies allow 
 from __future__ import annotations
 
 import csv
-import hashlib
 import os
 import re
 from collections.abc import Iterable
@@ -538,10 +537,6 @@ def parse_vocab_spec(spec: str, level: str | None = None) -> Vocabulary:
     if not vocab.words:
         raise InputError(f"vocabulary {spec!r} is empty", hint="check the file or the level")
     return vocab
-
-
-def vocabulary_digest(vocab: Vocabulary) -> str:
-    return hashlib.sha256("\n".join(sorted(vocab.words)).encode()).hexdigest()[:16]
 
 
 # -- the words a sheet practises ----------------------------------------------------------------------------------
