@@ -3,16 +3,11 @@ which never imports a benchmark script."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+from _results import SHARED
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """../shared/data beside the project; checks that need it skip with a clear reason when it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"needs the shared corpora at {SHARED_DATA} (absent on this machine)")
-    return SHARED_DATA
+def shared_data():
+    """../shared/data beside the project (the checks that need it skip, saying so, when it is absent)."""
+    return SHARED if SHARED.is_dir() else pytest.skip(f"needs the shared corpora at {SHARED} (absent here)")

@@ -10,7 +10,6 @@ errors, tracebacks, inputs destroyed, silent wrong outputs; `test_summary` print
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import re
@@ -18,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from treegram.cli.app import main
+from faults import run_cli
+
 from treegram.corpora import DepSentence
 from treegram.plugins.vocabgen.exercises import BLANK, Item, Sheet
 from treegram.plugins.vocabgen.formats import render
@@ -40,26 +40,8 @@ CORPUS = [_dep(f"The {a} {v} {w} .", "DT NN VBD NN .", "2 3 0 3 3")
 VOCAB = "words:the,dog,cat,ate,saw,liked," + ",".join(NASTY)
 
 
-def _digest(paths):
-    return {str(p): hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in paths if Path(p).is_file()}
-
-
 def run_case(argv, inputs=(), capsys=None):
-    before = _digest(inputs)
-    TALLY["cases"] += 1
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    except BaseException as exc:
-        TALLY["tracebacks"] += 1
-        raise AssertionError(f"traceback for {argv}: {type(exc).__name__}: {exc}") from exc
-    err = capsys.readouterr().err if capsys is not None else ""
-    if _digest(inputs) != before:
-        TALLY["inputs_destroyed"] += 1
-        raise AssertionError(f"{argv} changed an input file")
-    TALLY["ok" if code == 0 else "clean_errors"] += 1
-    run_case.err = err
+    code, _out, run_case.err = run_cli(TALLY, argv, inputs, capsys)
     return code
 
 

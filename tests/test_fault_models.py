@@ -19,10 +19,8 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import io
 import json
-import math
 import os
 import signal
 import subprocess
@@ -36,6 +34,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_zoo import build_zoo
+
+from faults import digest as _digest
 
 from treegram.cli.app import main
 from treegram.errors import TreegramError
@@ -66,10 +66,6 @@ def zoo(tmp_path_factory):
     world = {"d": d, "models": models}
     world["baseline"] = {kind: use(world, kind, models[kind], d / f"base-{kind}.out")[1] for kind in KINDS}
     return world
-
-
-def _digest(paths):
-    return {str(p): hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in paths if Path(p).is_file()}
 
 
 def _run(argv):

@@ -4,10 +4,10 @@ no input file changes.  `test_summary` prints the counts."""
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
 
 import pytest
+
+from faults import run_cli
 
 from treegram.cli.app import main
 
@@ -18,25 +18,8 @@ SMALL = """(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN 
 """
 
 
-def _digest(paths):
-    return {str(p): hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in paths if Path(p).is_file()}
-
-
 def run_case(argv, inputs, capsys):
-    before = _digest(inputs)
-    TALLY["cases"] += 1
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    except BaseException as exc:  # a traceback for the user
-        TALLY["tracebacks"] += 1
-        raise AssertionError(f"traceback for {argv}: {type(exc).__name__}: {exc}") from exc
-    err = capsys.readouterr().err
-    if _digest(inputs) != before:
-        TALLY["inputs_destroyed"] += 1
-        raise AssertionError(f"{argv} changed an input file")
-    TALLY["ok" if code == 0 else "clean_errors"] += 1
+    code, _out, err = run_cli(TALLY, argv, inputs, capsys)
     return code, err
 
 

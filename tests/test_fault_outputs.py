@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import hashlib
 import json
 import math
 import os
@@ -18,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from faults import run_cli
 
 from treegram import argtypes
 from treegram.cli.app import build_parser, main
@@ -29,34 +30,10 @@ TREES = """(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN 
 """
 
 
-def _digest(paths):
-    out = {}
-    for p in paths:
-        p = Path(p)
-        if p.is_file():
-            out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
-        elif p.is_dir():
-            out[str(p)] = sorted(str(q) for q in p.rglob("*"))
-    return out
-
-
 def run_case(argv, inputs=(), capsys=None, *, want=None, text="", check=None):
     """Run one CLI case in-process.  Tallies tracebacks, destroyed inputs, clean errors and -- when the case
     exits as wanted but `check(out, err)` (or the expected error text) fails -- silent wrong outputs."""
-    before = _digest(inputs)
-    TALLY["cases"] += 1
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    except BaseException as exc:  # anything escaping main() is a traceback for the user
-        TALLY["tracebacks"] += 1
-        raise AssertionError(f"traceback for {argv}: {type(exc).__name__}: {exc}") from exc
-    out, err = capsys.readouterr() if capsys is not None else ("", "")
-    if _digest(inputs) != before:
-        TALLY["inputs_destroyed"] += 1
-        raise AssertionError(f"{argv} changed an input file")
-    TALLY["ok" if code == 0 else "clean_errors"] += 1
+    code, out, err = run_cli(TALLY, argv, inputs, capsys)
     lines = [ln for ln in err.strip().split("\n") if ln.strip()]
     if code == 2 and not (lines and lines[-1].startswith("error:") and sum(ln.startswith("error:") for ln in lines) == 1):
         TALLY["silent_wrong_outputs"] += 1

@@ -7,17 +7,17 @@ input file may change.  `test_summary` prints the counts (cases tried, clean err
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 import stat
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from faults import run_cli
 
 from treegram.cli.app import build_parser, main
 from treegram.errors import TreegramError
@@ -31,32 +31,9 @@ TALLY = {"cases": 0, "ok": 0, "clean_errors": 0, "tracebacks": 0, "inputs_destro
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
-def _digest(paths):
-    out = {}
-    for p in paths:
-        p = Path(p)
-        if p.is_file():
-            out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return out
-
-
 def run_case(argv, inputs=(), capsys=None):
     """Run one CLI case; returns (exit code, stderr).  Tallies tracebacks and destroyed inputs."""
-    before = _digest(inputs)
-    TALLY["cases"] += 1
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse usage errors: one red line (see treegram.cli.app._Parser), exit 2
-        code = exc.code
-    except BaseException as exc:  # anything escaping main() would be a traceback for the user
-        TALLY["tracebacks"] += 1
-        raise AssertionError(f"traceback for {argv}: {type(exc).__name__}: {exc}") from exc
-    err = capsys.readouterr().err if capsys is not None else ""
-    after = _digest(inputs)
-    if before != after:
-        TALLY["inputs_destroyed"] += 1
-        raise AssertionError(f"{argv} changed an input file")
-    TALLY["ok" if code == 0 else "clean_errors"] += 1
+    code, _out, err = run_cli(TALLY, argv, inputs, capsys)
     return code, err
 
 
