@@ -163,11 +163,22 @@ def test_serve_in_a_real_browser(server, bench):
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
+    from selenium.common.exceptions import WebDriverException
+
     def submit(button) -> None:
         """Click a submit button and wait until the next page has replaced this one."""
         page = driver.find_element(By.TAG_NAME, "html")
         button.click()
-        WebDriverWait(driver, 60).until(EC.staleness_of(page))
+
+        def replaced(_driver) -> bool:
+            try:
+                return EC.staleness_of(page)(_driver)
+            except WebDriverException as exc:  # Chrome may say "does not belong to the document": also gone
+                if "does not belong to the document" in str(exc):
+                    return True
+                raise
+
+        WebDriverWait(driver, 60).until(replaced)
 
     assert selenium
     opts = webdriver.ChromeOptions()
