@@ -336,7 +336,7 @@ def stale_shipped() -> list[str]:
     return sorted(k for k in set(shipped) | set(now) if shipped.get(k) != now.get(k))
 
 
-if __name__ == "__main__":  # python -m treegram.jit ship --treebank ../shared/data/ptb-sample/train | check
+if __name__ == "__main__":  # python -m treegram.jit ship --treebank TREEBANK | check
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m treegram.jit", description="rebuild or check the shipped numba cache")
