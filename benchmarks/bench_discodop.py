@@ -154,15 +154,23 @@ def measure(rows: dict[str, list[str]], n: int, repeats: int) -> dict[str, dict]
         scores = f1_of(outputs[name], name)
         figures[name] = {"sent_per_cpu_s": (n - 1) / (cpu_n - cpu_1), "startup_1": cpu_1, "cpu_n": cpu_n,
                          "rss_mb": max(run["rss"]), "f1": scores["f1"], "exact": scores["exact"],
+                         "no_parse": outputs[name].count(b"NOPARSE"),  # disco-dop's mark of a failed parse
                          "sentences": n, "runs": run}
     return figures
 
 
+METHOD = ("Train on ptb-sample/train ({ntrain} trees), parse the {n} ptb-sample/dev sentences of <= {max_length} "
+          "words (gold tokens, no tags), score with `treegram evalb` (COLLINS.prm) for all.  sent/CPU-s: warm, "
+          "(N - 1) / (median CPU of {repeats} N-sentence runs - median CPU of {repeats} 1-sentence runs), runs "
+          "interleaved across rows; start-up + 1 sentence: median CPU of the 1-sentence run; memory: max RSS of the "
+          "N-sentence runs; ratio: sent/CPU-s over the disco-dop counterpart's (PCFG / Double-DOP).")
+COMMANDS_HEAD = ("Commands (in benchmarks/out/discodop; dev.txt one tokenized sentence per line, dev.gold the gold "
+                 "trees):")
 # row name -> (label in the table, disco-dop counterpart for the ratio)
 ROWS = {
     "dd-pcfg": ("disco-dop PCFG (h2v2, Viterbi)", None),
     "dd-dop": ("disco-dop Double-DOP (h2v2, PCFG-pruned, mpp)", None),
-    "pcfg": ("treegram PCFG (`train pcfg`, default decoder)", "dd-pcfg"),
+    "pcfg": ("treegram PCFG (`train pcfg`, h2v2, mpd: its default)", "dd-pcfg"),
     "tsg-maxrule": ("treegram TSG (`train tsg --seed 1`, maxrule: the default)", "dd-dop"),
     "tsg-mpd": ("treegram TSG (same model, `--decoder mpd`)", "dd-dop"),
 }
@@ -246,35 +254,20 @@ def main() -> None:
                 ratio += " (across runs)"
         train = fig.get("train_cpu")
         table.append([label + (f" (recorded {fig['measured']})" if fig["recorded"] else ""),
-                      f"{fig['sent_per_cpu_s']:.2f}", ratio, f"{fig['f1']:.2f}", f"{fig['exact']:.2f}",
+                      f"{fig['sent_per_cpu_s']:.2f}", ratio, f"{fig['f1']:.2f}", f"{fig['exact']:.2f}", str(fig.get("no_parse", 0)),
                       f"{fig['startup_1']:.2f}", f"{fig['rss_mb']:.0f}",
                       f"{train:.0f}" if train is not None else "(cached)"])
     cmd_lines = [f"- {ROWS[name][0]}: {figures[name]['command']}" for name in ROWS if name in figures]
     prms = [f"`{part}.prm`:\n\n```\n{discodop_prm(part, opts, ntrain)}```" for part in ("dd-pcfg", "dd-dop")
             if part in figures]
-    body = "\n".join([
-        "## treegram against disco-dop, same run (issue 26 item 3)",
-        "",
-        f"`nice -n 10 python benchmarks/bench_discodop.py --parts {','.join(parts)}"
-        f"{' --reuse' if opts.reuse else ''} --repeats {opts.repeats}` -- {stamp}, {machine_line()}; "
-        "disco-dop 0.5.2 on Python 3.6 in its own venv (benchmarks/README.md).",
-        "",
-        f"Train on ptb-sample/train ({ntrain} trees), parse the {n} ptb-sample/dev sentences of <= "
-        f"{opts.max_length} words (gold tokens, no tags), score with `treegram evalb` (COLLINS.prm) for all.  "
-        f"sent/CPU-s: warm, (N - 1) / (median CPU of {opts.repeats} N-sentence runs - median CPU of "
-        f"{opts.repeats} 1-sentence runs), runs interleaved across rows; start-up + 1 sentence: median CPU of the "
-        "1-sentence run; memory: max RSS of the N-sentence runs; ratio: sent/CPU-s over the disco-dop "
-        "counterpart's (PCFG / Double-DOP).",
-        "",
-        markdown_table(["system", "sent/CPU-s", "ratio", "F1", "exact", "start-up + 1 sent (CPU-s)",
-                        "peak MB", "train CPU-s"], table),
-        "",
-        "Commands (in benchmarks/out/discodop; dev.txt one tokenized sentence per line, dev.gold the gold trees):",
-        "",
-        *cmd_lines,
-        "",
-        *prms,
-    ])
+    head = (f"`nice -n 10 python benchmarks/bench_discodop.py --parts {','.join(parts)}"
+            f"{' --reuse' if opts.reuse else ''} --repeats {opts.repeats}` -- {stamp}, {machine_line()}; disco-dop "
+            "0.5.2 on Python 3.6 in its own venv (benchmarks/README.md).")
+    method = METHOD.format(ntrain=ntrain, n=n, max_length=opts.max_length, repeats=opts.repeats)
+    columns = ["system", "sent/CPU-s", "ratio", "F1", "exact", "no parse", "start-up + 1 sent (CPU-s)", "peak MB",
+               "train CPU-s"]
+    body = "\n\n".join(["## treegram against disco-dop, same run (issue 26 item 3)", head, method,
+                         markdown_table(columns, table), COMMANDS_HEAD, "\n".join(cmd_lines), *prms])
     print(body)
     if not opts.no_write:
         write_section("discodop", body)
