@@ -254,7 +254,8 @@ def main() -> None:
                 ratio += " (across runs)"
         train = fig.get("train_cpu")
         table.append([label + (f" (recorded {fig['measured']})" if fig["recorded"] else ""),
-                      f"{fig['sent_per_cpu_s']:.2f}", ratio, f"{fig['f1']:.2f}", f"{fig['exact']:.2f}", str(fig.get("no_parse", 0)),
+                      f"{fig['sent_per_cpu_s']:.2f}", ratio, f"{fig['f1']:.2f}", f"{fig['exact']:.2f}",
+                      str(fig.get("no_parse", 0)),
                       f"{fig['startup_1']:.2f}", f"{fig['rss_mb']:.0f}",
                       f"{train:.0f}" if train is not None else "(cached)"])
     cmd_lines = [f"- {ROWS[name][0]}: {figures[name]['command']}" for name in ROWS if name in figures]
