@@ -104,23 +104,34 @@ def train_discodop(name: str, opts, ntrain: int) -> tuple[Path, float | None]:
     folder = WORK / name
     text = discodop_prm(name, opts, ntrain)
     if opts.reuse and (folder / "params.prm").exists() and prm.exists() and prm.read_text() == text:
-        return folder, None
+        return folder, train_record(name)
     if folder.exists():
         import shutil
 
         shutil.rmtree(folder)
     prm.write_text(text, encoding="utf-8")
     _, cpu, _, _ = timed([str(opts.discodop), "-m", "discodop.cli", "runexp", prm.name], WORK, None)
-    return folder, cpu
+    return folder, train_record(name, cpu)
 
 
 def train_treegram(name: str, args: list[str], opts, shared: Path) -> tuple[Path, float | None]:
     model = WORK / f"treegram-{name}.model"
     if opts.reuse and model.exists():
-        return model, None
+        return model, train_record(name)
     _, cpu, _, _ = timed([TREEGRAM, "-q", "train", name, "--treebank", str(shared / "ptb-sample" / "train"),
                           "--out", str(model), *args], WORK, None)
-    return model, cpu
+    return model, train_record(name, cpu)
+
+
+def train_record(name: str, cpu: float | None = None) -> float | None:
+    """Record the train CPU seconds of `name` in WORK/train.json (with `cpu`), or read the recorded ones (a reused
+    model keeps the time it took when it was trained; None when unknown)."""
+    path = WORK / "train.json"
+    record = json.loads(path.read_text()) if path.exists() else {}
+    if cpu is not None:
+        record[name] = cpu
+        path.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return record.get(name)
 
 
 def f1_of(output: bytes, name: str) -> dict:
@@ -197,6 +208,7 @@ def main() -> None:
     if any(p.startswith("dd-") for p in parts) and not opts.discodop.exists():
         sys.exit(f"disco-dop's python not found at {opts.discodop}: build its venv (benchmarks/README.md) or pass "
                  "--discodop")
+    stamp = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}"  # what runs: at the start
     ntrain, n = prepare(shared, opts.max_length)
     print(f"{ntrain} training trees, {n} test sentences (<= {opts.max_length} words); work folder {WORK}",
           flush=True)
@@ -226,11 +238,10 @@ def main() -> None:
                 shown["tsg-maxrule"] = f"{trained}, `treegram parse --model tsg.model --input dev.txt`"
                 shown["tsg-mpd"] = "`treegram parse --model tsg.model --decoder mpd --input dev.txt`"
                 train_cpu["tsg-maxrule"] = cpu
-        print(f"  train CPU-s: {cpu if cpu is not None else 'reused'}", flush=True)
+        print(f"  train CPU-s: {cpu}", flush=True)
 
     print(f"parsing ({opts.repeats} repeats, interleaved) ...", flush=True)
     figures = measure(commands, n, opts.repeats)
-    stamp = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit()}"
     for name, fig in figures.items():
         fig.update(train_cpu=train_cpu.get(name), command=shown[name], measured=stamp, recorded=False)
     store = WORK / "rows.json"
@@ -257,7 +268,7 @@ def main() -> None:
                       f"{fig['sent_per_cpu_s']:.2f}", ratio, f"{fig['f1']:.2f}", f"{fig['exact']:.2f}",
                       str(fig.get("no_parse", 0)),
                       f"{fig['startup_1']:.2f}", f"{fig['rss_mb']:.0f}",
-                      f"{train:.0f}" if train is not None else "(cached)"])
+                      f"{train:.0f}" if train is not None else "?"])
     cmd_lines = [f"- {ROWS[name][0]}: {figures[name]['command']}" for name in ROWS if name in figures]
     prms = [f"`{part}.prm`:\n\n```\n{discodop_prm(part, opts, ntrain)}```" for part in ("dd-pcfg", "dd-dop")
             if part in figures]
