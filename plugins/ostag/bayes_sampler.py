@@ -23,11 +23,9 @@ their means over the samples, and the adjunction counts of every Goodman index t
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import attrs
 import numpy as np
 
 from treegram.argtypes import seed_entropy
@@ -36,7 +34,6 @@ from treegram.bayes.blocked import Proposal
 from treegram.bayes.hyper import resample_beta
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, TSGData, TSGSettings
 from treegram.elementary.gibbs import gibbs_cuts
-from treegram.elementary.run import RunOptions
 from treegram.elementary.tables import key_to_tree
 from treegram.elementary.types import TypeTableState
 from treegram.errors import InputError, TreegramError
@@ -45,6 +42,11 @@ from treegram.trees import Tree
 from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSettings, Hyper, TreeTables,
                                                 adjunction_log, decode, key_direction, key_size)
 from treegram.plugins.ostag.bayes_proposal import TreeProposal, ostag_counts
+
+if TYPE_CHECKING:
+    from treegram.formalism import RunOptions
+
+    from treegram.plugins.ostag.formalism import BayesOSTAGOptions
 
 
 class OSTAGState(TypeTableState):
@@ -68,7 +70,7 @@ class OSTAGState(TypeTableState):
         random_cuts = (rng.random(len(data.sites)) < settings.init_site_prob).astype(np.int8)
         if init_sub is None:
             sub[data.sites] = random_cuts
-        else:  # e.g. the cuts of a TSG Gibbs sample on the same data (`BayesRunOptions.tsg_init`)
+        else:  # e.g. the cuts of a TSG Gibbs sample on the same data (`BayesOSTAGOptions.tsg_init`)
             if len(init_sub) != n:
                 raise InputError(f"initial cuts cover {len(init_sub)} rows, the data has {n}")
             sub[data.sites] = np.asarray(init_sub, np.int8)[data.sites] != 0
@@ -176,26 +178,6 @@ class BlockedOSTAG(OSTAGState):
 
 # -- training ---------------------------------------------------------------------------------------------------------
 
-@attrs.frozen
-class BayesRunOptions(RunOptions):
-    """How to run the Bayesian OSTAG sampler: the shared elementary-tree run options plus the adjunction prior."""
-
-    adj_prior: float = 1.0  # pseudo-counts pulling each Goodman index's adjunction probability towards mu[c]
-    prune_threshold: float = 1e-4
-    average: int = 1  # posterior averaging over this many samples (`treegram train ostag --bayesian` averages 5)
-    thin: int = 0
-
-    def averaging(self):
-        from treegram.bayes.averaging import options_averaging
-
-        return options_averaging(self)
-
-    def __attrs_post_init__(self):
-        super().__attrs_post_init__()
-        if self.adj_prior < 0:
-            raise InputError("--adj-prior must be >= 0")
-
-
 def prepare_data(trees: list[Tree], settings: BayesOSTAGSettings, pcfg=None):
     """(coarse PCFG, TSGData) for training trees prepared exactly as the OSTAG EM route prepares them."""
     from treegram.grammar.pcfg import PCFGModel, PCFGSettings
@@ -221,36 +203,15 @@ def tsg_initial_cuts(data: TSGData, settings: BayesOSTAGSettings, sweeps: int, s
 MAX_TRAIN_NODES = 2000
 
 
-def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
-                   run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
-                   note: Callable[[str], Any] | None = None, pcfg=None):
-    """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
-    from treegram.bayes.moves import BLOCKED
-    from treegram.training import attach_averaging
+def train_bayesian(trees, options: BayesOSTAGOptions | None = None, run: RunOptions | None = None, *,
+                   callback: Callable[[dict], Any] | None = None, note: Callable[[str], Any] | None = None):
+    """(`OSTAGModel`, trace) of `treegram train ostag-bayes` run from Python: `BayesOSTAGOptions` (None: the
+    command line's defaults) and the core's `RunOptions` through `treegram.training.sample`."""
+    from treegram.training import sample
 
-    from treegram.trees.tree import drop_oversized
+    from treegram.plugins.ostag.formalism import BayesianOSTAG
 
-    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="Bayesian OSTAG", note=note)
-    if not trees:
-        raise InputError("no training trees", hint="check the --treebank paths")
-    t0 = time.perf_counter()
-    pcfg, data = prepare_data(trees, settings, pcfg)
-    init_sub = None
-    if run.tsg_init and not run.resume:
-        init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed)
-    state = BlockedOSTAG(data, settings, run.seed, init_sub=init_sub)
-    driver = run.make_driver(BLOCKED, state, callback)
-    collector = attach_averaging(driver, state, run.averaging(), run.iterations)
-    if run.resume and note is not None:
-        note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
-    trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next tree and stops
-    info = {"training_trees": len(trees), "labels": data.num_labels, "sampler": "blocked-mh",
-            "iterations": len(trace), "seed": run.seed,
-            **(collector.info() if collector is not None else {"averaged_samples": 1})}
-    model = extract_model(state, pcfg, settings, run, info, trace,
-                          collector.samples() if collector is not None else None)
-    model.info["train_seconds"] = round(time.perf_counter() - t0, 1)
-    return model, trace
+    return sample(BayesianOSTAG(), trees, options, run, callback=callback, note=note)
 
 
 # -- extraction ---------------------------------------------------------------------------------------------------------
@@ -349,9 +310,10 @@ def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarr
     return adj, noadj, pairs
 
 
-def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: BayesRunOptions, info: dict,
+def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, options: BayesOSTAGOptions, info: dict,
                   trace: list[dict], samples: list[dict] | None = None):
-    """The parsing `OSTAGModel` of the current sample (see the module docstring), or with `samples` (`TypeTableState.snapshot()`
+    """The parsing `OSTAGModel` (adjunction prior and pruning from `options`) of the current sample (see the module
+    docstring), or with `samples` (`TypeTableState.snapshot()`
     dicts, newest first) of the posterior average: every elementary tree of any sample at
     n̄_e + ᾱ_c P0(e) (mean counts, mean hyperparameters) and the adjunction counts of each Goodman index averaged
     over the samples (`treegram.bayes.averaging`)."""
@@ -393,11 +355,11 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
                           for n in grammar.ctx_names], np.int64).reshape(-1)
     mu = h.mu[ctx_label] if ctx_label.size else np.zeros(0)
     grammar.set_params(np.asarray(grammar.initial_count), np.asarray(grammar.aux_count),
-                       adj + run.adj_prior * mu, noadj + run.adj_prior * (1 - mu))
+                       adj + options.adj_prior * mu, noadj + options.adj_prior * (1 - mu))
     osettings = OSTAGSettings(kind="ostag3", expand=False, horizontal=settings.horizontal,
                               vertical=settings.vertical, mark_unary=settings.mark_unary,
                               rare_threshold=settings.rare_threshold, em_iterations=0,
-                              prune_threshold=run.prune_threshold)
+                              prune_threshold=options.prune_threshold)
     wt, wa = state.wrapping()
     info = {**info, "bayesian": True, "bayes_settings": settings.to_dict(),
             "sampled_initial_trees": sampled[DP_INIT], "sampled_auxiliary_trees": sampled[DP_AUX],
@@ -406,6 +368,6 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
             "training_adjunctions": state.adjunctions(), "training_wrapping_adjunctions": wa,
             "log_likelihood": round(state.log_likelihood(), 3),
             "adjunction_parameters": "OSTAG3 (Goodman index) from the sample's counts, "
-                                     f"{run.adj_prior} pseudo-counts towards mu[label]"}
+                                     f"{options.adj_prior} pseudo-counts towards mu[label]"}
     trace = [{k: v for k, v in r.items()} for r in trace]
     return OSTAGModel(grammar, pcfg, osettings, info, trace, adjunction_pairs=adjunction_pairs)

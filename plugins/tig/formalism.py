@@ -10,8 +10,6 @@ annealing, checkpoints and progress are the core's.
 
 from __future__ import annotations
 
-import types
-
 import attrs
 
 from treegram.argtypes import nonnegative_int, open_probability, positive_float
@@ -134,12 +132,9 @@ class TIGFormalism(Formalism):
                       averaging_info=None):
         from treegram.plugins.tig.train import extract_model
 
-        grammar_run = types.SimpleNamespace(seed=run.seed, min_count=options.min_count,
-                                            prune_threshold=options.prune_threshold, keep_fragments=500,
-                                            decoder=options.decoder)
         info = {"variant": prepared.settings.variant, "training_trees": prepared.trees,
                 "labels": prepared.data.num_labels, "tsg_init_iterations": options.tsg_init}
-        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
+        return extract_model(state, prepared.pcfg, prepared.settings, options, run, trace, info, samples,
                              averaging_info)
 
     def model_schema(self, meta):

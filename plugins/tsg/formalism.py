@@ -10,8 +10,6 @@ sampling loop, annealing, checkpoints, progress and the CLI are the core's (`tre
 
 from __future__ import annotations
 
-import types
-
 import attrs
 
 from treegram.argtypes import nonnegative_int, open_probability, positive_float
@@ -79,10 +77,10 @@ class TSGFormalism(Formalism):
                         columns=(("elementary trees", "types"), ("changed/accepted", "changed|accepted")))
     state_kinds = ("sites", "items")
 
-    def prepare(self, trees, options: TSGOptions | TSGSettings) -> Prepared:
+    def prepare(self, trees, options: TSGOptions) -> Prepared:
         from treegram.plugins.tsg.train import prepare_treebank
 
-        settings = options.model_settings() if isinstance(options, TSGOptions) else options
+        settings = options.model_settings()
         num_trees, pcfg, data = prepare_treebank(trees, settings)
         return Prepared(num_trees, settings, pcfg, data)
 
@@ -96,13 +94,9 @@ class TSGFormalism(Formalism):
                       averaging_info=None):
         from treegram.plugins.tsg.train import extract_model
 
-        grammar_run = types.SimpleNamespace(sampler=run.move, seed=run.seed, min_count=options.min_count,
-                                            prune_threshold=options.prune_threshold,
-                                            mpp_samples=options.mpp_samples,
-                                            default_decoder=options.decoder)
         info = {"training_trees": prepared.trees, "labels": prepared.data.num_labels,
                 "sites": int(len(prepared.data.sites))}
-        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
+        return extract_model(state, prepared.pcfg, prepared.settings, options, run, trace, info, samples,
                              averaging_info)
 
     def model_schema(self, meta):
