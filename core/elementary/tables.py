@@ -185,3 +185,36 @@ def key_size(node) -> int:
     if isinstance(node[0], str):
         return 1
     return 1 + sum(key_size(k) for k in node[1:] if k[0] != "w") + (1 if node[1][0] == "w" else 0)
+
+
+class TreeProposalBuilder:
+    """What the per-tree blocked proposals of the TIG and Bayesian OSTAG (`TreeGrammar`, `TreeProposal` of those
+    plugins) start from: the tree's rows lo..hi-1, the counts and hyperparameters in log form (log alpha[dp, c],
+    log(n[dp, c] + alpha[dp, c]), log beta[c], log(1 - beta[c])), the memo of the symbols built so far (key ->
+    symbol, None: derives nothing) and the cached types that can match here (`candidates`)."""
+
+    def __init__(self, T: Tables, counts: TypeCounts, hyper, lo: int, hi: int):
+        self.T = T
+        self.counts = counts
+        self.h = hyper
+        self.lo, self.hi = lo, hi
+        self.memo: dict[tuple, int | None] = {}
+        self._lab = T.label
+        nl = len(T.data.labels)
+        tot = counts.total.astype(np.float64)
+        a = hyper.alpha
+        self.la = np.log(a)  # log alpha[dp, label]
+        self.lnz = np.log(tot[:, :nl] + a)  # log(n + alpha)
+        self.lbeta = np.log(hyper.beta)
+        self.l1beta = np.log1p(-hyper.beta)
+        # rule shapes of the tree's rows: a cached type with a node shape outside this set matches nowhere here, so
+        # its (always dead) part of the proposal is never built
+        self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
+        self._cands: dict[tuple, list] = {}
+
+    def candidates(self, dp: int, sig: tuple):
+        """`TypeCounts.candidates_within` this tree's row shapes, cached per tree."""
+        hit = self._cands.get((dp, sig))
+        if hit is None:
+            hit = self._cands[(dp, sig)] = self.counts.candidates_within(dp, sig, self.sigs)
+        return hit

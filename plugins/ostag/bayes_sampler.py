@@ -31,12 +31,11 @@ import numpy as np
 from treegram.argtypes import seed_entropy
 
 from treegram.bayes.blocked import Proposal
-from treegram.bayes.hyper import resample_beta
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, TSGData, TSGSettings
 from treegram.elementary.gibbs import gibbs_cuts
 from treegram.elementary.tables import key_to_tree
 from treegram.elementary.types import TypeTableState
-from treegram.errors import InputError, TreegramError
+from treegram.errors import InputError
 from treegram.trees import Tree
 
 from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSettings, Hyper, TreeTables,
@@ -57,13 +56,7 @@ class OSTAGState(TypeTableState):
     ENCODING = (("sub", np.int8), ("afoot", np.int32))
 
     def __init__(self, data: TSGData, settings: BayesOSTAGSettings, seed: int, init_sub: np.ndarray | None = None):
-        self.data = data
-        self.settings = settings
-        self.seed = int(seed)
-        self.T = TreeTables(data)
-        nl = data.num_labels
-        self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
+        self._setup(data, settings, seed, TreeTables, Hyper)
         rng = np.random.default_rng([seed_entropy(self.seed), 1])
         n = data.num_rows
         sub = np.zeros(n, np.int8)
@@ -81,14 +74,11 @@ class OSTAGState(TypeTableState):
         self._last: tuple[int, float] | None = None
 
     # -- counts -------------------------------------------------------------------------------------------------
-    def rebuild(self) -> None:
-        nl = self.data.num_labels
-        self.counts = ostag_counts(nl)
-        self.types: dict[tuple, Any] = {}
+    _new_counts = staticmethod(ostag_counts)
+
+    def _reset_decisions(self, nl: int) -> None:
         self.adj_yes = np.zeros(nl, np.int64)
         self.adj_no = np.zeros(nl, np.int64)
-        for t in range(self.data.num_trees):
-            self._apply(t, self.current(t), 1)
 
     def decode(self, item: int, enc):
         lo, hi = self.tree_rows(item)
@@ -117,42 +107,27 @@ class OSTAGState(TypeTableState):
                 tokens += n
         return types, tokens
 
-    def proposal(self, item: int):
-        lo, hi = self.tree_rows(item)
-        tp = TreeProposal(self.T, self.counts, self.hyper, lo, hi)
-        hg = tp.build()
-        if hg is None:
-            raise TreegramError(f"tree {item}: the OSTAG proposal derives nothing")
-        return tp, hg
+    def _proposal_builder(self, lo: int, hi: int) -> TreeProposal:
+        return TreeProposal(self.T, self.counts, self.hyper, lo, hi)
 
-    def log_likelihood(self) -> float:
-        """Exact collapsed log joint of all elementary trees and adjunction decisions given the hyperparameters."""
+    def _decision_joint(self):
+        """The adjunction decisions' term of the log joint (Bernoulli mu per label)."""
         h = self.hyper
-        total = self._types_log_joint()
-        total += float((self.adj_yes * np.log(h.mu) + self.adj_no * np.log1p(-h.mu)).sum())
-        return total
+        yield float((self.adj_yes * np.log(h.mu) + self.adj_no * np.log1p(-h.mu)).sum())
 
     # -- hyperparameters ----------------------------------------------------------------------------------------
-    def resample_hyperparameters(self) -> None:
-        s = self.settings
-        if not s.resample:
-            return
-        rng = self.hyper_rng
-        h = self.hyper
-        if not s.fixed_mu:
-            seen = (self.adj_yes + self.adj_no) > 0
-            draw = np.asarray(resample_beta(self.adj_yes, self.adj_no, rng))
-            h.mu = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.mu)
-        self._resample_base(rng, s.hyper_iterations, foot_family=lambda o: 1,
-                            get=lambda which, c: h.beta[c] if which == 0 else h.foot[c],
-                            put=self._put_base, ordered=True)
-        self._resample_concentrations(rng, s.hyper_iterations)
+    BASE_ORDERED = True
 
-    def _put_base(self, which: int, c: int, b: float) -> None:
-        if which == 0:
-            self.hyper.beta[c] = b
-        else:
-            self.hyper.foot[c] = b
+    def _resample_decisions(self) -> None:
+        if not self.settings.fixed_mu:
+            self.hyper.mu = self._conjugate_draw(self.adj_yes, self.adj_no, self.hyper.mu)
+
+    @staticmethod
+    def _foot_family(o) -> int:
+        return 1  # one foot coin per label
+
+    def _base_params(self, which: int) -> np.ndarray:
+        return self.hyper.beta if which == 0 else self.hyper.foot
 
 
 class BlockedOSTAG(OSTAGState):

@@ -130,6 +130,15 @@ class Builder:
         self.names.append(f"{name}#{sid}")
         return sid
 
+    def symbol(self, key: tuple, kind: int, label: int, name: str, side: int = 0,
+               foot: int = -1) -> tuple[int, bool]:
+        """(symbol, made now) of `key`: the one made before, or a new one (`new`), remembered under `key`."""
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit, False
+        s = self.memo[key] = self.new(kind, label, name, side=side, foot=foot)
+        return s, True
+
     def phi(self, side: int, L: int) -> float:
         return float(self.h.phi[side][L])
 
@@ -220,24 +229,19 @@ class Builder:
 
     # -- insertion stacks -----------------------------------------------------------------------------------
     def lne(self, L: int, eq: bool) -> int:
-        key = ("LNE", L, eq)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_LNE_EQ if eq else S_LNE_ANY, L, f"{self.labels[L]}~L{'=' if eq else '*'}")
-        self.memo[key] = s
+        s, made = self.symbol(("LNE", L, eq), S_LNE_EQ if eq else S_LNE_ANY, L,
+                              f"{self.labels[L]}~L{'=' if eq else '*'}")
+        if not made:
+            return s
         w = _l(self.phi(LEFT, L))
         self.un.append((s, self.aux(LEFT, L, eq), w))
         self.bin.append((s, self.aux(LEFT, L, True), s, w))
         return s
 
     def rne(self, L: int) -> int:
-        key = ("RNE", L)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_RNE, L, f"{self.labels[L]}~R")
-        self.memo[key] = s
+        s, made = self.symbol(("RNE", L), S_RNE, L, f"{self.labels[L]}~R")
+        if not made:
+            return s
         w = _l(self.phi(RIGHT, L))
         self.un.append((s, self.aux(RIGHT, L, False), w))
         self.bin.append((s, s, self.aux(RIGHT, L, True), w))
@@ -245,12 +249,10 @@ class Builder:
 
     def aux(self, side: int, L: int, eq: bool) -> int:
         """One auxiliary tree with root label L (eq: its foot is labelled L)."""
-        key = ("AUX", side, L, eq)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_AUX, L, f"{self.labels[L]}~A{'L' if side == LEFT else 'R'}{'=' if eq else '*'}", side=side)
-        self.memo[key] = s
+        s, made = self.symbol(("AUX", side, L, eq), S_AUX, L,
+                              f"{self.labels[L]}~A{'L' if side == LEFT else 'R'}{'=' if eq else '*'}", side=side)
+        if not made:
+            return s
         dp = DP_LEFT if side == LEFT else DP_RIGHT
         lz = float(self.lnz[dp, L])
         if L in self.cond_by_parent[side]:
@@ -268,12 +270,9 @@ class Builder:
         l1 = _l1(self.phi(side, S))
         if self.tig0 or not self.can[side][S]:
             return level, l1
-        key = ("SP", side, level)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit, 0.0
-        s = self.new(S_SPINE, S, f"{self.labels[S]}~sp", side=side)
-        self.memo[key] = s
+        s, made = self.symbol(("SP", side, level), S_SPINE, S, f"{self.labels[S]}~sp", side=side)
+        if not made:
+            return s, 0.0
         self.un.append((s, level, l1))
         if side == LEFT:
             self.bin.append((s, self.lne(S, False), level, l1))
@@ -283,12 +282,9 @@ class Builder:
 
     def base_level(self, side: int, S: int, target: int) -> int:
         """Base spine level with label S; target >= 0: the foot must be labelled `target`."""
-        key = ("BL", side, S, target)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_LEVEL, S, f"{self.labels[S]}~bl", side=side)
-        self.memo[key] = s
+        s, made = self.symbol(("BL", side, S, target), S_LEVEL, S, f"{self.labels[S]}~bl", side=side)
+        if not made:
+            return s
         f = float(self.h.foot[side][S])
         for a, b, w in self.cond_by_parent[side].get(S, ()):
             o, sp = (a, b) if side == LEFT else (b, a)
@@ -302,12 +298,9 @@ class Builder:
         return s
 
     def foot_sym(self, side: int, S: int, o: int, sp: int) -> int:
-        key = ("FT", side, S, o, sp)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_FOOT, S, f"{self.labels[S]}~ft", side=side, foot=sp)
-        self.memo[key] = s
+        s, made = self.symbol(("FT", side, S, o, sp), S_FOOT, S, f"{self.labels[S]}~ft", side=side, foot=sp)
+        if not made:
+            return s
         for xo, wo in self.x_options(o):
             self.un.append((s, xo, wo))
         return s

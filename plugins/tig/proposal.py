@@ -31,7 +31,8 @@ import numpy as np
 
 from treegram.charts import AnchoredCFG
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-from treegram.elementary.tables import NEG, TypeCounts, build_root, key_sig, log0 as _log, log1m as _log1m, row_sig
+from treegram.elementary.tables import (NEG, TreeProposalBuilder, TypeCounts, build_root, key_sig, log0 as _log,
+                                        log1m as _log1m, row_sig)
 
 from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
 
@@ -51,17 +52,14 @@ def tig_counts(num_labels: int) -> TypeCounts:
     return TypeCounts(3, num_labels, type_sig, "TIG")
 
 
-class TreeGrammar:
-    """Builds the anchored proposal CFG of one tree (rows lo..hi-1) from the counts and hyperparameters."""
+class TreeGrammar(TreeProposalBuilder):
+    """Builds the anchored proposal CFG of one tree (rows lo..hi-1) from the counts and hyperparameters (the
+    rows' shapes filter the cached types: the trimmed CFG is unchanged, see tests/test_tig_builder.py)."""
 
     def __init__(self, T: TIGTables, counts: TypeCounts, hyper, lo: int, hi: int, tig0: bool, *,
                  filter_candidates: bool = True):
-        self.T = T
-        self.counts = counts
-        self.h = hyper
-        self.lo, self.hi = lo, hi
+        super().__init__(T, counts, hyper, lo, hi)
         self.tig0 = tig0
-        self.memo: dict[tuple, int | None] = {}
         self._paths: dict[tuple[int, int], list[int]] = {}
         self.role: list[int] = []
         self.node: list[int] = []
@@ -69,19 +67,6 @@ class TreeGrammar:
         self.bin: list[tuple[int, int, int, float]] = []
         self.un: list[tuple[int, int, float]] = []
         self.lex: list[tuple[int, int, float]] = []
-        lab = T.label
-        nl = len(T.data.labels)
-        tot = counts.total.astype(np.float64)
-        a = hyper.alpha
-        self.la = np.log(a)  # log alpha[dp, label]
-        self.lnz = np.log(tot[:, :nl] + a)  # log(n + alpha)
-        self.lbeta = np.log(hyper.beta)
-        self.l1beta = np.log1p(-hyper.beta)
-        self._lab = lab
-        # rule shapes of the tree's rows: a cached type with a node shape outside this set matches nowhere here, so
-        # its (always dead) sub-grammar is never built (the trimmed CFG is unchanged, see tests/test_tig_builder.py)
-        self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
-        self._cands: dict[tuple, list] = {}
         self.filter_candidates = filter_candidates  # False: try every cached type (the unoptimised builder)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
@@ -152,17 +137,13 @@ class TreeGrammar:
             bodies.update((int(T.child1[x]), int(T.child2[x])))
         out: dict = {}  # bodies with the same rule shape share candidates: each type once
         for f in sorted(bodies):
-            out.update(dict.fromkeys(self._candidates(DP_INIT, (L,) + row_sig(T, f))))
+            out.update(dict.fromkeys(self.candidates(DP_INIT, (L,) + row_sig(T, f))))
         return list(out)
 
-    def _candidates(self, dp: int, sig: tuple):
-        """`TypeCounts.candidates_within` for this tree's row shapes, cached per tree."""
+    def candidates(self, dp: int, sig: tuple):
         if not self.filter_candidates:
             return self.counts.candidates(dp, sig)
-        hit = self._cands.get((dp, sig))
-        if hit is None:
-            hit = self._cands[(dp, sig)] = self.counts.candidates_within(dp, sig, self.sigs)
-        return hit
+        return super().candidates(dp, sig)
 
     def x_options(self, y: int):
         """A non-spine child y of a base-generated node: frontier (substitution) or expanded."""
@@ -241,34 +222,25 @@ class TreeGrammar:
             if m is not None:
                 rules.append(("u", m, _log1m(pl)))
             for y in self._path(p, LEFT):
-                lm = self.lmat(p, y)
+                lm = self.mat(LEFT, p, y)
                 if lm is None:
                     continue
                 m = self.mid(owner, p, y, L, body)
                 if m is not None:
                     rules.append(("b", lm, m, _log1m(pl)))
-        elif elig == SL:
+        else:  # a spine node: insertions on the spine's side only
+            side = LEFT if elig == SL else RIGHT
+            w = _log1m(pl if side == LEFT else pr)
             s = body(p)
             if s is not None:
-                rules.append(("u", s, _log1m(pl)))
-            for y in self._path(p, LEFT):
-                lm = self.lmat(p, y)
-                if lm is None:
-                    continue
-                s = body(y)
-                if s is not None:
-                    rules.append(("b", lm, s, _log1m(pl)))
-        else:
-            s = body(p)
-            if s is not None:
-                rules.append(("u", s, _log1m(pr)))
-            for f in self._path(p, RIGHT):
-                rm = self.rmat(p, f)
-                if rm is None:
+                rules.append(("u", s, w))
+            for f in self._path(p, side):
+                m = self.mat(side, p, f)
+                if m is None:
                     continue
                 s = body(f)
                 if s is not None:
-                    rules.append(("b", s, rm, _log1m(pr)))
+                    rules.append(("b", m, s, w) if side == LEFT else ("b", s, m, w))
         return self._finish(key, rules)
 
     def mid(self, owner: tuple, p: int, y: int, L: int, body):
@@ -283,7 +255,7 @@ class TreeGrammar:
             rules.append(("u", s, lpr))
         if self._lab[y] == L:  # the outermost right root sits at y and must carry the node's label
             for f in self._path(y, RIGHT):
-                rm = self.rmat(y, f)
+                rm = self.mat(RIGHT, y, f)
                 if rm is None:
                     continue
                 s = body(f)
@@ -291,44 +263,31 @@ class TreeGrammar:
                     rules.append(("b", s, rm, lpr))
         return self._finish(key, rules)
 
-    def lmat(self, x: int, y: int):
-        key = ("LMAT", x, y)
+    def mat(self, side: int, x: int, y: int):
+        """The stack of `side` auxiliary trees inserted at x whose last one ends at y: left stacks are emitted
+        outside-in (aux, rest), right stacks inside-out (rest, aux), each symbol made in that order."""
+        key = ("MAT", side, x, y)
         if key in self.memo:
             return self.memo[key]
         L = int(self._lab[x])
-        w = _log(self.h.phi[LEFT][L])
+        w = _log(self.h.phi[side][L])
         rules = []
-        a = self.aux(x, y, LEFT)
+        a = self.aux(x, y, side)
         if a is not None:
             rules.append(("u", a, w))
-        for u in self._path(x, LEFT):
+        for u in self._path(x, side):
             if u == y:
                 break
             if self._lab[u] != L:
                 continue
-            a, rest = self.aux(x, u, LEFT), self.lmat(u, y)
+            if side == LEFT:
+                a, rest = self.aux(x, u, LEFT), self.mat(LEFT, u, y)
+                pair = (a, rest)
+            else:
+                rest, a = self.mat(RIGHT, u, y), self.aux(x, u, RIGHT)
+                pair = (rest, a)
             if a is not None and rest is not None:
-                rules.append(("b", a, rest, w))
-        return self._finish(key, rules)
-
-    def rmat(self, y: int, f: int):
-        key = ("RMAT", y, f)
-        if key in self.memo:
-            return self.memo[key]
-        L = int(self._lab[y])
-        w = _log(self.h.phi[RIGHT][L])
-        rules = []
-        a = self.aux(y, f, RIGHT)
-        if a is not None:
-            rules.append(("u", a, w))
-        for u in self._path(y, RIGHT):
-            if u == f:
-                break
-            if self._lab[u] != L:
-                continue
-            inner, a = self.rmat(u, f), self.aux(y, u, RIGHT)
-            if a is not None and inner is not None:
-                rules.append(("b", inner, a, w))
+                rules.append(("b", *pair, w))
         return self._finish(key, rules)
 
     # -- auxiliary trees ------------------------------------------------------------------------------------
@@ -343,7 +302,7 @@ class TreeGrammar:
         if s is not None:
             rules.append(("u", s, self.la[dp, L] - self.lnz[dp, L]))
         sig = (L,) + row_sig(self.T, x) + (int(self._lab[z]),)
-        for e in self._candidates(dp, sig):
+        for e in self.candidates(dp, sig):
             s = self.cab(e, x, z, side)
             if s is not None:
                 rules.append(("u", s, math.log(self.counts.count[(dp, e)]) - self.lnz[dp, L]))
