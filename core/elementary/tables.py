@@ -212,6 +212,37 @@ class TreeProposalBuilder:
         self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
         self._cands: dict[tuple, list] = {}
 
+    def log_new(self, dp: int, label: int) -> float:
+        """log alpha / (n + alpha): the DP's predictive weight of a newly generated elementary tree (times its
+        P0, which the proposal spells out rule by rule)."""
+        return self.la[dp, label] - self.lnz[dp, label]
+
+    def log_cached(self, dp: int, key, label: int) -> float:
+        """log n_e / (n + alpha): the DP's predictive weight of the cached type `key`."""
+        return math.log(self.counts.count[(dp, key)]) - self.lnz[dp, label]
+
+    def x_options(self, y: int) -> list:
+        """A non-spine child y of a base-generated node: a frontier (substitution site, log beta) or expanded
+        (log(1 - beta)): [(symbol, log weight)] of the ones that derive something (`sub(y)` and `expanded(y)` of
+        the formalism's proposal)."""
+        lab = int(self._lab[y])
+        out = []
+        s = self.sub(y)
+        if s is not None:
+            out.append((s, self.lbeta[lab]))
+        s = self.expanded(y)
+        if s is not None:
+            out.append((s, self.l1beta[lab]))
+        return out
+
+    def candidates_at(self, dp: int, label: int, rows) -> list:
+        """The cached types of family `dp` with root `label` that can match at any of `rows` (rows with the same
+        rule shape share candidates: each type once, in order of its first row)."""
+        out: dict = {}
+        for f in sorted(rows):
+            out.update(dict.fromkeys(self.candidates(dp, (label,) + row_sig(self.T, f))))
+        return list(out)
+
     def candidates(self, dp: int, sig: tuple):
         """`TypeCounts.candidates_within` this tree's row shapes, cached per tree."""
         hit = self._cands.get((dp, sig))

@@ -375,7 +375,7 @@ class TypeTableState:
             return
         self._resample_decisions()
         self._resample_base(self.hyper_rng, s.hyper_iterations, foot_family=self._foot_family,
-                            base=self._base_params, ordered=self.BASE_ORDERED)
+                            params=self._base_params, ordered=self.BASE_ORDERED)
         self._resample_concentrations(self.hyper_rng, s.hyper_iterations)
 
     def _conjugate_draw(self, yes, no, current):
@@ -387,11 +387,11 @@ class TypeTableState:
         draw = np.asarray(resample_beta(yes, no, self.hyper_rng))
         return np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), current)
 
-    def _resample_base(self, rng, iterations: int, *, foot_family, base, ordered: bool) -> None:
+    def _resample_base(self, rng, iterations: int, *, foot_family, params, ordered: bool) -> None:
         """Slice-sample every Bernoulli parameter of the base distributions -- beta[c] (stop / expand: `stops`,
         `expands` of the occurrences) and the foot coins (`fyes`, `fno`) -- from the exact collapsed joint of the
         live types.  Parameters are (which, label): which = 0 for beta, `foot_family(occurrence)` for a foot
-        coin; `base(which)` is the array holding them (read and written in place); `ordered`: visit them sorted
+        coin; `params(which)` is the array holding them (read and written in place); `ordered`: visit them sorted
         (else in order of first use)."""
         h = self.hyper
         types = list(self.types.items())
@@ -411,7 +411,7 @@ class TypeTableState:
             idx = np.fromiter(per.keys(), np.int64, len(per))
             yes = np.array([v[0] for v in per.values()], np.float64)
             no = np.array([v[1] for v in per.values()], np.float64)
-            b0 = float(base(which)[c])
+            b0 = float(params(which)[c])
             l0, m0 = math.log(b0), math.log1p(-b0)
             base = lp0[idx] - yes * l0 - no * m0
             nn, aa = n[idx], la[idx]
@@ -424,7 +424,7 @@ class TypeTableState:
                 b = slice_sample_logit(logpdf, b, rng)
             b = min(max(b, 1e-6), 1 - 1e-6)
             lp0[idx] = base + yes * math.log(b) + no * math.log1p(-b)
-            base(which)[c] = b
+            params(which)[c] = b
 
     def _resample_concentrations(self, rng, iterations: int, groups=None) -> None:
         """Slice-sample every family's per-label concentrations alpha[dp, label] (Gamma prior)."""

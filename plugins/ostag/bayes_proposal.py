@@ -189,7 +189,7 @@ class TreeProposal(TreeProposalBuilder):
         edges = []
         s = self.stk(("b",), x, self.bb)
         if s is not None:
-            edges.append((s, -1, self.la[DP_INIT, L] - self.lnz[DP_INIT, L]))
+            edges.append((s, -1, self.log_new(DP_INIT, L)))
         bodies = {x}
         todo = [x]
         while todo:  # rows a stack of adjunctions at x can end at (the body of the root)
@@ -197,26 +197,14 @@ class TreeProposal(TreeProposalBuilder):
                 if z not in bodies:
                     bodies.add(z)
                     todo.append(z)
-        seen: dict = {}
-        for f in sorted(bodies):
-            for e in self.candidates(DP_INIT, (L,) + row_sig(self.T, f)):
-                seen.setdefault(e, None)
-        for e in seen:
+        for e in self.candidates_at(DP_INIT, L, bodies):
             s = self.stk(("c", id(e)), x, lambda f, e=e: self.cb(e, f))
             if s is not None:
-                edges.append((s, -1, math.log(self.counts.count[(DP_INIT, e)]) - self.lnz[DP_INIT, L]))
+                edges.append((s, -1, self.log_cached(DP_INIT, e, L)))
         return self._finish(key, edges, ROLE_SUB, x)
 
-    def x_options(self, y: int):
-        lab = int(self._lab[y])
-        out = []
-        s = self.sub(y)
-        if s is not None:
-            out.append((s, self.lbeta[lab]))
-        s = self.stk(("b",), y, self.bb)
-        if s is not None:
-            out.append((s, self.l1beta[lab]))
-        return out
+    def expanded(self, y: int):
+        return self.stk(("b",), y, self.bb)
 
     def bb(self, f: int):
         key = ("BB", f)
@@ -270,12 +258,12 @@ class TreeProposal(TreeProposalBuilder):
         edges = []
         s = self.ab(p, z)
         if s is not None:
-            edges.append((s, -1, self.la[DP_AUX, L] - self.lnz[DP_AUX, L]))
+            edges.append((s, -1, self.log_new(DP_AUX, L)))
         sig = (L,) + row_sig(T, p) + (int(T.depth[z] - T.depth[p]),)
         for a in self.candidates(DP_AUX, sig):
             s = self.cab(a, p, z)
             if s is not None:
-                edges.append((s, -1, math.log(self.counts.count[(DP_AUX, a)]) - self.lnz[DP_AUX, L]))
+                edges.append((s, -1, self.log_cached(DP_AUX, a, L)))
         return self._finish(key, edges, ROLE_AUX, p, z)
 
     def ab(self, s: int, z: int):

@@ -47,7 +47,7 @@ from treegram.grammar.cfg import WeightedCFG
 from treegram.grammar.symbols import SymbolTable
 from treegram.trees import Tree
 
-from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT
+from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT, RuleLists
 
 (S_SITE, S_TOP, S_Y, S_BODY, S_LNE_EQ, S_LNE_ANY, S_RNE, S_AUX, S_LEVEL, S_FOOT, S_SPINE) = range(11)
 FLAT = "~flat"
@@ -61,7 +61,7 @@ def _l1(x: float) -> float:
     return math.log1p(-x) if x < 1 else NEG
 
 
-class Builder:
+class Builder(RuleLists):
     """Builds the parsing `WeightedCFG` and per-symbol metadata from a TIG sampler state (`sampler.TIGState`)."""
 
     def __init__(self, state, min_count: int = 1, view=None):
@@ -82,9 +82,7 @@ class Builder:
         self.foot: list[int] = []
         self.cat: list[int] = []
         self.names: list[str] = []
-        self.bin: list[tuple[int, int, int, float]] = []
-        self.un: list[tuple[int, int, float]] = []
-        self.lex: list[tuple[int, int, float]] = []
+        self._start_rules()
         self.memo: dict[tuple, int] = {}
         h = self.h
         tot = np.asarray(view.total, np.float64)
@@ -341,9 +339,7 @@ class Builder:
             # aux symbols for every insertable label exist already through in_top; nothing else is reachable
         finally:
             sys.setrecursionlimit(old)
-        b = np.array(self.bin, np.float64).reshape(-1, 4)
-        u = np.array(self.un, np.float64).reshape(-1, 3)
-        x = np.array(self.lex, np.float64).reshape(-1, 3)
+        b, u, x = self.rule_arrays()
         keep_b, keep_u, keep_x = b[:, 3] > NEG, u[:, 2] > NEG, x[:, 2] > NEG
         b, u, x = b[keep_b], u[keep_u], x[keep_x]
         words = list(self.st.data.words) or ["<none>"]
