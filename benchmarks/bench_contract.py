@@ -56,7 +56,7 @@ def main() -> None:
     rows = []
 
     from treegram.plugins.tsg.formalism import TSGOptions
-    from treegram.plugins.tsg.train import train_tsg
+    from treegram.plugins.tsg.formalism import train_tsg
 
     # warm-up: compile (or load) every numba kernel once, so neither timed run pays for it
     train_tsg(train[:30], TSGOptions(), RunOptions(move="gibbs", iterations=1, seed=1))
@@ -76,7 +76,7 @@ def main() -> None:
         print(rows[-1], flush=True)
 
     from treegram.plugins.tig.formalism import TIGOptions
-    from treegram.plugins.tig.train import train_tig
+    from treegram.plugins.tig.formalism import train_tig
 
     train_tig(train[:30], TIGOptions(tsg_init=1), RunOptions(iterations=1, seed=1))  # warm-up
     t0 = time.perf_counter()

@@ -62,7 +62,7 @@ def main() -> None:
     if args.source == "tsg":
         from treegram.formalism import RunOptions
         from treegram.plugins.tsg.formalism import TSGOptions
-        from treegram.plugins.tsg.train import train_tsg
+        from treegram.plugins.tsg.formalism import train_tsg
 
         from treegram.plugins.ostag.extract import tsg_model_elementary_trees
 

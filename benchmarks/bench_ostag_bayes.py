@@ -35,7 +35,7 @@ from treegram.evaluation.significance import (  # noqa: E402
 import attrs  # noqa: E402
 
 from treegram.formalism import RunOptions  # noqa: E402
-from treegram.plugins.ostag.bayes_sampler import train_bayesian  # noqa: E402
+from treegram.plugins.ostag.formalism import train_bayesian  # noqa: E402
 from treegram.plugins.ostag.formalism import BayesOSTAGOptions  # noqa: E402
 
 

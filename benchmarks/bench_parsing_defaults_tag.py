@@ -328,7 +328,7 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
 # -- Bayesian OSTAG ------------------------------------------------------------------------------------------------
 def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: list) -> list[dict]:
     from treegram.formalism import RunOptions
-    from treegram.plugins.ostag.bayes_sampler import train_bayesian
+    from treegram.plugins.ostag.formalism import train_bayesian
     from treegram.plugins.ostag.formalism import BayesOSTAGOptions
 
     @attrs.frozen

@@ -30,7 +30,7 @@ from treegram.elementary.data import TSGSettings, prepare  # noqa: E402
 from treegram.elementary.gibbs import GibbsTSG  # noqa: E402
 from treegram.formalism import RunOptions  # noqa: E402
 from treegram.plugins.tsg.formalism import TSGOptions  # noqa: E402
-from treegram.plugins.tsg.train import train_tsg  # noqa: E402
+from treegram.plugins.tsg.formalism import train_tsg  # noqa: E402
 
 SVG = ROOT / "benchmarks" / "tsg_loglik.svg"
 

@@ -78,8 +78,8 @@ def run_all(train) -> dict:
     from treegram.plugins.tsg.state import BlockedTSG
     from treegram.plugins.tsg.train import extract_model as tsg_extract
     from treegram.plugins.tig.formalism import TIGOptions
-    from treegram.plugins.tig.train import train_tig
-    from treegram.plugins.ostag.bayes_sampler import train_bayesian
+    from treegram.plugins.tig.formalism import train_tig
+    from treegram.plugins.ostag.formalism import train_bayesian
     from treegram.plugins.ostag.formalism import BayesOSTAGOptions
 
     out = {}

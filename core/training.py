@@ -50,17 +50,10 @@ def with_move(formalism: Formalism, run: RunOptions) -> RunOptions:
     return run if run.move is not None else attrs.evolve(run, move=formalism.sampling.default_move)
 
 
-def sample(formalism: Formalism, corpus: Any, settings: Any = None, run: RunOptions | None = None, *, callback=None,
-           note=None, ctx: TrainContext | None = None):
-    """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record.
-    ``settings=None`` / ``run=None``: the command line's defaults (``formalism.Settings()``, `RunOptions()` with
-    the formalism's default move), so a Python caller trains what `treegram train NAME` trains."""
-    if settings is None:
-        settings = formalism.Settings()
-    if run is None:
-        from treegram.formalism import RunOptions
-
-        run = RunOptions()
+def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *, callback=None, note=None,
+           ctx: TrainContext | None = None):
+    """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record
+    (``run.move`` None: the formalism's default move)."""
     run = with_move(formalism, run)
     move = get_move(formalism, run.move)
     prepared = formalism.prepare(corpus, settings)

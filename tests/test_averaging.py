@@ -20,7 +20,7 @@ from treegram.formalism import RunOptions
 from treegram.training import get_move
 from treegram.plugins.tsg.formalism import TSGFormalism, TSGOptions
 from treegram.plugins.tsg.model import averaged_goodman_cfg, goodman_cfg
-from treegram.plugins.tsg.train import train_tsg
+from treegram.plugins.tsg.formalism import train_tsg
 
 TSG = TSGFormalism()
 FINAL = TSGOptions(average=1)  # the final sample's grammar

@@ -116,9 +116,9 @@ def test_library_entry_point_writes_the_command_lines_model(demo_file, tmp_path,
     from treegram.formalism import RunOptions, configure_train_parser
     from treegram.io import load_bundle
 
-    from treegram.plugins.ostag.bayes_sampler import train_bayesian
-    from treegram.plugins.tig.train import train_tig
-    from treegram.plugins.tsg.train import train_tsg
+    from treegram.plugins.ostag.formalism import train_bayesian
+    from treegram.plugins.tig.formalism import train_tig
+    from treegram.plugins.tsg.formalism import train_tsg
 
     out = tmp_path / "cli.model"
     run_flags = ["--iterations", "3", "--seed", "7", "--anneal-start", "2", "--checkpoint-every", "0"]

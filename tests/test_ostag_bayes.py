@@ -18,8 +18,8 @@ from treegram.trees import parse_brackets
 
 from treegram.plugins.ostag.bayes_model import (DP_AUX, BayesOSTAGSettings, Invalid, adjunction_log, decode,
                                                 key_direction)
-from treegram.plugins.ostag.bayes_sampler import BlockedOSTAG, prepare_data, train_bayesian
-from treegram.plugins.ostag.formalism import BayesOSTAGOptions
+from treegram.plugins.ostag.bayes_sampler import BlockedOSTAG, prepare_data
+from treegram.plugins.ostag.formalism import BayesOSTAGOptions, train_bayesian
 
 QUOTE = "(S (NP (`` ``) (NP (DT the) (NN dog)) ('' '')) (VP (VBD ran)) (. .))"
 STACK = "(NP (NP (NP (DT a) (NN a)) (PP (IN of) (NN b))) (PP (IN in) (NN c)))"

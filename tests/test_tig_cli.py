@@ -14,8 +14,7 @@ from treegram.formalism import RunOptions, load_model
 from treegram.corpora.demo import demo_trees
 from treegram.trees import parse_brackets
 
-from treegram.plugins.tig.formalism import TIGOptions
-from treegram.plugins.tig.train import train_tig
+from treegram.plugins.tig.formalism import TIGOptions, train_tig
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,8 +43,6 @@ from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSetti
 from treegram.plugins.ostag.bayes_proposal import TreeProposal, ostag_counts
 
 if TYPE_CHECKING:
-    from treegram.formalism import RunOptions
-
     from treegram.plugins.ostag.formalism import BayesOSTAGOptions
 
 
@@ -176,17 +174,6 @@ def tsg_initial_cuts(data: TSGData, settings: BayesOSTAGSettings, sweeps: int, s
 
 #: Training trees with more nodes are left out (with a note): the per-tree proposal is superlinear in its size.
 MAX_TRAIN_NODES = 2000
-
-
-def train_bayesian(trees, options: BayesOSTAGOptions | None = None, run: RunOptions | None = None, *,
-                   callback: Callable[[dict], Any] | None = None, note: Callable[[str], Any] | None = None):
-    """(`OSTAGModel`, trace) of `treegram train ostag-bayes` run from Python: `BayesOSTAGOptions` (None: the
-    command line's defaults) and the core's `RunOptions` through `treegram.training.sample`."""
-    from treegram.training import sample
-
-    from treegram.plugins.ostag.formalism import BayesianOSTAG
-
-    return sample(BayesianOSTAG(), trees, options, run, callback=callback, note=note)
 
 
 # -- extraction ---------------------------------------------------------------------------------------------------------

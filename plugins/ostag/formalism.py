@@ -22,7 +22,7 @@ import attrs
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.argtypes import nonnegative_float, nonnegative_int, open_probability, positive_float, positive_int
 from treegram.errors import InputError
-from treegram.formalism import Formalism, Sampling, option
+from treegram.formalism import Formalism, RunOptions, Sampling, option
 from treegram.option_groups import (
     decoder_option, horizontal_option, markov_horizontal, prune_option, rare_threshold_option, vertical_option,
 )
@@ -132,6 +132,16 @@ class BayesianOSTAG(Formalism):
         model.default_decoder = options.decoder
         return model
     # the model is an `OSTAGModel` (formalism "ostag"): `OSTAGFormalism.load_model` reads it
+
+
+def train_bayesian(trees, options: BayesOSTAGOptions | None = None, run: RunOptions | None = None, *,
+                   callback=None, note=None):
+    """(`OSTAGModel`, trace) of `treegram train ostag-bayes` run from Python: `BayesOSTAGOptions` (None: the
+    command line's defaults) and the core's `RunOptions` through `treegram.training.sample`."""
+    from treegram.training import sample
+
+    return sample(BayesianOSTAG(), trees, options or BayesOSTAGOptions(), run or RunOptions(), callback=callback,
+                  note=note)
 
 
 # ================================================================================================================

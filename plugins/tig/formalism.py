@@ -15,7 +15,7 @@ import attrs
 from treegram.argtypes import nonnegative_int, open_probability, positive_float
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
-from treegram.formalism import Formalism, Sampling, option
+from treegram.formalism import Formalism, RunOptions, Sampling, option
 from treegram.option_groups import (
     decoder_option, horizontal_option, markov_horizontal, min_count_option, prune_option, rare_threshold_option,
     vertical_option,
@@ -146,3 +146,12 @@ class TIGFormalism(Formalism):
         from treegram.plugins.tig.model import TIGModel
 
         return TIGModel.from_bundle(meta, arrays)
+
+
+def train_tig(trees, options: TIGOptions | None = None, run: RunOptions | None = None, *, callback=None, note=None):
+    """Train a TIG / TIG0 with `treegram train tig`'s options (`TIGOptions`; by default a 100-sweep TSG start and
+    averaging) on the core loop (`treegram.training.sample`; `run`: blocked MH, 100 sweeps, seed 0 by default)."""
+    from treegram.training import sample
+
+    return sample(TIGFormalism(), trees, options or TIGOptions(), run or RunOptions(), callback=callback,
+                  note=note)[0]

@@ -4,7 +4,7 @@ checkpointed, exact resume), extract the model (`model.TIGModel`) from the final
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from treegram.elementary.tables import key_size, key_to_tree
 
@@ -54,14 +54,3 @@ def extract_model(state, pcfg, settings: TIGSettings, options: TIGOptions, run: 
 
 #: Training trees with more nodes are left out (with a note): the per-tree proposal chart is cubic in its length.
 MAX_TRAIN_NODES = 2000
-
-
-def train_tig(trees, options: TIGOptions | None = None, run: RunOptions | None = None, *,
-              callback: Callable[[dict], Any] | None = None, note: Callable[[str], Any] | None = None) -> TIGModel:
-    """Train a TIG / TIG0 (`treegram train tig`'s options, `TIGOptions`: by default a 100-sweep TSG start and
-    averaging) on the core loop (`treegram.training.sample`; `run`: blocked MH, 100 sweeps, seed 0 by default)."""
-    from treegram.training import sample
-
-    from treegram.plugins.tig.formalism import TIGFormalism
-
-    return sample(TIGFormalism(), trees, options, run, callback=callback, note=note)[0]

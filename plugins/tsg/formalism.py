@@ -13,7 +13,7 @@ from __future__ import annotations
 import attrs
 
 from treegram.argtypes import nonnegative_int, open_probability, positive_float
-from treegram.formalism import Formalism, Sampling, option
+from treegram.formalism import Formalism, RunOptions, Sampling, option
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.option_groups import (
     decoder_option, horizontal_option, markov_horizontal, min_count_option, prune_option, rare_threshold_option,
@@ -108,3 +108,12 @@ class TSGFormalism(Formalism):
         from treegram.plugins.tsg.model import TSGModel
 
         return TSGModel.from_bundle(meta, arrays)
+
+
+def train_tsg(trees, options: TSGOptions | None = None, run: RunOptions | None = None, *, callback=None, note=None):
+    """A TSG trained on treebank trees as `treegram train tsg` trains it: the core loop (`treegram.training.sample`)
+    with its options (default the command line's) and the core's `RunOptions` (default: Gibbs, 100 sweeps, seed 0)."""
+    from treegram.training import sample
+
+    return sample(TSGFormalism(), trees, options or TSGOptions(), run or RunOptions(), callback=callback,
+                  note=note)[0]

@@ -4,7 +4,7 @@ grammar -- from the final sample, or averaged over several samples of the chain 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
 from treegram.elementary.data import TSGSettings, prepare
 from treegram.errors import InputError
@@ -75,14 +75,3 @@ def _depth(tree, is_binarized) -> int:
             if not isinstance(c, str):
                 stack.append((c, level))
     return best
-
-
-def train_tsg(trees, options: TSGOptions | None = None, run: RunOptions | None = None, *,
-              callback: Callable[[dict], Any] | None = None, note: Callable[[str], Any] | None = None) -> TSGModel:
-    """A TSG trained on treebank trees as `treegram train tsg` trains it: `treegram.training.sample` with its
-    options (`TSGOptions`) and the core's `RunOptions` (default: Gibbs, 100 sweeps, seed 0)."""
-    from treegram.training import sample
-
-    from treegram.plugins.tsg.formalism import TSGFormalism
-
-    return sample(TSGFormalism(), trees, options, run, callback=callback, note=note)[0]
