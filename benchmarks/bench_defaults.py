@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, require_shared, stamped_run, write_section  # noqa: E402
 
 TREEGRAM = str(Path(sys.executable).parent / "treegram")
 BN_DEV = (1001, 1170)
@@ -75,18 +75,14 @@ PARTS = list(RECORDED)
 
 
 def train(name: str, model: Path, args: list[str]) -> float:
-    """`treegram train ARGS --out MODEL`; its child CPU seconds.  A model the same command already wrote into the
-    work folder (a `.cmd.json` stamp beside it) is reused with its recorded seconds."""
-    stamp = model.with_name(model.name + ".cmd.json")
-    if model.exists() and stamp.exists():
-        done = json.loads(stamp.read_text(encoding="utf-8"))
-        if done["args"] == args:
-            print(f"reusing {model} ({done['cpu']:.0f} CPU-s to train, commit {done['commit']})", flush=True)
-            return done["cpu"]
-    _, wall, cpu = run(["-q", "train", name, *args, "--out", str(model)])
-    stamp.write_text(json.dumps({"args": args, "cpu": cpu, "wall": wall, "commit": commit()}), encoding="utf-8")
-    print(f"trained {model}: {cpu:.0f} CPU-s, {wall:.0f} s wall", flush=True)
-    return cpu
+    """`treegram train ARGS --out MODEL`; its child CPU seconds (a model the same command already wrote into the
+    work folder is reused with its recorded figures)."""
+    def fresh() -> dict:
+        _, wall, cpu = run(["-q", "train", name, *args, "--out", str(model)])
+        print(f"trained {model}: {cpu:.0f} CPU-s, {wall:.0f} s wall", flush=True)
+        return {"cpu": cpu, "wall": wall, "commit": commit()}
+
+    return stamped_run(model, args, fresh)["cpu"]
 
 
 def parsing_row(name: str, train_args: list[str], shared: Path, work: Path, *, shown: list[str] | None = None,
