@@ -623,9 +623,16 @@ def decoder_label(model) -> str:
     return f"{name} ({samples} samples)" if samples else name
 
 
-def parse_default(model, decoder: str | None = None, samples: int | None = None):
+def parse_default(model, decoder: str | None = None, samples: int | None = None, *, cell_beam: float | None = None):
     """`tokens -> Tree` as `treegram parse` runs it (`resolve_decoder`), checked up front.  Cluster workers and
-    compressors build their parser with this too, so every parse with a model decodes the same way."""
+    compressors build their parser with this too, so every parse with a model decodes the same way.  `cell_beam`
+    (`parse --cell-beam`; None: the default, `treegram.option_groups.CELL_BEAM`) is set on the model: the cell beam
+    of its exhaustive chart pass (`treegram.charts.pruning.cell_beam`)."""
+    if cell_beam is not None:
+        if not hasattr(model, "cell_beam"):
+            raise InputError(f"a {getattr(model, 'formalism', type(model).__name__)} model has no chart pass to "
+                             "prune, so --cell-beam does not apply to it", hint="parse without --cell-beam")
+        model.cell_beam = cell_beam
     name, samples = resolve_decoder(model, decoder, samples)
     if name is None:
         return model.parse
