@@ -105,3 +105,35 @@ def test_cell_beam_on_a_model_without_a_chart_is_a_clear_error():
 
     with pytest.raises(InputError, match="--cell-beam"):
         parse_default(NoChart(), cell_beam=10)
+
+
+def chain_grammar() -> WeightedCFG:
+    """E occurs only as the left child of S (like a TSG fragment's internal node); B under two parents."""
+    return WeightedCFG.from_rules("S", binary=[("S", "E", "B", 0.0), ("E", "A", "B", 0.0)], unary=[],
+                                  lexical=[("A", "a", 0.0), ("B", "b", 0.0)])
+
+
+def test_parent_lookahead_finds_single_parent_symbols():
+    from treegram.charts.chart import parent_lookahead
+
+    g = chain_grammar()
+    side, pcat = parent_lookahead(g)
+    sym = g.nonterminals
+    assert side[sym["E"]] == 1 and pcat[sym["E"]] == g.categories["S"]
+    assert side[sym["A"]] == 1 and pcat[sym["A"]] == g.categories["E"]
+    assert side[sym["B"]] == 0 and side[sym["S"]] == 0  # two parent categories; the start symbol
+
+
+def test_masked_chart_drops_post_entries_whose_only_parent_is_masked_everywhere():
+    g = chain_grammar()
+    words = ["a", "b", "b"]
+    lex = g.lexical_input(words)
+    S, E = g.categories["S"], g.categories["E"]
+    mask = np.ones((4, 4, len(g.categories)), bool)
+    kept = inside(g, lex, prune=Pruning(mask=mask))
+    assert "E" in kept.cell(0, 2) and kept.log_z == pytest.approx(0.0)
+    mask[:, :, S] = False
+    mask[0, 2, S] = True  # S may cover (0, 2) only: no span an E over (0, 2) could be the left part of
+    assert mask[0, 2, E]
+    dropped = inside(g, lex, prune=Pruning(mask=mask))
+    assert "E" not in dropped.cell(0, 2) and dropped.log_z == -np.inf

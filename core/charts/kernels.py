@@ -127,13 +127,18 @@ def fill_chart(mode, n, nsym,
                lex_ptr, lex_sym, lex_logp,
                bl_ptr, bl_right, bl_parent, bl_logp, bl_rule,
                cl_ptr, cl_parent, cl_logw,
-               category, has_mask, pre_mask, post_mask, cell_any, beam, threshold):
+               category, has_mask, pre_mask, post_mask, cell_any, beam, threshold,
+               has_look, look_side, look_cat, ext_left, ext_right):
     """Bottom-up chart fill.  mode 0 = Viterbi (max, with backpointers), 1 = inside (log-sum-exp).
 
     `cl_*` is the unary closure grouped by child (parents sorted) with the mode's weights.  With `has_mask`,
     a pre entry for symbol s in cell (i, j) is kept only if pre_mask[i, j, category[s]], a post entry only if
     post_mask[i, j, category[s]]; `cell_any[i, j]` says whether the cell's pre layer allows anything.
-    `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.
+    `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.  With `has_look` (masks only), a post
+    entry of a symbol used only as the left (look_side 1) / right (2) child of binary rules whose parents have
+    category look_cat is kept only if ext_right[i, j, look_cat] / ext_left[i, j, look_cat]: some span the
+    parent could cover is allowed by pre_mask.  Those entries are dead (in no derivation), so dropping them
+    changes no other entry's score.
     """
     viterbi = mode == 0
     ncell = (n + 1) * (n + 1)
@@ -273,6 +278,14 @@ def fill_chart(mode, n, nsym,
                     a = cl_parent[c]
                     if has_mask and not mtop[category[a]]:
                         continue
+                    if has_look:
+                        side = look_side[a]
+                        if side == 1:
+                            if not ext_right[i, j, look_cat[a]]:
+                                continue
+                        elif side == 2:
+                            if not ext_left[i, j, look_cat[a]]:
+                                continue
                     x = sb + cl_logw[c]
                     if x == NEG_INF:
                         continue
