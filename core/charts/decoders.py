@@ -184,26 +184,32 @@ def decode_mpp(model: ChartModel, tokens: Sequence[str], *, samples: int | None 
 
 # -- max-rule ------------------------------------------------------------------------------------------------
 
+@numba.njit(cache=True, inline="always")
+def _put_row(rows, p, r, c0, c1, c2, c3, c4, x):
+    """(rows, p) (grown if full) with row r = (c0, c1, c2, c3, c4) and p[r] = x."""
+    if r == rows.shape[0]:
+        rows = _grow(rows, r + 1)
+        p = _grow(p, r + 1)
+    rows[r, 0] = c0
+    rows[r, 1] = c1
+    rows[r, 2] = c2
+    rows[r, 3] = c3
+    rows[r, 4] = c4
+    p[r] = x
+    return rows, p
+
+
 @numba.njit(cache=True)
 def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_score, out_pre,
                      post_start, post_len, post_sym, post_score, out_post,
                      bl_ptr, bl_right, bl_parent, bl_logp, cl_ptr, cl_parent, cl_logw, nsym, min_post):
     """Anchored category-rule posteriors (module docstring): binary rows (cell, split, A, B, C, p) aggregated
     per (cell, split); unary-layer rows (cell, T, B, p, fine top, fine bottom of the most probable member)."""
-    cap = 1024
-    b_cell = np.empty(cap, np.int64)
-    b_split = np.empty(cap, np.int64)
-    b_a = np.empty(cap, np.int64)
-    b_b = np.empty(cap, np.int64)
-    b_c = np.empty(cap, np.int64)
-    b_p = np.empty(cap, np.float64)
+    b_rows = np.empty((1024, 5), np.int64)  # cell, split, A, B, C
+    b_p = np.empty(1024, np.float64)
     nb = 0
-    u_cell = np.empty(cap, np.int64)
-    u_t = np.empty(cap, np.int64)
-    u_b = np.empty(cap, np.int64)
-    u_p = np.empty(cap, np.float64)
-    u_ft = np.empty(cap, np.int64)
-    u_fb = np.empty(cap, np.int64)
+    u_rows = np.empty((1024, 5), np.int64)  # cell, T, B, fine top, fine bottom
+    u_p = np.empty(1024, np.float64)
     nu = 0
     rin = np.full(nsym, NEG_INF)
     aout = np.full(nsym, NEG_INF)
@@ -271,19 +277,8 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                         best[key] = x
                         arg[key] = np.int64(t) * nsym + b
             for key, x in acc.items():
-                if nu == u_cell.shape[0]:
-                    u_cell = _grow(u_cell, nu + 1)
-                    u_t = _grow(u_t, nu + 1)
-                    u_b = _grow(u_b, nu + 1)
-                    u_p = _grow(u_p, nu + 1)
-                    u_ft = _grow(u_ft, nu + 1)
-                    u_fb = _grow(u_fb, nu + 1)
-                u_cell[nu] = cell
-                u_t[nu] = key // ncat
-                u_b[nu] = key % ncat
-                u_p[nu] = x
-                u_ft[nu] = arg[key] // nsym
-                u_fb[nu] = arg[key] % nsym
+                u_rows, u_p = _put_row(u_rows, u_p, nu, cell, key // ncat, key % ncat, arg[key] // nsym,
+                                       arg[key] % nsym, x)
                 nu += 1
             for q in range(q0, q1):
                 pout[post_sym[q]] = NEG_INF
@@ -327,25 +322,13 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                 for r in range(r0, r1):
                     rin[l_sym[r]] = NEG_INF
                 for key, x in acc.items():
-                    if nb == b_cell.shape[0]:
-                        b_cell = _grow(b_cell, nb + 1)
-                        b_split = _grow(b_split, nb + 1)
-                        b_a = _grow(b_a, nb + 1)
-                        b_b = _grow(b_b, nb + 1)
-                        b_c = _grow(b_c, nb + 1)
-                        b_p = _grow(b_p, nb + 1)
-                    b_cell[nb] = cell
-                    b_split[nb] = k
-                    b_a[nb] = key // (ncat * ncat)
-                    b_b[nb] = (key // ncat) % ncat
-                    b_c[nb] = key % ncat
-                    b_p[nb] = x
+                    b_rows, b_p = _put_row(b_rows, b_p, nb, cell, k, key // (ncat * ncat), (key // ncat) % ncat,
+                                           key % ncat, x)
                     nb += 1
                 acc.clear()
             for p in range(p0, p1):
                 aout[pre_sym[p]] = NEG_INF
-    return (b_cell[:nb], b_split[:nb], b_a[:nb], b_b[:nb], b_c[:nb], b_p[:nb],
-            u_cell[:nu], u_t[:nu], u_b[:nu], u_p[:nu], u_ft[:nu], u_fb[:nu])
+    return b_rows[:nb], b_p[:nb], u_rows[:nu], u_p[:nu]
 
 
 @numba.njit(cache=True)
@@ -418,7 +401,7 @@ def rule_posteriors(chart, out=None, *, min_posterior: float = 1e-12) -> RulePos
     cl = idx.closure
     ncat = len(cfg.categories)
     category = np.ascontiguousarray(cfg.category, dtype=np.int64)
-    (b_cell, b_split, b_a, b_b, b_c, b_p, u_cell, u_t, u_b, u_p, u_ft, u_fb) = _rule_posteriors(
+    b_rows, b_p, u_rows, u_p = _rule_posteriors(
         n, chart.log_z, ncat, category, chart.pre_start, chart.pre_len, chart.pre_sym, chart.pre_score, out.out_pre,
         chart.post_start, chart.post_len, chart.post_sym, chart.post_score, out.out_post,
         idx.bl_ptr, idx.bl_right, idx.bl_parent, idx.bl_logp, cl.child_ptr, cl.parent, cl.inside_logw,
@@ -440,10 +423,12 @@ def rule_posteriors(chart, out=None, *, min_posterior: float = 1e-12) -> RulePos
     lexical = {"cell": np.concatenate(rows_cell) if rows_cell else np.zeros(0, np.int64),
                "a": np.concatenate(rows_a) if rows_a else np.zeros(0, np.int64),
                "p": np.concatenate(rows_p) if rows_p else np.zeros(0)}
-    ob, ou = _order(b_cell, n), _order(u_cell, n)
-    binary = {"cell": b_cell[ob], "split": b_split[ob], "a": b_a[ob], "b": b_b[ob], "c": b_c[ob], "p": b_p[ob]}
-    unary = {"cell": u_cell[ou], "t": u_t[ou], "b": u_b[ou], "p": u_p[ou], "fine_top": u_ft[ou],
-             "fine_bottom": u_fb[ou]}
+    ob, ou = _order(b_rows[:, 0], n), _order(u_rows[:, 0], n)
+    b_rows, u_rows = b_rows[ob], u_rows[ou]
+    binary = {name: b_rows[:, c].copy() for c, name in enumerate(("cell", "split", "a", "b", "c"))}
+    binary["p"] = b_p[ob]
+    unary = {name: u_rows[:, c].copy() for c, name in enumerate(("cell", "t", "b", "fine_top", "fine_bottom"))}
+    unary["p"] = u_p[ou]
     return RulePosteriors(n=n, num_categories=ncat, binary=binary, unary=unary, lexical=lexical)
 
 
