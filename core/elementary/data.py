@@ -16,6 +16,7 @@ import numpy as np
 
 from treegram.errors import InputError
 from treegram.trees import TreebankArrays, Tree, binarize
+from treegram.trees.binarize import check_markovization
 from treegram.trees.signatures import RareWordMapper
 
 from treegram.elementary import kernels as K
@@ -45,8 +46,7 @@ class TSGSettings:
             raise InputError(f"unknown TSG initialisation {self.init!r}", hint="use random, minimal or maximal")
         if not (self.alpha > 0 and 0 < self.beta < 1):
             raise InputError(f"need alpha > 0 and 0 < beta < 1 (got alpha={self.alpha}, beta={self.beta})")
-        if self.vertical < 1 or (self.horizontal is not None and self.horizontal < 0):
-            raise InputError("markovization: vertical >= 1 and horizontal >= 0 (or None)")
+        check_markovization(self.vertical, self.horizontal)
 
     def to_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)
