@@ -165,6 +165,35 @@ def _is_acyclic(n: int, src: np.ndarray, dst: np.ndarray, k: int) -> bool:
 
 
 @numba.njit(cache=True)
+def _affected(start, ptr, eids, far, accepted, ordv, bound, direction, target, mark, stamp, stack, out):
+    """Pearce-Kelly's search of the affected region: depth-first from `start` along the accepted edges of the CSR
+    index (ptr, eids), `far[e]` the node edge e leads to, through nodes with ord < bound (direction 1, the forward
+    search) or ord > bound (direction -1, the backward one); visited nodes go to `out` (stamped in `mark`).
+    Returns (number visited, whether `target` was reached -- the new edge would close a cycle)."""
+    n = 0
+    stack[0] = start
+    top = 1
+    mark[start] = stamp
+    while top > 0:
+        top -= 1
+        w = stack[top]
+        out[n] = w
+        n += 1
+        for j in range(ptr[w], ptr[w + 1]):
+            e = eids[j]
+            if not accepted[e]:
+                continue
+            x = far[e]
+            if x == target:
+                return n, True
+            if mark[x] != stamp and direction * ordv[x] < direction * bound:
+                mark[x] = stamp
+                stack[top] = x
+                top += 1
+    return n, False
+
+
+@numba.njit(cache=True)
 def _greedy_dag(n, src, dst, prefix):
     """Accept the first `prefix` edges (acyclic), then each later edge unless it closes a cycle.
 
@@ -200,53 +229,11 @@ def _greedy_dag(n, src, dst, prefix):
         ub = ordv[u]
         lb = ordv[v]
         stamp += 1
-        # forward search from v
-        nf = 0
-        top = 0
-        stack[top] = v
-        top += 1
-        mark[v] = stamp
-        cycle = False
-        while top > 0 and not cycle:
-            top -= 1
-            w = stack[top]
-            fwd[nf] = w
-            nf += 1
-            for j in range(optr[w], optr[w + 1]):
-                e = oe[j]
-                if not accepted[e]:
-                    continue
-                x = dst[e]
-                if x == u:
-                    cycle = True
-                    break
-                if mark[x] != stamp and ordv[x] < ub:
-                    mark[x] = stamp
-                    stack[top] = x
-                    top += 1
+        nf, cycle = _affected(v, optr, oe, dst, accepted, ordv, ub, 1, u, mark, stamp, stack, fwd)
         if cycle:
             continue
-        # backward search from u
         stamp += 1
-        nb = 0
-        top = 0
-        stack[top] = u
-        top += 1
-        mark[u] = stamp
-        while top > 0:
-            top -= 1
-            w = stack[top]
-            bwd[nb] = w
-            nb += 1
-            for j in range(iptr[w], iptr[w + 1]):
-                e = ie[j]
-                if not accepted[e]:
-                    continue
-                x = src[e]
-                if mark[x] != stamp and ordv[x] > lb:
-                    mark[x] = stamp
-                    stack[top] = x
-                    top += 1
+        nb, _ = _affected(u, iptr, ie, src, accepted, ordv, lb, -1, -1, mark, stamp, stack, bwd)
         # reorder: slots of both sets, sorted; backward set (by old order) first, then forward set.  The keys
         # (old positions) are distinct, so the sorts have one result; `sort_by_key` compiles far faster than
         # np.argsort.
