@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from treegram.errors import InputError
+from treegram.options import SettingsRecord
 from treegram.trees import TreebankArrays, Tree, binarize
 from treegram.trees.binarize import check_markovization
 from treegram.trees.signatures import RareWordMapper
@@ -27,7 +28,7 @@ KIND_LEX, KIND_UNARY, KIND_BINARY = 0, 1, 2
 
 
 @attrs.frozen
-class TSGSettings:
+class TSGSettings(SettingsRecord):
     """Everything that defines the model (not the run): tree preparation, priors, initialisation."""
 
     horizontal: int | None = 1  # horizontal markovization of the binarization (None = infinite)
@@ -47,13 +48,6 @@ class TSGSettings:
         if not (self.alpha > 0 and 0 < self.beta < 1):
             raise InputError(f"need alpha > 0 and 0 < beta < 1 (got alpha={self.alpha}, beta={self.beta})")
         check_markovization(self.vertical, self.horizontal)
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TSGSettings:
-        return cls(**d)
 
 
 def prepare_tree(tree: Tree, settings: TSGSettings, mapper: RareWordMapper) -> Tree:

@@ -41,6 +41,7 @@ from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData
 from treegram.elementary.tables import NEG, Tables
 from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
+from treegram.options import SettingsRecord
 from treegram.trees.binarize import check_markovization
 
 DP_INIT, DP_AUX = 0, 1
@@ -51,7 +52,7 @@ class Invalid(InvalidDerivation):
 
 
 @attrs.frozen
-class BayesOSTAGSettings:
+class BayesOSTAGSettings(SettingsRecord):
     """The model definition (tree preparation + initial hyperparameters), not the run."""
 
     horizontal: int | None = 0
@@ -75,13 +76,6 @@ class BayesOSTAGSettings:
         if self.alpha <= 0:
             raise InputError("--alpha must be > 0")
         check_markovization(self.vertical, self.horizontal)
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BayesOSTAGSettings:
-        return cls(**d)
 
 
 class Hyper:
