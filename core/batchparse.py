@@ -134,13 +134,10 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
 # -- driver side ---------------------------------------------------------------------------------------------------
 def work_dir(out: Path) -> Path:
     """``OUT.batches/`` beside a regular output file (a stream or device has no place for one)."""
-    from treegram.io import derived_path
+    from treegram.io import required_derived_path
 
-    wdir = derived_path(out, ".batches")
-    if wdir is None:
-        raise InputError(f"--workers/--scheduler need --out FILE, a regular file (not {out})",
-                         hint="finished batches are kept beside the output file, so a killed run can resume")
-    return wdir
+    return required_derived_path(out, ".batches", f"--workers/--scheduler need --out FILE, a regular file (not {out})",
+                                 hint="finished batches are kept beside the output file, so a killed run can resume")
 
 
 def _complete_prefix(out: Path) -> bytes:
@@ -167,7 +164,8 @@ def _finished(wdir: Path, manifest: dict[str, Any], resume: bool, output_key: st
     """Finished batches of an interrupted run with the same manifest ({} for a fresh start).  A batch file that
     is not what the run wrote -- edited, damaged, not matching the batch schema -- is left out (and named in
     `redone`), so its lines are parsed again rather than reused."""
-    from treegram.schema import unseal
+    from treegram.schema import sealed_parts
+
     finished = sorted(wdir.glob("[0-9]*.json"))
     if not finished:
         return {}
@@ -182,22 +180,7 @@ def _finished(wdir: Path, manifest: dict[str, Any], resume: bool, output_key: st
         raise InputError(f"{wdir}: holds batches of a run with another model, decoder or settings",
                          hint=f"resume with the same options (and the same --out: its complete lines are kept), or "
                               f"remove {wdir} to start afresh")
-    done = {}
-    spec = batch_schema(output_key)
-    for f in finished:
-        try:
-            res = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            res = None  # cannot happen with atomic writes unless edited: parse the batch again
-        problem = unseal(res, spec, f.name) if res is not None else "not valid JSON"
-        if problem is None and f.name != f"{res['index']:06d}.json":
-            problem = f"it holds batch {res['index']}"
-        if problem is not None:
-            if redone is not None:
-                redone.append(f"{f.name} ({problem})")
-            continue
-        done[int(res["index"])] = res
-    return done
+    return sealed_parts(finished, batch_schema(output_key), "batch", redone)
 
 
 def _batches(lines: Iterator[str], size: int, first_line: int) -> Iterator[tuple[int, int, list[str]]]:

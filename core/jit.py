@@ -294,6 +294,8 @@ def ship(treebank: Path, out: Path = SHIPPED) -> int:
 
     from treegram.trees import read_treebank
 
+    treebank = Path(treebank).resolve()  # the jobs run in a temporary folder
+
     with tempfile.TemporaryDirectory(prefix="treegram-ship-") as tmpname:
         tmp = Path(tmpname)
         env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp / "cache"))

@@ -15,6 +15,7 @@ import attrs
 import numpy as np
 
 from treegram.errors import InputError, ParseFailure
+from treegram.options import SettingsRecord
 from treegram.schema import Arr, Bool, Dict, Int, Opt, Str, validate
 
 START = "TOP"
@@ -48,14 +49,11 @@ def pcfg_schema():
 
 
 @attrs.frozen
-class PCFGSettings:
+class PCFGSettings(SettingsRecord):
     horizontal: int | None = 2  # horizontal markovization (None = infinite)
     vertical: int = 2  # 1 = none, 2 = parent annotation, 3 = grandparent
     rare_threshold: int = 2  # words seen fewer times become signature classes
     mark_unary: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
 
 
 class PCFGModel:

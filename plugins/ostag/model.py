@@ -40,6 +40,7 @@ import numpy as np
 from treegram.elementary.base_route import BaseRoute
 from treegram.errors import InputError
 from treegram.formalism import save_model
+from treegram.options import SettingsRecord
 from treegram.trees import Tree, parse_brackets, unbinarize
 
 from treegram.plugins.ostag.derivation import adjunction_stats, derived_tree, used_aux
@@ -55,7 +56,7 @@ TSG_WEIGHTS = ("counts", "posterior", "posterior-rules", "base")
 
 
 @attrs.frozen
-class OSTAGSettings:
+class OSTAGSettings(SettingsRecord):
     kind: str = "ostag3"  # ostag1 | ostag2 | ostag3 | tsg (no auxiliary trees: TSG / TSG')
     expand: bool = True  # add the rules left behind by the aux extraction (TSG' when kind == "tsg")
     spine_levels: int = 0  # k-level on-spine adjunction (section 4.2)
@@ -97,9 +98,6 @@ class OSTAGSettings:
         if self.em_initial not in EM_INITIAL:
             raise InputError(f"unknown EM initial estimate {self.em_initial!r}",
                              hint=f"use one of {', '.join(EM_INITIAL)}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
 
 
 class OSTAGModel:
