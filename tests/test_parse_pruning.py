@@ -93,7 +93,8 @@ def test_cell_beam_option_on_the_command_line(demo_model_files, tmp_path):
                      *extra]) == 0
         outs.append(out.read_text(encoding="utf-8"))
     assert outs[0] == outs[1] == outs[2]  # the demo sentences are far inside any of these beams
-    assert main(["-q", "parse", "--model", str(demo_model_files["pcfg"]), "--input", str(src), "--cell-beam", "-1"]) != 0
+    bad = ["-q", "parse", "--model", str(demo_model_files["pcfg"]), "--input", str(src), "--cell-beam", "-1"]
+    assert main(bad) != 0
 
 
 def test_cell_beam_on_a_model_without_a_chart_is_a_clear_error():

@@ -48,7 +48,7 @@ from numba import types
 from numba.typed import Dict
 
 from treegram.charts.chart import Derivation, inside, outside, sample, viterbi
-from treegram.charts.kernels import NEG_INF, _find, _grow
+from treegram.charts.kernels import NEG_INF, _find, _put_row
 from treegram.charts.pruning import Pruning
 from treegram.errors import InputError, ParseFailure
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
@@ -184,32 +184,16 @@ def decode_mpp(model: ChartModel, tokens: Sequence[str], *, samples: int | None 
 
 # -- max-rule ------------------------------------------------------------------------------------------------
 
-@numba.njit(cache=True, inline="always")
-def _put_row(rows, p, r, c0, c1, c2, c3, c4, x):
-    """(rows, p) (grown if full) with row r = (c0, c1, c2, c3, c4) and p[r] = x."""
-    if r == rows.shape[0]:
-        rows = _grow(rows, r + 1)
-        p = _grow(p, r + 1)
-    rows[r, 0] = c0
-    rows[r, 1] = c1
-    rows[r, 2] = c2
-    rows[r, 3] = c3
-    rows[r, 4] = c4
-    p[r] = x
-    return rows, p
-
-
 @numba.njit(cache=True)
 def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_score, out_pre,
                      post_start, post_len, post_sym, post_score, out_post,
                      bl_ptr, bl_right, bl_parent, bl_logp, cl_ptr, cl_parent, cl_logw, nsym, min_post):
     """Anchored category-rule posteriors (module docstring): binary rows (cell, split, A, B, C, p) aggregated
     per (cell, split); unary-layer rows (cell, T, B, p, fine top, fine bottom of the most probable member)."""
-    b_rows = np.empty((1024, 5), np.int64)  # cell, split, A, B, C
-    b_p = np.empty(1024, np.float64)
+    # rows of (small) integers and the posterior, all exact in float64
+    b_rows = np.empty((1024, 6), np.float64)  # cell, split, A, B, C, p
     nb = 0
-    u_rows = np.empty((1024, 5), np.int64)  # cell, T, B, fine top, fine bottom
-    u_p = np.empty(1024, np.float64)
+    u_rows = np.empty((1024, 6), np.float64)  # cell, T, B, fine top, fine bottom, p
     nu = 0
     rin = np.full(nsym, NEG_INF)
     aout = np.full(nsym, NEG_INF)
@@ -277,8 +261,7 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                         best[key] = x
                         arg[key] = np.int64(t) * nsym + b
             for key, x in acc.items():
-                u_rows, u_p = _put_row(u_rows, u_p, nu, cell, key // ncat, key % ncat, arg[key] // nsym,
-                                       arg[key] % nsym, x)
+                u_rows = _put_row(u_rows, nu, cell, key // ncat, key % ncat, arg[key] // nsym, arg[key] % nsym, x)
                 nu += 1
             for q in range(q0, q1):
                 pout[post_sym[q]] = NEG_INF
@@ -322,13 +305,12 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                 for r in range(r0, r1):
                     rin[l_sym[r]] = NEG_INF
                 for key, x in acc.items():
-                    b_rows, b_p = _put_row(b_rows, b_p, nb, cell, k, key // (ncat * ncat), (key // ncat) % ncat,
-                                           key % ncat, x)
+                    b_rows = _put_row(b_rows, nb, cell, k, key // (ncat * ncat), (key // ncat) % ncat, key % ncat, x)
                     nb += 1
                 acc.clear()
             for p in range(p0, p1):
                 aout[pre_sym[p]] = NEG_INF
-    return b_rows[:nb], b_p[:nb], u_rows[:nu], u_p[:nu]
+    return b_rows[:nb], u_rows[:nu]
 
 
 @numba.njit(cache=True)
@@ -401,7 +383,7 @@ def rule_posteriors(chart, out=None, *, min_posterior: float = 1e-12) -> RulePos
     cl = idx.closure
     ncat = len(cfg.categories)
     category = np.ascontiguousarray(cfg.category, dtype=np.int64)
-    b_rows, b_p, u_rows, u_p = _rule_posteriors(
+    b_rows, u_rows = _rule_posteriors(
         n, chart.log_z, ncat, category, chart.pre_start, chart.pre_len, chart.pre_sym, chart.pre_score, out.out_pre,
         chart.post_start, chart.post_len, chart.post_sym, chart.post_score, out.out_post,
         idx.bl_ptr, idx.bl_right, idx.bl_parent, idx.bl_logp, cl.child_ptr, cl.parent, cl.inside_logw,
@@ -423,12 +405,13 @@ def rule_posteriors(chart, out=None, *, min_posterior: float = 1e-12) -> RulePos
     lexical = {"cell": np.concatenate(rows_cell) if rows_cell else np.zeros(0, np.int64),
                "a": np.concatenate(rows_a) if rows_a else np.zeros(0, np.int64),
                "p": np.concatenate(rows_p) if rows_p else np.zeros(0)}
-    ob, ou = _order(b_rows[:, 0], n), _order(u_rows[:, 0], n)
-    b_rows, u_rows = b_rows[ob], u_rows[ou]
-    binary = {name: b_rows[:, c].copy() for c, name in enumerate(("cell", "split", "a", "b", "c"))}
-    binary["p"] = b_p[ob]
-    unary = {name: u_rows[:, c].copy() for c, name in enumerate(("cell", "t", "b", "fine_top", "fine_bottom"))}
-    unary["p"] = u_p[ou]
+    b_rows = b_rows[_order(b_rows[:, 0].astype(np.int64), n)]
+    u_rows = u_rows[_order(u_rows[:, 0].astype(np.int64), n)]
+    binary = {name: b_rows[:, c].astype(np.int64) for c, name in enumerate(("cell", "split", "a", "b", "c"))}
+    binary["p"] = b_rows[:, 5].copy()
+    unary = {name: u_rows[:, c].astype(np.int64)
+             for c, name in enumerate(("cell", "t", "b", "fine_top", "fine_bottom"))}
+    unary["p"] = u_rows[:, 5].copy()
     return RulePosteriors(n=n, num_categories=ncat, binary=binary, unary=unary, lexical=lexical)
 
 

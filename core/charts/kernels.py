@@ -333,16 +333,17 @@ def fill_chart(mode, n, nsym,
 
 
 @numba.njit(cache=True, inline="always")
-def _put_step(steps, ns, kind, rule, parent, i, j, aux):
-    """`steps` (grown if full) with row ns = (kind, rule, parent, i, j, aux): one derivation step."""
-    steps = _grow(steps, ns + 1)
-    steps[ns, 0] = kind
-    steps[ns, 1] = rule
-    steps[ns, 2] = parent
-    steps[ns, 3] = i
-    steps[ns, 4] = j
-    steps[ns, 5] = aux
-    return steps
+def _put_row(rows, r, c0, c1, c2, c3, c4, c5):
+    """`rows` (a 6-column table, grown if full) with row r = (c0, ..., c5): a derivation step (kind, rule, parent,
+    start, end, aux) here, an anchored rule posterior in `decoders`."""
+    rows = _grow(rows, r + 1)
+    rows[r, 0] = c0
+    rows[r, 1] = c1
+    rows[r, 2] = c2
+    rows[r, 3] = c3
+    rows[r, 4] = c4
+    rows[r, 5] = c5
+    return rows
 
 
 @numba.njit(cache=True, inline="always")
@@ -384,17 +385,17 @@ def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split
         while x != b:
             c = _find(cl_parent, cl_ptr[b], cl_ptr[b + 1], x)
             y = cl_next[c]
-            steps = _put_step(steps, ns, KIND_UNARY, cl_rule[c], x, i, j, y)
+            steps = _put_row(steps, ns, KIND_UNARY, cl_rule[c], x, i, j, y)
             ns += 1
             x = y
         p = _find(pre_sym, pre_start[cell], pre_start[cell] + pre_len[cell], b)
         if j - i == 1:
             ent = pre_rule[p]
-            steps = _put_step(steps, ns, KIND_LEXICAL, lex_rule[ent], b, i, j, ent)
+            steps = _put_row(steps, ns, KIND_LEXICAL, lex_rule[ent], b, i, j, ent)
         else:
             r = pre_rule[p]
             k = pre_split[p]
-            steps = _put_step(steps, ns, KIND_BINARY, r, b, i, j, k)
+            steps = _put_row(steps, ns, KIND_BINARY, r, b, i, j, k)
             sp = _push(stack, sp, bin_right[r], k, j)
             sp = _push(stack, sp, bin_left[r], i, k)
         ns += 1
@@ -746,7 +747,7 @@ def sample_derivation(n, start, uniforms,
                 chosen = last
             if chosen == -1:
                 break
-            steps = _put_step(steps, ns, KIND_UNARY, up_rule[chosen], x, i, j, up_child[chosen])
+            steps = _put_row(steps, ns, KIND_UNARY, up_rule[chosen], x, i, j, up_child[chosen])
             ns += 1
             logp += up_logp[chosen]
             x = up_child[chosen]
@@ -773,7 +774,7 @@ def sample_derivation(n, start, uniforms,
                     break
             if chosen < 0:
                 chosen = last
-            steps = _put_step(steps, ns, KIND_LEXICAL, lex_rule[chosen], b, i, j, chosen)
+            steps = _put_row(steps, ns, KIND_LEXICAL, lex_rule[chosen], b, i, j, chosen)
             logp += lex_logp[chosen]
             ns += 1
             continue
@@ -815,7 +816,7 @@ def sample_derivation(n, start, uniforms,
         if chosen < 0:
             chosen = last
             chosen_k = last_k
-        steps = _put_step(steps, ns, KIND_BINARY, bp_rule[chosen], b, i, j, chosen_k)
+        steps = _put_row(steps, ns, KIND_BINARY, bp_rule[chosen], b, i, j, chosen_k)
         logp += bp_logp[chosen]
         ns += 1
         sp = _push(stack, sp, bp_right[chosen], chosen_k, j)

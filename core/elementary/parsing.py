@@ -3,8 +3,9 @@ categories are the labels of the prepared trees) parsed with the coarse treebank
 coarse-to-fine pruning and for unknown words, through the core decoders (`treegram.charts.decoders.ChartModel`).
 
 A model class mixes `CoarseToFineModel` in and provides `cfg` (`WeightedCFG`), `pcfg` (`treegram.grammar.pcfg.
-PCFGModel`), `prune_threshold` (the coarse stage's posterior cutoff), `formalism` and `_base_symbol(label)`: the fine CFG's symbol that expands a
-label by the base distribution (where an unknown word's open-class tag enters the fine grammar), or None.
+PCFGModel`), `prune_threshold` (the coarse stage's posterior cutoff), `formalism` and `_base_symbol(label)`: the
+fine CFG's symbol that expands a label by the base distribution (where an unknown word's open-class tag enters the
+fine grammar), or None.
 """
 
 from __future__ import annotations
