@@ -138,3 +138,16 @@ def test_masked_chart_drops_post_entries_whose_only_parent_is_masked_everywhere(
     assert mask[0, 2, E]
     dropped = inside(g, lex, prune=Pruning(mask=mask))
     assert "E" not in dropped.cell(0, 2) and dropped.log_z == -np.inf
+
+
+def test_tsg_and_tig_describe_their_coarse_stage(demo_model_files):
+    from treegram.charts.pruning import stage_label
+    from treegram.formalism import load_model
+
+    for name in ("tsg", "tig"):
+        model = load_model(demo_model_files[name])
+        assert model.describe(top=0)["pruning"] == stage_label(model.prune_threshold) == (
+            f"coarse PCFG posterior >= {model.prune_threshold:g} (coarse chart: {beam_label()})")
+        parse_default(model, cell_beam=0)
+        assert model.describe(top=0)["pruning"].endswith("(coarse chart: exhaustive)")
+    assert stage_label(0) == "none"

@@ -93,6 +93,13 @@ def beam_label(beam: float | None = None) -> str:
     return f"cell beam {beam:g} nats" if 0 < beam < float("inf") else "exhaustive"
 
 
+def stage_label(threshold: float | None, beam: float | None = None) -> str:
+    """How describe() reports a model's coarse-to-fine stage (`coarse_stage`)."""
+    if not threshold:
+        return "none"
+    return f"coarse PCFG posterior >= {threshold:g} (coarse chart: {beam_label(beam)})"
+
+
 def mask_from_tree(tree: Tree, categories: SymbolTable, n: int | None = None, *,
                    extra_root_labels: Iterable[str] = ()) -> np.ndarray:
     """Allowed = exactly the tree's (span, label) pairs, labels read as category names.

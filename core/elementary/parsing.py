@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from treegram.elementary.data import START
-from treegram.errors import InputError, ParseFailure
+from treegram.errors import InputError
 from treegram.grammar.cfg import LexicalInput
 from treegram.trees import Tree, unbinarize
 
@@ -53,11 +53,9 @@ class CoarseToFineModel:
 
     def pruning_label(self) -> str:
         """describe()'s account of the parse-time pruning."""
-        from treegram.charts.pruning import beam_label
+        from treegram.charts.pruning import stage_label
 
-        if not self.prune_threshold:
-            return "none"
-        return f"coarse PCFG posterior >= {self.prune_threshold:g} (coarse chart: {beam_label(self.cell_beam)})"
+        return stage_label(self.prune_threshold, self.cell_beam)
 
     # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) works on these models
     def chart_input(self, tokens: list[str]):

@@ -350,6 +350,7 @@ class OSTAGModel:
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         from treegram.charts.decoders import decoder_label
+        from treegram.charts.pruning import stage_label
 
         g = self.grammar
         dirs = Counter(g.aux_dir)
@@ -359,6 +360,7 @@ class OSTAGModel:
             "wrapping_auxiliary_trees": dirs["wrap"], "left_auxiliary_trees": dirs["left"],
             "right_auxiliary_trees": dirs["right"], "goodman_nodes": len(g.nodes),
             "adjunction_contexts": g.num_ctx, "default_decoder": decoder_label(self),
+            "pruning": stage_label(self.settings.prune_threshold, self.cell_beam),
         }
         if self.trace:
             out["em_log_likelihood"] = self.trace[-1]["log_likelihood"]
