@@ -213,6 +213,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=WORK, help="folder of the cached models and figures")
     ap.add_argument("--report", action="store_true",
                     help="parse nothing: rewrite the section from the figures the last run left in rows.json")
+    ap.add_argument("--section", default="discodop", help="the RESULTS.md section to write (default discodop)")
     ap.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     opts = ap.parse_args()
     globals()["WORK"] = opts.work.resolve()
@@ -273,7 +274,7 @@ def main() -> None:
         body = report(figures, stamp)
         print(body, flush=True)
         if not opts.no_write:
-            write_section("discodop", body)
+            write_section(opts.section, body)
 
     print(f"parsing ({opts.repeats} repeats, interleaved) ...", flush=True)
     measure(commands, n, opts.repeats, on_repeat)
@@ -286,7 +287,7 @@ def rewrite_report(opts) -> None:
     body += f"\n\n(Section rewritten from that run's rows.json by `--report` at commit {commit()}.)"
     print(body)
     if not opts.no_write:
-        write_section("discodop", body)
+        write_section(opts.section, body)
 
 
 def report(figures: dict[str, dict], stamp: str) -> str:
