@@ -344,6 +344,7 @@ class SweepDriver:
     kind = "sweep"
     _unit_name = "units"
     _changed_name = "changed"
+    _rate_name = "changed_rate"
 
     def __init__(self, model, *, seed, schedule: AnnealingSchedule | None = None, site_order: str = "random",
                  checkpoint: CheckpointConfig | None = None,
@@ -482,7 +483,9 @@ class SweepDriver:
         return record
 
     def _finish_record(self, record: dict[str, Any]) -> None:
-        """Hook for derived statistics (e.g. acceptance rate)."""
+        """Derived statistics: the share of the sweep's units that changed (Gibbs) or were accepted (blocked MH)."""
+        units = record[self._unit_name]
+        record.setdefault(self._rate_name, record[self._changed_name] / units if units else 0.0)
 
     # -- checkpoints -------------------------------------------------------------------------------------------
 
