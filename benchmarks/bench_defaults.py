@@ -155,6 +155,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, help="keep models and finished rows here (rows.json) across runs; "
                     "default: a temporary folder")
     ap.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    ap.add_argument("--note", default="", help="a paragraph under the table (what the commits are, the load, ...)")
     opts = ap.parse_args()
     shared = require_shared()
     parts = [p.strip() for p in opts.parts.split(",") if p.strip()]
@@ -186,6 +187,7 @@ def main() -> None:
         "",
         markdown_table(["default (as a user runs it)", "data", "figures", "train CPU-s", "speed", "recorded",
                         "commit"], rows),
+        *(["", opts.note] if opts.note else []),
     ])
     print(body)
     if not opts.no_write:
