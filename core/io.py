@@ -211,6 +211,15 @@ def derived_path(out: str | os.PathLike | None, suffix: str) -> Path | None:
     return Path(os.fspath(out) + suffix)
 
 
+def required_derived_path(out: str | os.PathLike | None, suffix: str, message: str, hint: str) -> Path:
+    """`derived_path` for a run that keeps its finished parts there and cannot go on without it: an InputError
+    (`message`, `hint`) when `out` is a stream or device."""
+    path = derived_path(out, suffix)
+    if path is None:
+        raise InputError(message, hint=hint)
+    return path
+
+
 def writes_stdout(path: str | os.PathLike | None) -> bool:
     """True when writing `path` writes this process's stdout (``-``, ``/dev/stdout``, ``/dev/fd/1``, or a device
     or FIFO that stdout is also connected to)."""

@@ -165,13 +165,12 @@ def test_resume_collects_what_the_uninterrupted_run_does(tmp_path):
     assert longer.info["averaged_sweeps"] == [5, 6, 7]
 
 
-def test_model_default_decoder_round_trip_and_parse(tmp_path):
+def test_model_default_decoder_round_trip_and_parse(demo_file, tmp_path):
     from treegram.charts.decoders import decode, model_decoder, parse_default
     from treegram.formalism import PLUGIN_META
     from treegram.io import load_bundle, save_bundle
 
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     out = tmp_path / "demo.tsg"
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--iterations", "6", "--seed", "1",
                  "--out", str(out)]) == 0

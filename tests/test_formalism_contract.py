@@ -28,13 +28,6 @@ from treegram.plugin_manager import formalisms, get_plugin_manager, sampler_move
 DEMO = Path(treegram.__file__).parent / "data" / "demo_treebank.mrg"
 
 
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("contract") / "demo.mrg"
-    path.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def registered():
     """Register runtime plugins for one test; unregistered afterwards."""

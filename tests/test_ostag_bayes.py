@@ -10,6 +10,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from conftest import substitution_vectors
 
 from treegram.bayes import BlockedMH, CheckpointConfig
 from treegram.elementary.tables import key_to_tree
@@ -50,11 +51,7 @@ def all_encodings(state, item):
                        and not state.data.is_word[z]]
         foot_opts.append(opts)
     out = []
-    for flags in itertools.product((0, 1), repeat=len(sites)):
-        sub = np.zeros(hi - lo, np.int8)
-        sub[0] = 1
-        for r, f in zip(sites, flags):
-            sub[r - lo] = f
+    for sub in substitution_vectors(lo, hi, sites):
         for feet in itertools.product(*foot_opts):
             afoot = np.full(hi - lo, -1, np.int32)
             for r, z in zip(nts, feet):

@@ -4,24 +4,16 @@ save/load, and checkpoint resume giving the uninterrupted run."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import parse_demo_sentences
 
 from treegram.cli.app import main
 from treegram.formalism import RunOptions, load_model
 from treegram.corpora.demo import demo_trees
-from treegram.trees import parse_brackets
 
 from treegram.plugins.tig.formalism import TIGOptions, train_tig
-
-
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tig") / "demo.mrg"
-    path.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("variant", ["tig", "tig0"])
@@ -33,15 +25,7 @@ def test_cli_train_parse_grammar(variant, demo_file, tmp_path, capsys):
     assert model.formalism == "tig" and model.settings.variant == variant
     assert model.info["iterations"] == 3 and len(model.trace) == 3
     assert model.info["initial_trees"] > 0
-    sentences = tmp_path / "in.txt"
-    sentences.write_text("The hungry dog slept in the garden .\nZorblax quibbled .\n", encoding="utf-8")
-    parsed = tmp_path / "out.mrg"
-    assert main(["-q", "parse", "--model", str(out), "--input", str(sentences), "--out", str(parsed)]) == 0
-    lines = parsed.read_text(encoding="utf-8").split("\n")
-    first = parse_brackets(lines[0])[0]
-    assert first.leaves() == "The hungry dog slept in the garden .".split()
-    assert not any(n.label.startswith("@") or "^" in n.label for n in first.subtrees())
-    assert parse_brackets(lines[1])[0].leaves() == ["Zorblax", "quibbled", "."]  # unknown words parse
+    parse_demo_sentences(out, tmp_path)
     # training sentences parse back to trees with the same yield, and mostly the gold tree
     trees = demo_trees()
     from treegram.evaluation.parseval import ParsevalParams, score_corpus

@@ -43,17 +43,7 @@ __all__ = ["rule_features", "FeatureIndex"]
 
 def _yield_symbols(t: Tree) -> list[str]:
     """Words and frontier labels of an elementary tree, left to right (frontier nodes by category)."""
-    out: list[str] = []
-    stack: list = [t]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.append(node)
-        elif not node.children:
-            out.append("<" + _frontier_label(node.label) + ">")
-        else:
-            stack.extend(reversed(node.children))
-    return out
+    return [c if isinstance(c, str) else "<" + _frontier_label(c.label) + ">" for c in t.frontier()]
 
 
 def _labels(t: Tree) -> Counter:

@@ -47,6 +47,7 @@ from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData,
 from treegram.elementary.tables import NEG, Tables
 from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
+from treegram.options import SettingsRecord
 
 LEFT, RIGHT = 1, 2
 DP_INIT, DP_LEFT, DP_RIGHT = 0, 1, 2
@@ -58,7 +59,7 @@ class Invalid(InvalidDerivation):
 
 
 @attrs.frozen
-class TIGSettings:
+class TIGSettings(SettingsRecord):
     """The model definition (not the run)."""
 
     variant: str = "tig"  # tig | tig0
@@ -88,13 +89,6 @@ class TIGSettings:
 
     def tsg_settings(self) -> TSGSettings:
         return TSGSettings(horizontal=self.horizontal, vertical=self.vertical, rare_threshold=self.rare_threshold)
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TIGSettings:
-        return cls(**d)
 
 
 class TIGTables(Tables):
