@@ -49,7 +49,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, require_shared, stamped_run, write_section  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -75,19 +75,13 @@ def cli(args: list[str]) -> float:
 
     if args[0] == "train":
         args = [*args, *LIMIT]
-    out = Path(args[args.index("--out") + 1])
-    stamp = out.with_name(out.name + ".cmd.json")
-    if out.exists() and stamp.exists():
-        done = json.loads(stamp.read_text(encoding="utf-8"))
-        if done["args"] == args:
-            print(f"reusing {out} ({done['seconds']:.0f} s to train)", flush=True)
-            return done["seconds"]
-    t0 = time.perf_counter()
-    if main(["-q", *args]) != 0:
-        raise SystemExit(f"treegram {' '.join(args)} failed")
-    seconds = time.perf_counter() - t0
-    stamp.write_text(json.dumps({"args": args, "seconds": seconds}), encoding="utf-8")
-    return seconds
+    def fresh() -> dict:
+        t0 = time.perf_counter()
+        if main(["-q", *args]) != 0:
+            raise SystemExit(f"treegram {' '.join(args)} failed")
+        return {"seconds": time.perf_counter() - t0}
+
+    return stamped_run(Path(args[args.index("--out") + 1]), args, fresh)["seconds"]
 
 
 def evaluate(name: str, model, dev, decoder: str | None, *, size, train_s, seed, group, role, extra=None) -> dict:

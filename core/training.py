@@ -44,8 +44,10 @@ def get_move(formalism: Formalism, name: str):
 
 
 def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *, callback=None, note=None,
-           ctx: TrainContext | None = None):
-    """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record."""
+           ctx: TrainContext | None = None, unit_progress=None, on_start=None):
+    """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record,
+    `unit_progress(fraction)` the progress inside a sweep (`SweepDriver.unit_progress`), `on_start(driver)` the
+    moment sampling starts (after the data is prepared and the state built)."""
     move = get_move(formalism, run.move)
     prepared = formalism.prepare(corpus, settings)
     state = formalism.make_state(prepared, settings, move.state_kind, run, ctx)
@@ -55,6 +57,9 @@ def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *,
     collector = attach_averaging(driver, state, formalism.averaging(settings), run.iterations)
     if note is not None and run.resume:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
+    driver.unit_progress = unit_progress
+    if on_start is not None:
+        on_start(driver)
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the driver checkpoints at the next site and stops
     if collector is None:
         return formalism.extract_model(state, prepared, settings, run, trace), trace
@@ -85,12 +90,14 @@ def run_sampler(formalism: Formalism, corpus: Any, settings: Any, run: RunOption
     rows: list[dict] = []
     label = spec.label or f"{run.move} sampling"
     fmt = spec.progress or _default_progress
-    with ui.task(label, total=run.iterations) as advance:
+    # the bar's clock (elapsed, ETA) starts with the first sweep, after preparation and any initialisation bar
+    with ui.task(label, total=run.iterations, start=False) as advance:
         def callback(record):
             rows.append(record)
-            advance(1, info=fmt(record))
+            advance(completed=record["sweep"], info=fmt(record))
 
-        model, _trace = sample(formalism, corpus, settings, run, callback=callback, note=ui.note, ctx=ctx)
+        model, _trace = sample(formalism, corpus, settings, run, callback=callback, note=ui.note, ctx=ctx,
+                               unit_progress=advance, on_start=lambda driver: advance(completed=driver.sweeps_done))
     if rows and not ctx.json:
         headers = ["iteration", "T", "log-likelihood", *[h for h, _ in spec.columns], "seconds"]
         ui.table(f"{label} (per iteration)", headers,

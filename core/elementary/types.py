@@ -146,9 +146,23 @@ class TypeTableState:
         self._apply(item, enc, 1)
         self._last = None
 
+    def _decoded(self, item: int, enc):
+        """`decode(item, enc)`, remembered for the last few encodings: one blocked MH step decodes the old and the
+        proposed derivation three times each (remove/add, log_p, log_q), and decoding is a pure function of the
+        tree and the encoding (probabilities are computed from the occurrences afterwards)."""
+        key = (item, *((a.dtype.str, a.tobytes()) for a in map(np.asarray, enc)))
+        memo = self.__dict__.setdefault("_decode_memo", {})
+        hit = memo.get(key)
+        if hit is None:
+            hit = self.decode(item, enc)  # InvalidDerivation propagates and is not remembered
+            if len(memo) >= 4:
+                memo.clear()
+            memo[key] = hit
+        return hit
+
     def _apply(self, item: int, enc, by: int) -> None:
         try:
-            occs, decisions = self.decode(item, enc)
+            occs, decisions = self._decoded(item, enc)
         except InvalidDerivation as e:
             raise TreegramError(f"tree {item}: invalid {self.NAME} derivation ({e})") from None
         self._count_occurrences(occs, by)
@@ -255,7 +269,7 @@ class TypeTableState:
     def log_p(self, item: int, enc) -> float:
         """Exact (sequential) predictive of the derivation given all other trees: the MH target."""
         try:
-            occs, decisions = self.decode(item, enc)
+            occs, decisions = self._decoded(item, enc)
         except InvalidDerivation:
             return -math.inf
         return self._log_pred(occs, True) + self._decisions_log(decisions)
@@ -265,7 +279,7 @@ class TypeTableState:
         if self._last is None or self._last[0] != item:
             self._last = (item, self._proposal_log_z(item))
         try:
-            occs, decisions = self.decode(item, enc)
+            occs, decisions = self._decoded(item, enc)
         except InvalidDerivation:
             return -math.inf
         return self._log_pred(occs, False) + self._decisions_log(decisions) - float(self._last[1])

@@ -269,7 +269,8 @@ class OSTAGFormalism(Formalism):
         # EM keeps a span chart per training tree (quadratic in its length): huge trees are left out with a note
         trees = drop_oversized(trees, 2000, what="OSTAG EM", note=ui.note)
         rows = []
-        with ui.task("EM", total=em_iterations) as advance:
+        # without EM iterations (the --from-tsg default) the bar stands for building the grammar: no count to show
+        with ui.task("EM" if em_iterations else "building the grammar", total=em_iterations or None) as advance:
             def callback(rec):
                 rows.append(rec)
                 advance(1, info=f"LL {rec['log_likelihood']:.1f}  adjunctions {rec['expected_adjunctions']}  "

@@ -406,15 +406,17 @@ def _grammar_model(settings: OSTAGSettings) -> str:
 
 # -- training --------------------------------------------------------------------------------------------------------
 
-def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings, base: BaseRoute | None = None
-                  ) -> OSTAG:
+def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings, base: BaseRoute | None = None,
+                  progress=None) -> OSTAG:
     """Initial/auxiliary trees from TSG elementary trees by the paper's heuristic (or TSG / TSG'); `base`: the
-    TSG's base route, added to the parsing CFG with its own weights (`OSTAG(base=...)`)."""
+    TSG's base route, added to the parsing CFG with its own weights (`OSTAG(base=...)`); `progress(items,
+    description)` (e.g. `UI.track`) shows the extraction's progress."""
     if settings.kind == "tsg":
         init = tsg_prime(elementary) if settings.expand else list(elementary)
         aux: list = []
     else:
-        init, aux = ostag_from_tsg(elementary)
+        init, aux = ostag_from_tsg(progress(elementary, "extracting auxiliary trees") if progress else
+                                   elementary)
         if not settings.expand:
             originals = {t for t, _c in elementary}
             init = [(t, c) for t, c in init if t in originals]
@@ -526,7 +528,7 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     if elementary is None:
         elementary = depth_fragments(prep, settings.max_depth, settings.min_count)
         source = f"depth<={settings.max_depth} fragments (count>={settings.min_count})"
-    grammar = build_grammar(elementary, settings, base)
+    grammar = build_grammar(elementary, settings, base, progress)
     grammar.init_params(settings.adj_init, uniform=settings.em_initial == "uniform")
     trace = em(grammar, prep, settings.em_iterations, smoothing=settings.smoothing, callback=callback,
                progress=progress)
