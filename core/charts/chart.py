@@ -64,28 +64,34 @@ class Derivation:
         return float(cfg.bin_logp[s[kinds == K.KIND_BINARY, 1]].sum() + cfg.un_logp[s[kinds == K.KIND_UNARY, 1]].sum()
                      + lex.logp[s[kinds == K.KIND_LEXICAL, 5]].sum())
 
-    def to_tree(self, cfg: WeightedCFG, words: Sequence[str]) -> Tree:
-        """The derived tree, labelled with grammar symbols, `words` at the leaves, unary chains expanded."""
-        name = cfg.nonterminals.symbol
-        stack: list[tuple[str, int, list]] = []
-        root: Tree | None = None
+    def build(self, leaf, inner):
+        """Assemble the pre-order steps into a tree: ``leaf(symbol, start)`` makes the node of a lexical step,
+        ``inner(symbol, children)`` that of a unary or binary step (children: a list, in order)."""
+        stack: list[tuple[int, int, list]] = []
+        root = None
         for kind, _rule, parent, start, _end, _aux in self.steps.tolist():
             if kind != K.KIND_LEXICAL:
-                stack.append((name(parent), 1 if kind == K.KIND_UNARY else 2, []))
+                stack.append((parent, 1 if kind == K.KIND_UNARY else 2, []))
                 continue
-            node = Tree(name(parent), (words[start],))
+            node = leaf(parent, start)
             while stack:
-                label, need, kids = stack[-1]
+                sym, need, kids = stack[-1]
                 kids.append(node)
                 if len(kids) < need:
                     break
                 stack.pop()
-                node = Tree(label, tuple(kids))
+                node = inner(sym, kids)
             else:
                 root = node
         if root is None or stack:
             raise ValueError("derivation steps do not form a complete tree")
         return root
+
+    def to_tree(self, cfg: WeightedCFG, words: Sequence[str]) -> Tree:
+        """The derived tree, labelled with grammar symbols, `words` at the leaves, unary chains expanded."""
+        name = cfg.nonterminals.symbol
+        return self.build(lambda sym, start: Tree(name(sym), (words[start],)),
+                          lambda sym, kids: Tree(name(sym), tuple(kids)))
 
 
 @attrs.frozen(eq=False)

@@ -367,27 +367,9 @@ class _Node:
 
 def derivation_nodes(steps: np.ndarray, words: list[str]) -> _Node:
     """The CFG derivation (core `Derivation.steps`, pre-order) as a tree of `_Node`s."""
-    from treegram.charts import kernels as K
+    from treegram.charts import Derivation
 
-    stack: list[tuple[int, int, list]] = []
-    root = None
-    for kind, _rule, parent, start, _end, _aux in steps.tolist():
-        if kind != K.KIND_LEXICAL:
-            stack.append((parent, 1 if kind == K.KIND_UNARY else 2, []))
-            continue
-        node = _Node(parent, [], words[start])
-        while stack:
-            sym, need, kids = stack[-1]
-            kids.append(node)
-            if len(kids) < need:
-                break
-            stack.pop()
-            node = _Node(sym, kids)
-        else:
-            root = node
-    if root is None or stack:
-        raise ValueError("derivation steps do not form a complete tree")
-    return root
+    return Derivation(steps).build(lambda sym, start: _Node(sym, [], words[start]), _Node)
 
 
 class Decoder:
