@@ -46,20 +46,23 @@ def _float(text: str) -> float:
     return value
 
 
+def _checked(value, ok: bool, must: str):
+    """`value` when it is in range (`ok`), else the argparse error "VALUE must ..." that names the range."""
+    if not ok:
+        raise argparse.ArgumentTypeError(f"{value} {must}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """A count that must be at least 1 (iterations, -n, --top, --per-word, ...)."""
     value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
+    return _checked(value, value >= 1, "must be at least 1")
 
 
 def nonnegative_int(text: str) -> int:
     """A count that may be 0 (burn-in, checkpoint interval 0 = off, ...)."""
     value = _int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
-    return value
+    return _checked(value, value >= 0, "must be 0 or more")
 
 
 def finite_float(text: str) -> float:
@@ -69,32 +72,24 @@ def finite_float(text: str) -> float:
 
 def positive_float(text: str) -> float:
     value = _float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{value} must be greater than 0")
-    return value
+    return _checked(value, value > 0, "must be greater than 0")
 
 
 def nonnegative_float(text: str) -> float:
     value = _float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} must be 0 or more")
-    return value
+    return _checked(value, value >= 0, "must be 0 or more")
 
 
 def probability(text: str) -> float:
     """A number in [0, 1]."""
     value = _float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{value} must be between 0 and 1")
-    return value
+    return _checked(value, 0.0 <= value <= 1.0, "must be between 0 and 1")
 
 
 def open_probability(text: str) -> float:
     """A number in (0, 1) (rates, thresholds that cannot be 0 or 1)."""
     value = _float(text)
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"{value} must be strictly between 0 and 1")
-    return value
+    return _checked(value, 0.0 < value < 1.0, "must be strictly between 0 and 1")
 
 
 def seed(text: str) -> int:
@@ -108,9 +103,7 @@ def seed(text: str) -> int:
 def horizontal(text: str) -> int:
     """Horizontal markovization: 0 or more, or -1 for infinite."""
     value = _int(text)
-    if value < -1:
-        raise argparse.ArgumentTypeError(f"{value} must be -1 (infinite) or 0 or more")
-    return value
+    return _checked(value, value >= -1, "must be -1 (infinite) or 0 or more")
 
 
 def encoding(text: str) -> str:

@@ -123,3 +123,17 @@ def settings_from_args(settings_cls: type, args: argparse.Namespace) -> Any:
         value = getattr(args, field.name)
         values[field.name] = value
     return settings_cls(**values)
+
+
+class SettingsRecord:
+    """Base of a flat attrs settings class: `to_dict` is what a model file or checkpoint stores under "settings",
+    `from_dict` builds the settings back from it."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Any:
+        return cls(**d)

@@ -475,3 +475,26 @@ def unseal(record: _Any, spec: Spec, where: str = "record") -> str | None:
     except SchemaError as exc:
         return str(exc)
     return None
+
+
+def sealed_parts(files, spec: Spec, part: str, redone: list[str] | None = None) -> dict[int, dict]:
+    """The finished parts (``NNNNNN.json`` sealed records with an ``index``) of an interrupted run that can be
+    reused, by index.  A file that is not what the run wrote -- not JSON, edited, damaged, not matching `spec`, or
+    holding another part than its name says -- is left out (and named in `redone`), so its work is done again."""
+    import json
+
+    done: dict[int, dict] = {}
+    for f in files:
+        try:
+            res = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            res = None  # cannot happen with atomic writes unless edited: the part is done again
+        problem = unseal(res, spec, f.name) if res is not None else "not valid JSON"
+        if problem is None and f.name != f"{res['index']:06d}.json":
+            problem = f"it holds {part} {res['index']}"
+        if problem is not None:
+            if redone is not None:
+                redone.append(f"{f.name} ({problem})")
+            continue
+        done[int(res["index"])] = res
+    return done

@@ -5,15 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from toy_data import PARK
+
 ESSAY = "Dear Sam,\n\nI goed to the park yesterday. It were very nice and I like it. We see a dogs there."
-VOCAB_CORPUS = [
-    ("She saw a cat in the park .", "PRP VBD DT NN IN DT NN .", "2 0 4 2 2 7 5 2"),
-    ("The dog saw me in the park .", "DT NN VBD PRP IN DT NN .", "2 3 0 3 3 7 5 3"),
-    ("The cat sat on the mat .", "DT NN VBD IN DT NN .", "2 3 0 3 6 4 3"),
-    ("She sat on the dog .", "PRP VBD IN DT NN .", "2 0 2 5 3 2"),
-    ("The dog likes the cat .", "DT NN VBZ DT NN .", "2 3 0 5 3 3"),
-    ("She likes the park .", "PRP VBZ DT NN .", "2 0 4 2 2"),
-]
 
 
 def _fce(path: Path, n: int = 8) -> None:
@@ -36,7 +30,6 @@ def build_zoo(d: Path, trees: int = 16) -> dict[str, Path]:
 
     from treegram.corpora.demo import demo_trees
     from treegram.cli.app import main
-    from treegram.corpora import DepSentence
     from treegram.plugins.vocabgen.model import VocabgenModel
 
     d = Path(d)
@@ -69,7 +62,6 @@ def build_zoo(d: Path, trees: int = 16) -> dict[str, Path]:
     assert main(["-q", "train", "corrections", "--fce", str(d / "fce.json"), "--out", str(d / "corrections.model"),
                  "--max-iter", "50"]) == 0
     out["corrections"] = d / "corrections.model"
-    corpus = [DepSentence(t.split(), g.split(), [int(h) for h in hs.split()]) for t, g, hs in VOCAB_CORPUS]
-    VocabgenModel.train(corpus * 2).save(d / "vocabgen.model")
+    VocabgenModel.train(PARK * 2).save(d / "vocabgen.model")
     out["vocabgen"] = d / "vocabgen.model"
     return out

@@ -13,20 +13,6 @@ from treegram.errors import InputError
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    from distributed import Client, LocalCluster
-
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40)
-    client = Client(c)
-    yield c, client
-    client.close()
-    try:
-        c.close()
-    except KeyError:  # distributed's close can race a worker's removal report (teardown only)
-        pass
-
-
-@pytest.fixture(scope="module")
 def sentences(tmp_path_factory):
     """Demo sentences with the cases a batch must keep in place: empty lines, an unparseable line, an over-long
     line, PTB characters that need escaping."""

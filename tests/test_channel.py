@@ -10,7 +10,7 @@ import math
 import attrs
 import numpy as np
 import pytest
-from conftest import write_demo_pairs
+from conftest import write_demo_channels
 
 from treegram.corpora.demo import demo_trees
 from treegram.cli.app import main
@@ -172,13 +172,7 @@ def test_wide_nodes_enumerate_few_drops():
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    d = tmp_path_factory.mktemp("channel")
-    write_demo_pairs(d)
-    for levels in (6, 4):
-        assert main(["-q", "train", "channel", "--pairs", str(d / "src.txt"), str(d / "tgt.txt"), "--parser",
-                     str(d / "parser.model"), "--levels", str(levels), "--out", str(d / f"ch{levels}.model"),
-                     "--parse-cache", str(d / "cache")]) == 0
-    return d
+    return write_demo_channels(tmp_path_factory.mktemp("channel"), 6, 4)
 
 
 def test_cli_train_and_compress_round_trip(files, capsys):

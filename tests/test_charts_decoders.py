@@ -229,33 +229,46 @@ def test_sample_is_reproducible():
     assert a == b
 
 
+def expected_from_derivations(cfg: WeightedCFG, derivs, logz: float):
+    """Expected rule counts {"binary", "unary", "lexical": array} and span posteriors {(i, j, category): p}, summed
+    over enumerated derivations (log p, tree, rule uses) normalised by `logz`."""
+    want = {"binary": np.zeros(cfg.num_binary), "unary": np.zeros(cfg.num_unary),
+            "lexical": np.zeros(cfg.num_lexical)}
+    post: dict = defaultdict(float)
+    for lp, tree, uses in derivs:
+        p = math.exp(lp - logz)
+        for kind, rule, _parent, _i, _j in uses:
+            want[kind][rule] += p
+        for node, i, j in tree.spans():
+            post[(i, j, int(cfg.category[cfg.nonterminals[node.label]]))] += p
+    return want, post
+
+
+def assert_counts_match(chart, want, want_post, tol):
+    """The chart's expected counts and posteriors (outside pass) equal the enumerated ones; returns the counts."""
+    out = outside(chart)
+    bc, uc, lc = expected_counts(chart, out)
+    np.testing.assert_allclose(bc, want["binary"], atol=tol)
+    np.testing.assert_allclose(uc, want["unary"], atol=tol)
+    np.testing.assert_allclose(lc, want["lexical"], atol=tol)
+    post = posteriors(chart, out)
+    got = {(int(i), int(j), int(c)): float(p) for i, j, c, p in zip(post.start, post.end, post.ids, post.prob)}
+    assert set(got) == {k for k, v in want_post.items() if v > 0}
+    for key, v in want_post.items():
+        assert got[key] == pytest.approx(v, abs=tol)
+    return bc, uc, lc
+
+
 @pytest.mark.parametrize("grammar,sentence,max_unary,tol", [(pp_grammar, "fish saw I with fish with fish", 10, 1e-10),
                                                             (cyclic_grammar, "a a", 15, 1e-7)])
 def test_expected_counts_and_posteriors_match_enumeration(grammar, sentence, max_unary, tol):
     g = grammar()
     words = sentence.split()
     lex, derivs, logz, _ = _exact_distribution(g, words, max_unary)
-    want = {"binary": np.zeros(g.num_binary), "unary": np.zeros(g.num_unary), "lexical": np.zeros(g.num_lexical)}
-    want_post: dict = defaultdict(float)
-    for lp, tree, uses in derivs:
-        p = math.exp(lp - logz)
-        for kind, rule, parent, i, j in uses:
-            want[kind][rule] += p
-        for node, i, j in tree.spans():
-            want_post[(i, j, g.categories[node.label])] += p
-    chart = inside(g, lex)
-    out = outside(chart)
-    bc, uc, lc = expected_counts(chart, out)
-    np.testing.assert_allclose(bc, want["binary"], atol=tol)
-    np.testing.assert_allclose(uc, want["unary"], atol=tol)
-    np.testing.assert_allclose(lc, want["lexical"], atol=tol)
+    want, want_post = expected_from_derivations(g, derivs, logz)
+    bc, _uc, lc = assert_counts_match(inside(g, lex), want, want_post, tol)
     assert lc.sum() == pytest.approx(len(words))  # one lexical rule per word
     assert bc.sum() == pytest.approx(len(words) - 1)  # n - 1 binary nodes in any binary tree
-    post = posteriors(chart, out)
-    got = {(int(i), int(j), int(c)): float(p) for i, j, c, p in zip(post.start, post.end, post.ids, post.prob)}
-    assert set(got) == {k for k, v in want_post.items() if v > 0}
-    for key, v in want_post.items():
-        assert got[key] == pytest.approx(v, abs=tol)
 
 
 def test_no_parse():

@@ -9,15 +9,15 @@ expected count 0 when their child is not a post-closure entry of the cell.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 
 import numpy as np
 import pytest
 
-from treegram.charts import Pruning, expected_counts, inside, outside, posteriors, sample, tree_pruning, viterbi
+from treegram.charts import Pruning, expected_counts, inside, sample, tree_pruning, viterbi
 from treegram.grammar import WeightedCFG
 
-from test_charts_decoders import enumerate_derivations, logsumexp
+from test_charts_decoders import (assert_counts_match, enumerate_derivations, expected_from_derivations,
+                                  logsumexp)
 
 L = math.log
 
@@ -59,15 +59,7 @@ def brute_force(cfg, words, prune):
     bottom, top = prune.layer_masks(len(words), len(cfg.categories))
     derivs = [d for d in all_derivations(cfg, words) if allowed(d[1], bottom, top, cfg)]
     logz = logsumexp(d[0] for d in derivs)
-    want = {"binary": np.zeros(cfg.num_binary), "unary": np.zeros(cfg.num_unary),
-            "lexical": np.zeros(cfg.num_lexical)}
-    post: dict = defaultdict(float)
-    for lp, tree, uses in derivs:
-        p = math.exp(lp - logz)
-        for kind, rule, _parent, _i, _j in uses:
-            want[kind][rule] += p
-        for node, i, j in tree.spans():
-            post[(i, j, int(cfg.category[cfg.nonterminals[node.label]]))] += p
+    want, post = expected_from_derivations(cfg, derivs, logz)
     return lex, derivs, logz, want, post
 
 
@@ -81,16 +73,7 @@ def check_against_brute_force(cfg, words, prune, tol=1e-10):
     best = max(derivs, key=lambda d: d[0])
     parse = viterbi(cfg, lex, words, prune=prune)
     assert parse.logp == pytest.approx(best[0], abs=1e-10)
-    out = outside(chart)
-    bc, uc, lc = expected_counts(chart, out)
-    np.testing.assert_allclose(bc, want["binary"], atol=tol)
-    np.testing.assert_allclose(uc, want["unary"], atol=tol)
-    np.testing.assert_allclose(lc, want["lexical"], atol=tol)
-    post = posteriors(chart, out)
-    got = {(int(i), int(j), int(c)): float(p) for i, j, c, p in zip(post.start, post.end, post.ids, post.prob)}
-    assert set(got) == {k for k, v in want_post.items() if v > 0}
-    for key, v in want_post.items():
-        assert got[key] == pytest.approx(v, abs=tol)
+    assert_counts_match(chart, want, want_post, tol)
     return True
 
 

@@ -64,13 +64,20 @@ def test_parse_reads_stdin(monkeypatch, model_path, capsys):
     assert code == 0 and out.startswith("(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP")
 
 
-def test_evalb_json_keys_and_values(tmp_path, capsys):
-    gold = tmp_path / "gold.mrg"
+def gold_and_test(d, line: int, tree: str):
+    """`d/gold.mrg` (DEMO_TREES) and `d/test.mrg`, the same trees but line `line` replaced by `tree`."""
+    gold = d / "gold.mrg"
     gold.write_text(DEMO_TREES)
-    test = tmp_path / "test.mrg"
+    test = d / "test.mrg"
     lines = DEMO_TREES.splitlines()
-    lines[1] = "(S (NP (DT a) (NN dog)) (VBD chased) (NP (DT the) (NN cat)) (. .))"  # VP bracket missing
+    lines[line] = tree
     test.write_text("\n".join(lines) + "\n")
+    return gold, test
+
+
+def test_evalb_json_keys_and_values(tmp_path, capsys):
+    # VP bracket missing
+    gold, test = gold_and_test(tmp_path, 1, "(S (NP (DT a) (NN dog)) (VBD chased) (NP (DT the) (NN cat)) (. .))")
     code, out, _ = run(capsys, ["evalb", str(gold), str(test), "--json"])
     assert code == 0
     data = json.loads(out)
@@ -88,12 +95,7 @@ def test_evalb_metric_uses_the_registered_metrics(tmp_path, capsys):
     import treegram
     from treegram.plugin_manager import get_plugin_manager
 
-    gold = tmp_path / "gold.mrg"
-    gold.write_text(DEMO_TREES)
-    test = tmp_path / "test.mrg"
-    lines = DEMO_TREES.splitlines()
-    lines[2] = "(())"  # a failed parse
-    test.write_text("\n".join(lines) + "\n")
+    gold, test = gold_and_test(tmp_path, 2, "(())")  # a failed parse
 
     class SameLabels:
         @treegram.hookimpl

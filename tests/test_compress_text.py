@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import write_demo_pairs
+from conftest import write_demo_channels
 
 from treegram.cli.app import main
 from treegram.compression.compressor import Compression, rate_search, rate_window
@@ -17,11 +17,7 @@ from treegram.text import Sentence
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    d = tmp_path_factory.mktemp("ctext")
-    write_demo_pairs(d)
-    assert main(["-q", "train", "channel", "--pairs", str(d / "src.txt"), str(d / "tgt.txt"), "--parser",
-                 str(d / "parser.model"), "--levels", "4", "--out", str(d / "ch.model")]) == 0
-    return d
+    return write_demo_channels(tmp_path_factory.mktemp("ctext"), 4)
 
 
 def _json(capsys) -> dict:
@@ -30,7 +26,7 @@ def _json(capsys) -> dict:
 
 def test_raw_text_in_text_out(files, capsys):
     text = "The cat slept on the mat. The dog chased a cat in the garden!"
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), text, "--json"]) == 0
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), text, "--json"]) == 0
     res = _json(capsys)
     recs = res["sentences"]
     assert [r["sentence"] for r in recs] == [1, 2] and recs[0]["line"] == recs[1]["line"] == 1
@@ -43,7 +39,7 @@ def test_raw_text_in_text_out(files, capsys):
     assert recs[0]["source_text"] == "The cat slept on the mat."
     assert res["summary"]["sentences"] == 2
     # plain output: the compressed sentences of the line as text, joined
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), text]) == 0
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), text]) == 0
     assert capsys.readouterr().out.strip() == " ".join(r["text"] for r in recs if r["text"])
 
 
@@ -51,13 +47,13 @@ def test_files_of_text_stay_line_aligned_and_resume(files, capsys):
     inp = files / "text.txt"
     inp.write_text("The cat slept on the mat.\n\nDogs!\nThe dog chased a cat. It slept.\n", encoding="utf-8")
     out = files / "text.out"
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--input", str(inp), "--out", str(out)]) == 0
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), "--input", str(inp), "--out", str(out)]) == 0
     lines = out.read_text(encoding="utf-8").split("\n")
     assert len(lines) == 5 and lines[1] == "" and lines[4] == ""
     assert lines[0].endswith(".") and " ." not in lines[0]  # text, not tokens
     full = out.read_bytes()
     out.write_bytes(full[: full.index(b"\n") + 1] + b"half a li")  # interrupted after line 1
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--input", str(inp), "--out", str(out),
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), "--input", str(inp), "--out", str(out),
                  "--resume"]) == 0
     assert out.read_bytes() == full
 
@@ -66,7 +62,7 @@ def test_tokenized_keeps_the_old_behaviour(files, capsys):
     inp = files / "tok.txt"
     inp.write_text("The cat slept on the mat .\nThe dog did n't sleep .\n", encoding="utf-8")
     out = files / "tok.out"
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--input", str(inp), "--out", str(out),
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), "--input", str(inp), "--out", str(out),
                  "--tokenized", "--json"]) == 0
     recs = _json(capsys)["sentences"]
     assert out.read_text(encoding="utf-8").splitlines() == [r["compression"] for r in recs]
@@ -76,20 +72,20 @@ def test_tokenized_keeps_the_old_behaviour(files, capsys):
 def test_unchanged_sentences_say_why_on_stderr(files, capsys):
     inp = files / "odd.txt"
     inp.write_text("Dogs.\n...\nThe cat slept on the mat.\n", encoding="utf-8")
-    assert main(["compress", "--model", str(files / "ch.model"), "--input", str(inp), "--reward", "40",
+    assert main(["compress", "--model", str(files / "ch4.model"), "--input", str(inp), "--reward", "40",
                  "--out", str(files / "odd.out")]) == 0
     err = capsys.readouterr().err
     assert "line 1: unchanged" in err and "too short" in err
     assert "line 2: unchanged" in err and "only punctuation" in err
     assert "line 3: unchanged" in err and "no deletion is worth its cost at --reward 40" in err
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--input", str(inp), "--reward", "40",
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), "--input", str(inp), "--reward", "40",
                  "--json"]) == 0
     recs = _json(capsys)["sentences"]
     assert all(r["note"] for r in recs) and [r["status"] for r in recs][1] == "punctuation"
 
 
 def test_rate_met_or_the_reason(files, capsys):
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--json", "--rate", "0.5",
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), "--json", "--rate", "0.5",
                  "The old man slowly walked to the station . The cat slept ."]) == 0
     for r in _json(capsys)["sentences"]:
         n = len(r["tokens"])
@@ -111,7 +107,7 @@ def test_rate_met_or_the_reason(files, capsys):
     (["compress", "Some text.", "--resume"], "--resume needs --out"),
 ])
 def test_bad_input_is_one_clear_line(files, capsys, argv, message):
-    assert main([*argv, "--model", str(files / "ch.model")]) == 2
+    assert main([*argv, "--model", str(files / "ch4.model")]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
@@ -123,7 +119,7 @@ def test_default_model_when_installed_and_one_line_when_not(files, capsys, monke
     assert main(["-q", "compress", "The cat slept."]) == 2
     err = capsys.readouterr().err
     assert "no default compression model" in err and "--model" in err and len(err.strip().splitlines()) == 1
-    monkeypatch.setattr(default, "default_model_path", lambda: files / "ch.model")
+    monkeypatch.setattr(default, "default_model_path", lambda: files / "ch4.model")
     assert main(["-q", "compress", "The cat slept on the mat.", "--json"]) == 0
     assert _json(capsys)["sentences"][0]["tokens"][:2] == ["The", "cat"]
     assert main(["-q", "eval-compression", "--source", str(files / "src.txt"), "--gold", str(files / "tgt.txt"),
@@ -133,17 +129,17 @@ def test_default_model_when_installed_and_one_line_when_not(files, capsys, monke
 
 def test_eval_compression_takes_models(files, capsys):
     out = files / "sys.txt"
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--input", str(files / "src.txt"),
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), "--input", str(files / "src.txt"),
                  "--tokenized", "--out", str(out)]) == 0
     assert main(["-q", "eval-compression", "--source", str(files / "src.txt"), "--gold", str(files / "tgt.txt"),
-                 "--model", f"ch={files / 'ch.model'}", "--system", f"file={out}", "--no-rel", "--trials", "100",
+                 "--model", f"ch={files / 'ch4.model'}", "--system", f"file={out}", "--no-rel", "--trials", "100",
                  "--json"]) == 0
     res = _json(capsys)
     assert list(res["systems"]) == ["ch", "file"]
     assert res["systems"]["ch"]["token_f1"] == res["systems"]["file"]["token_f1"]  # the same compressions
     assert main(["-q", "eval-compression", "--source", str(files / "src.txt"), "--gold", str(files / "tgt.txt"),
-                 "--model", str(files / "ch.model"), "--rate", "0.6", "--no-rel", "--json"]) == 0
-    s = _json(capsys)["systems"]["ch"]
+                 "--model", str(files / "ch4.model"), "--rate", "0.6", "--no-rel", "--json"]) == 0
+    s = _json(capsys)["systems"]["ch4"]
     assert s["rate_met"] == 100.0 and s["rate_possible"] > 30 and abs(s["compression_rate"] - 60.0) < 6.0
 
 
@@ -204,7 +200,7 @@ def test_reward_only_decoders_choose_among_both_sides():
 def test_a_terminal_shows_the_text_with_deleted_words_struck_through(files, capsys, monkeypatch):
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("TTY_COMPATIBLE", "1")
-    assert main(["-q", "compress", "--model", str(files / "ch.model"), "--reward", "-5",
+    assert main(["-q", "compress", "--model", str(files / "ch4.model"), "--reward", "-5",
                  "The old man slowly walked to the station."]) == 0
     out = capsys.readouterr().out
     assert "\x1b[2;9m" in out  # struck through (dim)
@@ -216,6 +212,6 @@ def test_models_declare_the_contract(files):
     from treegram.compression.compressor import Compressor, is_compressor
     from treegram.formalism import load_model
 
-    ch, parser = load_model(files / "ch.model"), load_model(files / "parser.model")
+    ch, parser = load_model(files / "ch4.model"), load_model(files / "parser.model")
     assert isinstance(ch, Compressor) and is_compressor(ch)
     assert not isinstance(parser, Compressor) and not is_compressor(parser)

@@ -49,23 +49,17 @@ def test_describe_and_every_parse_route_agree(name, demo_model_files, tmp_path):
     assert label == ("mpd" if name == "pcfg" else "maxrule")  # the shipped defaults
 
 
-def test_ostag_describe_and_every_parse_route_agree(tmp_path):
-    from treegram.corpora.demo import demo_trees
-
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+def test_ostag_describe_and_every_parse_route_agree(demo_file, tmp_path):
+    tb = demo_file
     out = tmp_path / "demo.ostag"
     assert main(["-q", "train", "ostag", "--treebank", str(tb), "--em-iterations", "1", "--out", str(out)]) == 0
     assert _agree(out, tmp_path) == "maxrule"
 
 
-def test_tsg_mpp_samples_is_the_default_decoder_everywhere(tmp_path):
+def test_tsg_mpp_samples_is_the_default_decoder_everywhere(demo_file, tmp_path):
     """`train tsg --mpp-samples N`: describe() says mpp with N samples and `treegram parse` (and every other route)
     runs exactly that (before issue 28 `treegram parse` ran maxrule while `model.parse` ran mpp)."""
-    from treegram.corpora.demo import demo_trees
-
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     out = tmp_path / "mpp.tsg"
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--seed", "3", "--iterations", "2",
                  "--mpp-samples", "7", "--out", str(out)]) == 0
@@ -77,12 +71,9 @@ def test_tsg_mpp_samples_is_the_default_decoder_everywhere(tmp_path):
     assert _cli_parse(out, tmp_path, "--decoder", "mpp", "--samples", "7") == _cli_parse(out, tmp_path)
 
 
-def test_train_tsg_takes_decoder_flag(tmp_path):
+def test_train_tsg_takes_decoder_flag(demo_file, tmp_path):
     """One `--decoder` flag on every parsing formalism (tsg's `--default-decoder` is a hidden deprecated alias)."""
-    from treegram.corpora.demo import demo_trees
-
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     out = tmp_path / "m.tsg"
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--iterations", "1", "--decoder", "mpd",
                  "--out", str(out)]) == 0

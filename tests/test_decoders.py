@@ -334,13 +334,11 @@ def test_every_decoder_on_tree_grammars(formalism, demo_model_files):
                            for n in tree.subtrees())
 
 
-def test_every_decoder_on_ostag(tmp_path):
+def test_every_decoder_on_ostag(demo_file, tmp_path):
     """OSTAG parses through a per-sentence reduction (ChartInput.context); the decoders work on it too."""
     from treegram.formalism import load_model
-    from treegram.corpora.demo import demo_trees
 
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     out = tmp_path / "demo.ostag"
     assert main(["-q", "train", "ostag", "--treebank", str(tb), "--em-iterations", "1", "--out", str(out)]) == 0
     model = load_model(out)

@@ -136,11 +136,9 @@ def test_example_exercise_kind_and_export_format(env, tmp_path):
     import csv
     import io
 
-    from treegram.corpora import DepSentence
-    from treegram.plugins.vocabgen.model import VocabgenModel
+    from toy_data import dep
 
-    def dep(text, tags, heads):
-        return DepSentence(text.split(), tags.split(), [int(h) for h in heads.split()])
+    from treegram.plugins.vocabgen.model import VocabgenModel
 
     corpus = [dep("The dog saw a cat in the park .", "DT NN VBD DT NN IN DT NN .", "2 3 0 5 3 3 8 6 3"),
               dep("The cat sat on the dog .", "DT NN VBD IN DT NN .", "2 3 0 3 6 4 3"),

@@ -17,24 +17,20 @@ from pathlib import Path
 
 import pytest
 
-from faults import run_cli
+from faults import new_tally, run_cli, summary
+from toy_data import dep
 
-from treegram.corpora import DepSentence
 from treegram.plugins.vocabgen.exercises import BLANK, Item, Sheet
 from treegram.plugins.vocabgen.formats import render
 from treegram.plugins.vocabgen.model import VocabgenModel
 
 markdown_it = pytest.importorskip("markdown_it")  # a dependency of rich
 
-TALLY = {"cases": 0, "ok": 0, "clean_errors": 0, "tracebacks": 0, "inputs_destroyed": 0, "silent_wrong": 0}
+TALLY = new_tally("silent_wrong")
 NASTY = ["<script>alert(1)</script>", "{=x~y#z:}", "*loud*", "<b>x</b>", "[a](http://e.x)"]
 
 
-def _dep(text: str, tags: str, heads: str) -> DepSentence:
-    return DepSentence(text.split(), tags.split(), [int(h) for h in heads.split()])
-
-
-CORPUS = [_dep(f"The {a} {v} {w} .", "DT NN VBD NN .", "2 3 0 3 3")
+CORPUS = [dep(f"The {a} {v} {w} .", "DT NN VBD NN .", "2 3 0 3 3")
           for a, v, w in [("dog", "ate", NASTY[0]), ("dog", "saw", NASTY[1]), ("cat", "ate", NASTY[2]),
                           ("cat", "saw", NASTY[3]), ("dog", "liked", NASTY[4])]]
 VOCAB = "words:the,dog,cat,ate,saw,liked," + ",".join(NASTY)
@@ -230,8 +226,4 @@ def test_a_plugin_kind_or_format_that_raises_is_one_clear_error(model, tmp_path,
 
 def test_summary(capsys):
     """The counts for the closing note (run last in this file)."""
-    with capsys.disabled():
-        print(f"\nformat-injection faults: {TALLY['cases']} cases, {TALLY['ok']} ok, {TALLY['clean_errors']} clean "
-              f"errors, {TALLY['tracebacks']} tracebacks, {TALLY['inputs_destroyed']} inputs destroyed, "
-              f"{TALLY['silent_wrong']} silent wrong outputs")
-    assert TALLY["tracebacks"] == 0 and TALLY["inputs_destroyed"] == 0 and TALLY["silent_wrong"] == 0
+    summary(TALLY, "format-injection faults", capsys)

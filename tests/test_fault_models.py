@@ -34,15 +34,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_zoo import build_zoo
+from toy_data import PARK_VOCAB
 
 from faults import digest as _digest
+from faults import meta_paths, new_tally, set_path, summary
 
 from treegram.cli.app import main
 from treegram.errors import TreegramError
 from treegram.formalism import flat_fallback, load_model
 from treegram.io import load_bundle, save_bundle
 
-TALLY = {"cases": 0, "ok": 0, "clean_errors": 0, "tracebacks": 0, "inputs_destroyed": 0, "silent_wrong": 0}
+TALLY = new_tally("silent_wrong")
 EXAMPLES = int(os.environ.get("TREEGRAM_FUZZ_MODELS", "6"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
                 database=None)
@@ -50,7 +52,7 @@ PARSERS = ("pcfg", "tsg", "tig", "ostag", "ostag-bayes")
 COMPRESSORS = ("stsg-gibbs", "stsg-em", "stsg-mcdonald", "stsg-svm", "channel", "channel4")
 KINDS = PARSERS + COMPRESSORS + ("corrections", "vocabgen")
 SENTENCES = "The cat sat on the mat .\nA dog saw the cat .\n"
-VOCAB = "words:the,a,dog,cat,she,me,saw,sat,likes,in,on,at,park,mat,to"
+VOCAB = PARK_VOCAB
 ORIGINAL = "I goed to the park yesterday. It were very nice.\n"
 CORRECTED = "I went to the park yesterday. It was very nice.\n"
 
@@ -161,27 +163,6 @@ _BAD = [None, True, False, -1, 0, 2**70, -2.5, 0.5, float("nan"), float("inf"), 
         [], [1, "a"], {}, {"a": None}]
 
 
-def _paths(obj, prefix=(), depth=0):
-    """Every place in the metadata (dict keys and list positions, the first few of long lists)."""
-    if depth > 7:
-        return
-    if isinstance(obj, dict):
-        items = list(obj.items())
-    elif isinstance(obj, list):
-        items = list(enumerate(obj[:3]))
-    else:
-        return
-    for k, v in items:
-        yield prefix + (k,)
-        yield from _paths(v, prefix + (k,), depth + 1)
-
-
-def _set(obj, path, value):
-    for k in path[:-1]:
-        obj = obj[k]
-    obj[path[-1]] = value
-
-
 def _mutate_array(a: np.ndarray, op: str, rng) -> np.ndarray:
     a = np.array(a)
     if op == "astype-str":
@@ -241,14 +222,15 @@ def _rewrite_member(path: Path, dst: Path, name: str, change) -> None:
 def test_fuzz_model_metadata(zoo, kind):
     """Metadata values anywhere in the file replaced by wrong types and ranges."""
     meta, arrays = load_bundle(zoo["models"][kind])
-    paths = [p for p in _paths(meta) if p[0] not in ("format", "version", "formalism", "written_by")]
+    paths = [p for p in meta_paths(meta, 8, list_items=3)
+             if p[0] not in ("format", "version", "formalism", "written_by")]
     out = zoo["d"] / f"m-{kind}.model"
 
     @FUZZ
     @given(st.sampled_from(paths), st.sampled_from(_BAD))
     def case(path, value):
         m = copy.deepcopy(meta)
-        _set(m, path, value)
+        set_path(m, path, value)
         save_bundle(out, m, arrays)
         check_case(zoo, kind, out)
 
@@ -625,8 +607,4 @@ def test_a_worker_stuck_in_a_long_c_call_dies_with_its_parent():
 
 def test_summary(capsys):
     """The counts for the closing note (run last in this file)."""
-    with capsys.disabled():
-        print(f"\nfault suite (models and resume): {TALLY['cases']} cases, {TALLY['ok']} ok, "
-              f"{TALLY['clean_errors']} clean errors, {TALLY['tracebacks']} tracebacks, "
-              f"{TALLY['inputs_destroyed']} inputs destroyed, {TALLY['silent_wrong']} silent wrong outputs")
-    assert TALLY["tracebacks"] == 0 and TALLY["inputs_destroyed"] == 0 and TALLY["silent_wrong"] == 0
+    summary(TALLY, "fault suite (models and resume)", capsys)

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from faults import run_cli
+from faults import new_tally, run_cli, small_world, summary
 
 from treegram.cli.app import main
 
-TALLY = {"cases": 0, "ok": 0, "clean_errors": 0, "tracebacks": 0, "inputs_destroyed": 0}
-SMALL = """(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))
-(S (NP (DT a) (NN dog)) (VP (VBD chased) (NP (DT the) (NN cat))) (. .))
-(S (NP (PRP she)) (VP (VBD saw) (NP (DT a) (NN dog))) (. .))
-"""
+TALLY = new_tally()
 
 
 def run_case(argv, inputs, capsys):
@@ -25,22 +21,19 @@ def run_case(argv, inputs, capsys):
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    d = tmp_path_factory.mktemp("ostag_faults")
-    tb = d / "tb.mrg"
-    tb.write_text(SMALL)
-    pcfg = d / "pcfg.model"
-    assert main(["-q", "train", "pcfg", "--treebank", str(tb), "--out", str(pcfg), "--rare-threshold", "1"]) == 0
+    w = small_world(tmp_path_factory.mktemp("ostag_faults"))
+    d, tb = w["d"], w["tb"]
     em = d / "em.model"
     assert main(["-q", "train", "ostag", "--treebank", str(tb), "--out", str(em), "--min-count", "1"]) == 0
     bayes = d / "bayes.model"
     assert main(["-q", "train", "ostag-bayes", "--treebank", str(tb), "--out", str(bayes), "--iterations", "1",
                  "--tsg-init", "1", "--average", "1"]) == 0
-    return {"d": d, "tb": tb, "pcfg": pcfg, "em": em, "bayes": bayes}
+    return {**w, "em": em, "bayes": bayes}
 
 
 CASES = [  # (argv with {placeholders}, expected exit code 0 / nonzero, a word the error names)
     (["convert", "{d}/missing.model", "--out", "{d}/x.tsg"], 1, "not found"),
-    (["convert", "{pcfg}", "--out", "{d}/x.tsg"], 1, "OSTAG"),
+    (["convert", "{model}", "--out", "{d}/x.tsg"], 1, "OSTAG"),
     (["convert", "{em}", "--out", "{d}/x.tsg"], 1, "adjunction statistics"),
     (["convert", "{bayes}", "--out", "{bayes}"], 1, "destroy"),
     (["convert", "{bayes}", "--out", "{d}/x.tsg", "--min-count", "-1"], 1, "min-count"),
@@ -61,7 +54,7 @@ CASES = [  # (argv with {placeholders}, expected exit code 0 / nonzero, a word t
 @pytest.mark.parametrize("argv,ok,word", CASES)
 def test_case(world, capsys, argv, ok, word):
     argv = [a.format(**world) for a in argv]
-    inputs = [world["tb"], world["pcfg"], world["em"], world["bayes"]]
+    inputs = [world["tb"], world["model"], world["em"], world["bayes"]]
     code, err = run_case(["-q", *argv], inputs, capsys)
     assert (code == 0) == (ok == 0), (argv, err)
     if code:
@@ -70,7 +63,4 @@ def test_case(world, capsys, argv, ok, word):
 
 
 def test_summary(capsys):
-    with capsys.disabled():
-        print(f"\nostag fault cases: {TALLY['cases']} CLI cases, {TALLY['ok']} ok, {TALLY['clean_errors']} clean "
-              f"errors, {TALLY['tracebacks']} tracebacks, {TALLY['inputs_destroyed']} inputs destroyed")
-    assert TALLY["tracebacks"] == 0 and TALLY["inputs_destroyed"] == 0
+    summary(TALLY, "ostag fault cases", capsys)

@@ -18,16 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from faults import run_cli
+from faults import SMALL_TREEBANK, new_tally, run_cli, small_world, summary
 
 from treegram import argtypes
-from treegram.cli.app import build_parser, main
+from treegram.cli.app import build_parser
 
-TALLY = {"cases": 0, "option_values": 0, "ok": 0, "clean_errors": 0, "tracebacks": 0, "inputs_destroyed": 0, "silent_wrong_outputs": 0}
-TREES = """(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))
-(S (NP (DT a) (NN dog)) (VP (VBD chased) (NP (DT the) (NN cat))) (. .))
-(S (NP (PRP she)) (VP (VBD saw) (NP (DT a) (NN dog))) (. .))
-"""
+TALLY = new_tally("option_values", "silent_wrong")
 
 
 def run_case(argv, inputs=(), capsys=None, *, want=None, text="", check=None):
@@ -36,31 +32,24 @@ def run_case(argv, inputs=(), capsys=None, *, want=None, text="", check=None):
     code, out, err = run_cli(TALLY, argv, inputs, capsys)
     lines = [ln for ln in err.strip().split("\n") if ln.strip()]
     if code == 2 and not (lines and lines[-1].startswith("error:") and sum(ln.startswith("error:") for ln in lines) == 1):
-        TALLY["silent_wrong_outputs"] += 1
+        TALLY["silent_wrong"] += 1
         raise AssertionError(f"{argv}: error is not one line: {err!r}")
     if want is not None and code != want:
         if code == 0:
-            TALLY["silent_wrong_outputs"] += 1
+            TALLY["silent_wrong"] += 1
         raise AssertionError(f"{argv}: exit {code}, want {want}; stderr {err.strip()[:300]!r}")
     if text and text not in err + out:
-        TALLY["silent_wrong_outputs"] += 1
+        TALLY["silent_wrong"] += 1
         raise AssertionError(f"{argv}: {text!r} not in the output: {(err + out)[:400]!r}")
     if check is not None and not check(out, err):
-        TALLY["silent_wrong_outputs"] += 1
+        TALLY["silent_wrong"] += 1
         raise AssertionError(f"{argv}: wrong output: out {out[:300]!r} err {err[:300]!r}")
     return code, out, err
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    d = tmp_path_factory.mktemp("outputs")
-    tb = d / "tb.mrg"
-    tb.write_text(TREES)
-    model = d / "pcfg.model"
-    assert main(["-q", "train", "pcfg", "--treebank", str(tb), "--out", str(model), "--rare-threshold", "1"]) == 0
-    sents = d / "s.txt"
-    sents.write_text("the cat sat on the mat .\na dog saw the cat .\n")
-    return {"d": d, "tb": tb, "model": model, "sents": sents}
+    return small_world(tmp_path_factory.mktemp("outputs"))
 
 
 # -- Rich markup: user strings are printed literally ----------------------------------------------------------------
@@ -100,7 +89,7 @@ def _markup_cases(w, d):
     weird.mkdir(parents=True, exist_ok=True)
     red = weird / "[red]x.model"
     tb_red = weird / "[red]tb.mrg"
-    tb_red.write_text(TREES)
+    tb_red.write_text(SMALL_TREEBANK)
     s_red = weird / "[red]s.txt"
     s_red.write_text("the cat sat .\n")
     gold = weird / "[red]gold.txt"
@@ -166,7 +155,7 @@ def test_derived_paths_are_checked(world, capsys, tmp_path):
     tb, model, s = world["tb"], world["model"], world["sents"]
     # the implicit checkpoint OUT.ckpt onto the treebank
     ck_tb = tmp_path / "m.model.ckpt"
-    ck_tb.write_text(TREES)
+    ck_tb.write_text(SMALL_TREEBANK)
     run_case(["train", "tsg", "--treebank", ck_tb, "--out", tmp_path / "m.model", "--iterations", "1"], [ck_tb],
              capsys, want=2, text="same file")
     # ... and through a symlink
@@ -231,7 +220,7 @@ def test_summary_goes_to_stderr_when_the_output_is_stdout(world, tmp_path):
     try:
         meta, _ = load_bundle(model)
     except Exception:  # noqa: BLE001 - the table in front of the zip is exactly the wrong output
-        TALLY["silent_wrong_outputs"] += 1
+        TALLY["silent_wrong"] += 1
         raise
     assert res.returncode == 0 and meta["formalism"] == "pcfg" and b"model written" in res.stderr
 
@@ -255,13 +244,9 @@ def test_disk_full_names_the_path(world, capsys, tmp_path, monkeypatch):
 # -- bounds: the compressors' length limit ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def channel(tmp_path_factory):
-    from conftest import write_demo_pairs
+    from conftest import write_demo_channels
 
-    d = tmp_path_factory.mktemp("channel-bounds")
-    write_demo_pairs(d)
-    assert main(["-q", "train", "channel", "--pairs", str(d / "src.txt"), str(d / "tgt.txt"), "--parser",
-                 str(d / "parser.model"), "--levels", "6", "--out", str(d / "ch.model")]) == 0
-    return d
+    return write_demo_channels(tmp_path_factory.mktemp("channel-bounds"), 6)
 
 
 def test_compress_long_lines_with_a_channel_model(channel, capsys):
@@ -270,7 +255,7 @@ def test_compress_long_lines_with_a_channel_model(channel, capsys):
     words = ("the cat sat on the mat and the dog saw a bird " * 100).split()
     src.write_text(" ".join(words[:1000]) + "\n" + " ".join(words[:700]) + "\nthe cat sat on the mat .\n")
     out = d / "long.out"
-    run_case(["compress", "--model", d / "ch.model", "--input", src, "--out", out, "--tokenized"], [src], capsys,
+    run_case(["compress", "--model", d / "ch6.model", "--input", src, "--out", out, "--tokenized"], [src], capsys,
              want=0, check=lambda o, e: "not compressed" in e or "longer than" in e)
     lines = out.read_text().split("\n")
     assert lines[0].split() == words[:1000] and lines[1].split() == words[:700]  # unchanged, said so
@@ -280,7 +265,7 @@ def test_channel_probabilities_in_log_space(channel):
     from treegram.formalism import load_model
     from treegram.plugins.channel.model import Channel
 
-    model = load_model(channel / "ch.model")
+    model = load_model(channel / "ch6.model")
     ch: Channel = model.grammar.channel
     cat = sorted(ch.categories)[0]
     ev = {"A": cat, "H": cat, "gaps": [[cat] * 400], "added": [],
@@ -346,7 +331,7 @@ def test_every_numeric_option_range_checked(capsys):
                 continue
             TALLY["ok"] += 1
             if isinstance(v, float) and not math.isfinite(v) or isinstance(v, int) and abs(v) > 2**128:
-                TALLY["silent_wrong_outputs"] += 1
+                TALLY["silent_wrong"] += 1
                 failures += 1
     assert seen > 100 and failures == 0
 
@@ -397,9 +382,4 @@ def test_repeated_words_practised_once(capsys, tmp_path):
 
 def test_summary(capsys):
     """The counts for the closing note (run last in this file)."""
-    with capsys.disabled():
-        print(f"\nfault suite (outputs): {TALLY['cases']} cases ({TALLY['cases'] - TALLY['option_values']} CLI runs, "
-              f"{TALLY['option_values']} option values), {TALLY['ok']} ok, {TALLY['clean_errors']} "
-              f"clean errors, {TALLY['tracebacks']} tracebacks, {TALLY['inputs_destroyed']} inputs destroyed, "
-              f"{TALLY['silent_wrong_outputs']} silent wrong outputs")
-    assert TALLY["tracebacks"] == 0 and TALLY["inputs_destroyed"] == 0 and TALLY["silent_wrong_outputs"] == 0
+    summary(TALLY, "fault suite (outputs)", capsys)

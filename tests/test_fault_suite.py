@@ -17,17 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from faults import run_cli
+from faults import meta_paths, new_tally, run_cli, set_path, small_world, summary
 
 from treegram.cli.app import build_parser, main
 from treegram.errors import TreegramError
 from treegram.io import load_bundle, save_bundle
 
-SMALL = """(S (NP (DT the) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))
-(S (NP (DT a) (NN dog)) (VP (VBD chased) (NP (DT the) (NN cat))) (. .))
-(S (NP (PRP she)) (VP (VBD saw) (NP (DT a) (NN dog))) (. .))
-"""
-TALLY = {"cases": 0, "ok": 0, "clean_errors": 0, "tracebacks": 0, "inputs_destroyed": 0}
+TALLY = new_tally()
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
@@ -39,22 +35,17 @@ def run_case(argv, inputs=(), capsys=None):
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    d = tmp_path_factory.mktemp("faults")
-    tb = d / "tb.mrg"
-    tb.write_text(SMALL)
-    model = d / "pcfg.model"
-    assert main(["-q", "train", "pcfg", "--treebank", str(tb), "--out", str(model), "--rare-threshold", "1"]) == 0
+    w = small_world(tmp_path_factory.mktemp("faults"))
+    d = w["d"]
     tsg = d / "tsg.model"
     ck = d / "tsg.ckpt"
-    assert main(["-q", "train", "tsg", "--treebank", str(tb), "--out", str(tsg), "--iterations", "2",
+    assert main(["-q", "train", "tsg", "--treebank", str(w["tb"]), "--out", str(tsg), "--iterations", "2",
                  "--checkpoint", str(ck), "--seed", "3"]) == 0
-    sents = d / "s.txt"
-    sents.write_text("the cat sat on the mat .\na dog saw the cat .\n")
     latin = d / "latin.txt"
     latin.write_bytes(b"the caf\xe9 sat .\n")
     empty = d / "empty.txt"
     empty.write_text("")
-    return {"d": d, "tb": tb, "model": model, "tsg": tsg, "ck": ck, "sents": sents, "latin": latin, "empty": empty}
+    return {**w, "tsg": tsg, "ck": ck, "latin": latin, "empty": empty}
 
 
 # -- the audit's cases, as a table ----------------------------------------------------------------------------------
@@ -163,24 +154,11 @@ def test_corrupt_checkpoint_values_refused(world, capsys, tmp_path):
         assert code == 2 and "checkpoint" in err, (name, err)
 
 
-def test_special_outputs_stream_and_survive(world, capsys, tmp_path):
-    import threading
-
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    got = {}
-
-    def reader():
-        with open(fifo, "rb") as fh:
-            got["data"] = fh.read()
-
-    t = threading.Thread(target=reader)
-    t.start()
-    code, _ = run_case(["parse", "--model", world["model"], "--input", world["sents"], "--out", fifo],
+def test_special_outputs_stream_and_survive(world, capsys, fifo):
+    code, _ = run_case(["parse", "--model", world["model"], "--input", world["sents"], "--out", fifo.path],
                        [world["sents"]], capsys)
-    t.join(10)
-    assert code == 0 and got["data"].count(b"\n") == 2
-    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert code == 0 and fifo.read().count(b"\n") == 2
+    assert stat.S_ISFIFO(os.stat(fifo.path).st_mode)
     # /dev/null is written through (as any user may), never replaced
     code, _ = run_case(["parse", "--model", world["model"], "--input", world["sents"], "--out", "/dev/null"],
                        [world["sents"]], capsys)
@@ -245,30 +223,17 @@ def test_fuzz_bracket_reader(text):
 _VALUES = [None, True, -5, 0, 2**70, 1.5, float("nan"), "x", "", [], [1, "a"], {}, {"a": None}]
 
 
-def _paths(obj, prefix=(), depth=0):
-    if isinstance(obj, dict) and depth < 3:
-        for k, v in obj.items():
-            yield prefix + (k,)
-            yield from _paths(v, prefix + (k,), depth + 1)
-
-
-def _set(obj, path, value):
-    for k in path[:-1]:
-        obj = obj[k]
-    obj[path[-1]] = value
-
-
 @pytest.mark.parametrize("which", ["model", "tsg"])
 def test_fuzz_model_metadata(world, which, tmp_path, capsys):
     """Every metadata field (3 levels deep) replaced by values of the wrong type or range: load + grammar + parse
     must end in exit 0 or a clean error."""
     meta, arrays = load_bundle(world[which])
-    paths = [p for p in _paths(meta) if p[0] not in ("format", "version", "formalism")]
+    paths = [p for p in meta_paths(meta, 3) if p[0] not in ("format", "version", "formalism")]
     rng = np.random.default_rng(0)
     for i, path in enumerate(paths):
         for value in rng.choice(np.array(_VALUES, dtype=object), 1, replace=False):
             m = copy.deepcopy(meta)
-            _set(m, path, value)
+            set_path(m, path, value)
             f = tmp_path / f"m{i}.model"
             save_bundle(f, m, arrays)
             run_case(["-q", "grammar", f, "--json"], [f], capsys)
@@ -326,7 +291,4 @@ def test_fuzz_argument_parsers(command):
 
 def test_summary(capsys):
     """The counts for the closing note (run last in this file)."""
-    with capsys.disabled():
-        print(f"\nfault suite: {TALLY['cases']} CLI cases, {TALLY['ok']} ok, {TALLY['clean_errors']} clean errors, "
-              f"{TALLY['tracebacks']} tracebacks, {TALLY['inputs_destroyed']} inputs destroyed")
-    assert TALLY["tracebacks"] == 0 and TALLY["inputs_destroyed"] == 0
+    summary(TALLY, "fault suite", capsys)

@@ -7,15 +7,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from toy_data import T
 
 from treegram.errors import InputError, ModelFileError
 from treegram.generation import (EOS, GenerationModel, NgramSystem, PCFGSystem, SparseMatrix, SystemBase, fit_mle,
                                  sample, try_sample)
-from treegram.trees.tree import Tree
-
-
-def T(label, *kids):
-    return Tree(label, kids)
 
 
 TREES = [

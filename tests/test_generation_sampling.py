@@ -84,17 +84,19 @@ def test_inner_transition_frequencies_match_the_model():
         assert abs(after_the[word] / n - p) < 4 * np.sqrt(p * (1 - p) / n)
 
 
+def trigrams(words: list[str]) -> set[tuple[str, str, str]]:
+    """The trigrams of a sentence padded as the order-3 n-gram system pads it (BOS BOS words EOS)."""
+    padded = [BOS, BOS] + words + [EOS]
+    return set(zip(padded, padded[1:], padded[2:]))
+
+
 def test_ngram_samples_are_paths_of_seen_ngrams():
     system = NgramSystem(3)
     model = fit_mle(system, CORPUS)
-    seen = set()
-    for sent in CORPUS:
-        padded = [BOS, BOS] + sent + [EOS]
-        seen.update(zip(padded, padded[1:], padded[2:]))
+    seen = set().union(*map(trigrams, CORPUS))
     novel = 0
     for words in sample_text(model, system, np.random.default_rng(0), 300):
-        padded = [BOS, BOS] + words + [EOS]
-        assert set(zip(padded, padded[1:], padded[2:])) <= seen
+        assert trigrams(words) <= seen
         novel += words not in CORPUS
     assert novel > 0  # "the dog licked me" etc.: recombination, not only copies
 
@@ -159,13 +161,9 @@ def test_trigram_on_graded_sentences(shared_data):
     assert len(sentences) > 1500
     system = NgramSystem(3)
     model = fit_mle(system, sentences)
-    seen = set()
-    for sent in sentences:
-        padded = [BOS, BOS] + sent + [EOS]
-        seen.update(zip(padded, padded[1:], padded[2:]))
+    seen = set().union(*map(trigrams, sentences))
     out = sample_text(model, system, np.random.default_rng(2014), 100)
     assert len(out) == 100
     for words in out:
-        padded = [BOS, BOS] + words + [EOS]
-        assert set(zip(padded, padded[1:], padded[2:])) <= seen
+        assert trigrams(words) <= seen
     assert sum(words not in sentences for words in out) > 10

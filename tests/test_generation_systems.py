@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from toy_data import T
 
 from treegram.errors import InputError, ModelFileError
 from treegram.generation import BOS, BUILTIN_SYSTEMS, EOS, NgramSystem, PCFGSystem, check_derivation, make_system
 from treegram.trees.tree import Tree
-
-
-def T(label, *kids):
-    return Tree(label, kids)
 
 
 TREES = [

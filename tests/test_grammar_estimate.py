@@ -7,14 +7,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from toy_data import T
 
 from treegram.errors import InputError
 from treegram.grammar import estimate_pcfg, rule_counts
-from treegram.trees.tree import Tree
-
-
-def T(label, *kids):
-    return Tree(label, kids)
 
 
 TREES = [

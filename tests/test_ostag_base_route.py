@@ -14,12 +14,9 @@ from treegram.formalism import load_model
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    from treegram.corpora.demo import demo_trees
-
+def files(demo_file, tmp_path_factory):
     d = tmp_path_factory.mktemp("ostag_base_route")
-    tb = d / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     tsg = d / "demo.tsg"
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--seed", "4", "--iterations", "5", "--out",
                  str(tsg)]) == 0

@@ -7,29 +7,17 @@ import json
 import attrs
 import numpy as np
 import pytest
+from test_ostag_model import viterbi_parses
+from toy_data import OSTAG_TREEBANK, P
 
 from treegram.cli.app import main
-from treegram.trees import Tree, parse_brackets
 
 from treegram.plugins.ostag.model import OSTAGSettings, train_ostag
 from treegram.plugins.ostag.restrict import coarse_filter, coarse_grammar
 
-TREEBANK = [
-    "(S (NP (DT the) (NN dog)) (VP (VBD saw) (NP (DT a) (NN cat))))",
-    "(S (NP (DT a) (NN cat)) (VP (VBD saw) (NP (DT the) (NN dog))))",
-    "(S (NP (DT the) (JJ big) (NN dog)) (VP (VBD ran)))",
-    "(S (NP (DT the) (NN cat)) (VP (VBD ran) (PP (IN to) (NP (DT the) (NN dog)))))",
-    "(S (NP (NP (DT the) (NN dog)) (PP (IN of) (NP (DT a) (NN cat)))) (VP (VBD ran)))",
-    "(S (NP (`` ``) (NP (DT the) (NN cat)) ('' '')) (VP (VBD saw) (NP (DT a) (NN dog))))",
-    "(S (NP (DT a) (JJ big) (JJ old) (NN cat)) (VP (VBD saw) (NP (`` ``) (NP (DT the) (NN dog)) ('' ''))))",
-    "(S (NP (-LRB- -LRB-) (NP (DT the) (NN cat)) (-RRB- -RRB-)) (VP (VBD ran)))",
-]
+TREEBANK = [*OSTAG_TREEBANK, "(S (NP (-LRB- -LRB-) (NP (DT the) (NN cat)) (-RRB- -RRB-)) (VP (VBD ran)))"]
 SENTS = ["the dog saw a cat", "a big old cat ran to the dog", "the zebra saw a dog", "`` the cat '' saw the big dog",
          "the dog of a cat saw `` a big cat ''", "-LRB- the dog -RRB- saw `` the cat of the dog ''"]
-
-
-def P(s: str) -> Tree:
-    return parse_brackets(s, source="test")[0]
 
 
 @pytest.fixture(scope="module")
@@ -38,26 +26,12 @@ def model():
                                                                em_iterations=2, rare_threshold=1))
 
 
-def _parses(model, sents, coarse: bool):
-    from treegram.errors import ParseFailure
-
-    model.settings = attrs.evolve(model.settings, coarse_pass=coarse)
-    out = []
-    for s in sents:
-        try:
-            tree, red, res = model.parse_derivation(s)
-            out.append((res.logp, tree))
-        except ParseFailure:
-            out.append((None, None))
-    return out
-
-
 @pytest.mark.parametrize("threshold", [1e-4, 0.0])
 def test_coarse_pass_keeps_parses_identical_toy(model, threshold):
     model.settings = attrs.evolve(model.settings, prune_threshold=threshold)
     sents = [s.split() for s in SENTS]
-    exact, fast = _parses(model, sents, False), _parses(model, sents, True)
-    for (lp0, t0), (lp1, t1) in zip(exact, fast):
+    exact, fast = viterbi_parses(model, sents, coarse_pass=False), viterbi_parses(model, sents, coarse_pass=True)
+    for (lp0, t0, _u0), (lp1, t1, _u1) in zip(exact, fast):
         assert lp0 is not None and lp1 == pytest.approx(lp0, abs=1e-9) and t1 == t0
     assert any(model.parse_with_stats(s)[1]["adjunctions"] for s in sents)  # the sentences do use adjunction
 
@@ -93,9 +67,9 @@ def test_coarse_pass_identical_ptb(shared_data):
     dev = [t.leaves() for t in read_treebank([shared_data / "ptb-sample" / "dev"]) if len(t.leaves()) <= 15][:6]
     m = train_ostag(train, OSTAGSettings(kind="ostag3", em_iterations=1))
     assert len(m.grammar.auxiliary) > 0
-    exact, fast = _parses(m, dev, False), _parses(m, dev, True)
-    assert sum(lp is not None for lp, _t in exact) >= 4
-    for (lp0, t0), (lp1, t1) in zip(exact, fast):
+    exact, fast = viterbi_parses(m, dev, coarse_pass=False), viterbi_parses(m, dev, coarse_pass=True)
+    assert sum(lp is not None for lp, *_x in exact) >= 4
+    for (lp0, t0, _u0), (lp1, t1, _u1) in zip(exact, fast):
         assert (lp1 is None) == (lp0 is None) and t1 == t0
         assert lp0 is None or lp1 == pytest.approx(lp0, abs=1e-9)
 

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from toy_data import P
 
 from treegram.charts import inside
-from treegram.trees import Tree, parse_brackets
+from treegram.trees import Tree
 
 from treegram.plugins.ostag.extract import depth_fragments, prepare_tree
 from treegram.plugins.ostag.grammar import OSTAG
 from treegram.plugins.ostag.model import OSTAGSettings, build_grammar, tree_chart_pruning
-
-
-def P(s: str) -> Tree:
-    return parse_brackets(s, source="test")[0]
 
 
 def _log_z(g: OSTAG, tree: Tree, red) -> float:

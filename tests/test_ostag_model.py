@@ -8,12 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import numpy as np
 import pytest
+from toy_data import OSTAG_TREEBANK, P
 
 from treegram.charts import inside
 from treegram.errors import InputError
-from treegram.trees import Tree, parse_brackets
 
 from treegram.plugins.ostag.extract import (
     depth_fragments,
@@ -33,23 +34,10 @@ from treegram.plugins.ostag.model import (
 )
 
 
-def P(s: str) -> Tree:
-    return parse_brackets(s, source="test")[0]
-
-
-TREEBANK = [
-    "(S (NP (DT the) (NN dog)) (VP (VBD saw) (NP (DT a) (NN cat))))",
-    "(S (NP (DT a) (NN cat)) (VP (VBD saw) (NP (DT the) (NN dog))))",
-    "(S (NP (DT the) (JJ big) (NN dog)) (VP (VBD ran)))",
-    "(S (NP (DT the) (NN cat)) (VP (VBD ran) (PP (IN to) (NP (DT the) (NN dog)))))",
-    "(S (NP (NP (DT the) (NN dog)) (PP (IN of) (NP (DT a) (NN cat)))) (VP (VBD ran)))",
-    "(S (NP (`` ``) (NP (DT the) (NN cat)) ('' '')) (VP (VBD saw) (NP (DT a) (NN dog))))",
-    "(S (NP (DT a) (JJ big) (JJ old) (NN cat)) (VP (VBD saw) (NP (`` ``) (NP (DT the) (NN dog)) ('' ''))))",
-]
 
 
 def trees():
-    return [P(s) for s in TREEBANK]
+    return [P(s) for s in OSTAG_TREEBANK]
 
 
 def test_root_foot_pairs_extraction():
@@ -168,13 +156,13 @@ def test_train_parse_save_load(tmp_path):
     assert model.parse("the zebra saw a cat".split()).leaves() == "the zebra saw a cat".split()
 
 
-def _parses(model, sentences, trim: bool):
-    import attrs
-
-    model.settings = attrs.evolve(model.settings, trim=trim)
-    out = []
+def viterbi_parses(model, sentences, **setting):
+    """(log p, tree, unary rules of the reduction) of each sentence's Viterbi parse with `setting` applied to the
+    model's settings, (None, None, 0) where it fails: the speed-ups (trim, coarse_pass) must change none of them."""
     from treegram.errors import ParseFailure
 
+    model.settings = attrs.evolve(model.settings, **setting)
+    out = []
     for toks in sentences:
         try:
             tree, red, res = model.parse_derivation(toks)
@@ -191,10 +179,8 @@ def test_trimming_keeps_parses_identical_toy():
     sents = ["the dog saw a cat".split(), "a big old cat ran to the dog".split(), "the zebra saw a dog".split(),
              "`` the cat '' saw the big dog".split()]
     for threshold in (1e-4, 0.0):  # with and without the coarse-to-fine mask
-        import attrs
-
         model.settings = attrs.evolve(model.settings, prune_threshold=threshold)
-        full, trimmed = _parses(model, sents, False), _parses(model, sents, True)
+        full, trimmed = viterbi_parses(model, sents, trim=False), viterbi_parses(model, sents, trim=True)
         for (lp0, t0, _u0), (lp1, t1, _u1) in zip(full, trimmed):
             assert (lp1 is None) == (lp0 is None) and lp1 == pytest.approx(lp0, abs=1e-9) and t1 == t0
 
@@ -205,7 +191,7 @@ def test_trimming_keeps_parses_identical_ptb(shared_data):
     train = list(read_treebank([shared_data / "ptb-sample" / "train"]))[:250]
     dev = [t.leaves() for t in read_treebank([shared_data / "ptb-sample" / "dev"]) if len(t.leaves()) <= 18][:6]
     model = train_ostag(train, OSTAGSettings(kind="ostag1", em_iterations=1))
-    full, trimmed = _parses(model, dev, False), _parses(model, dev, True)
+    full, trimmed = viterbi_parses(model, dev, trim=False), viterbi_parses(model, dev, trim=True)
     for (lp0, t0, u0), (lp1, t1, u1) in zip(full, trimmed):
         assert (lp1 is None) == (lp0 is None) and lp1 == pytest.approx(lp0, abs=1e-9) and t1 == t0
     assert sum(u for *_x, u in trimmed) < sum(u for *_x, u in full)  # it does drop rules
@@ -220,7 +206,7 @@ def test_settings_errors():
 
 def test_cli_train_parse_grammar(tmp_path):
     tb = tmp_path / "tb.mrg"
-    tb.write_text("\n".join(TREEBANK * 2) + "\n")
+    tb.write_text("\n".join(OSTAG_TREEBANK * 2) + "\n")
     model = tmp_path / "o.model"
     exe = [str(Path(sys.executable).parent / "treegram")]
     r = subprocess.run(exe + ["train", "ostag", "--treebank", str(tb), "--out", str(model), "--em-iterations", "2",

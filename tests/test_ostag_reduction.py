@@ -9,18 +9,15 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
+from toy_data import P
 
 from treegram.charts import inside, sample, viterbi
 from treegram.errors import InputError
 from treegram.grammar.cfg import WeightedCFG
-from treegram.trees import Tree, parse_brackets
+from treegram.trees import Tree
 
 from treegram.plugins.ostag.derivation import adjunction_stats, derived_tree, ostag_derivation
 from treegram.plugins.ostag.grammar import OSTAG, aux_direction, foot_path
-
-
-def P(s: str) -> Tree:
-    return parse_brackets(s, source="test")[0]
 
 
 # -- brute force ------------------------------------------------------------------------------------------------

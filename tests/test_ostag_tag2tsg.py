@@ -165,7 +165,7 @@ def test_bayesian_model_converts_to_a_tsg_file_treegram_parses(tmp_path):
     assert main(["-q", "convert", str(model), "--out", str(model)]) != 0  # never over its input
 
 
-def test_em_model_on_a_tsg_base_route_converts_exactly(demo_model_files, tmp_path):
+def test_em_model_on_a_tsg_base_route_converts_exactly(demo_file, demo_model_files, tmp_path):
     """An EM OSTAG on a TSG's fragments and base route (the shipped `train ostag --from-tsg`): with every
     adjunction of non-zero probability kept, the TSG has the OSTAG's inside score on every sentence."""
     from treegram.corpora.demo import demo_trees
@@ -173,8 +173,7 @@ def test_em_model_on_a_tsg_base_route_converts_exactly(demo_model_files, tmp_pat
     from treegram.formalism import load_model
     from treegram.plugins.ostag.tag2tsg import kept_pairs
 
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     out = tmp_path / "em.ostag"
     assert main(["-q", "train", "ostag", "--from-tsg", str(demo_model_files["tsg"]), "--treebank", str(tb),
                  "--adj-init", "0.2", "--out", str(out)]) == 0

@@ -14,14 +14,11 @@ from treegram.trees import parse_brackets
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory):
+def files(demo_file, tmp_path_factory):
     """A demo TSG with alpha and beta held fixed (alpha = 2.5, beta = 0.5, the final sample's grammar), and the
     OSTAG models built from it with either weighting (0 EM iterations: the weights are the trees' counts)."""
-    from treegram.corpora.demo import demo_trees
-
     d = tmp_path_factory.mktemp("ostag_tsg_weights")
-    tb = d / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     tsg = d / "fixed.tsg"
     assert main(["-q", "train", "tsg", "--treebank", str(tb), "--seed", "4", "--iterations", "3", "--fixed-hyper",
                  "--alpha", "2.5", "--beta", "0.5", "--average", "1", "--out", str(tsg)]) == 0

@@ -35,13 +35,10 @@ def _without_default_decoder(path, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def demo_ostag_files(tmp_path_factory, demo_model_files):
+def demo_ostag_files(demo_file, tmp_path_factory, demo_model_files):
     """OSTAG models of the demo treebank with the shipped defaults: EM from the demo TSG, and Bayesian."""
-    from treegram.corpora.demo import demo_trees
-
     d = tmp_path_factory.mktemp("ostag_defaults")
-    tb = d / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+    tb = demo_file
     em, bayes = d / "em.ostag", d / "bayes.ostag"
     assert main(["-q", "train", "ostag", "--from-tsg", str(demo_model_files["tsg"]), "--treebank", str(tb),
                  "--seed", "3", "--out", str(em)]) == 0
@@ -96,11 +93,8 @@ def test_old_tig_file_loads_and_parses_with_mpd(demo_model_files, tmp_path):
     assert parse_default(old)(WORDS).to_bracket() == old.parse(WORDS).to_bracket()
 
 
-def test_tig_train_with_another_decoder(demo_model_files, tmp_path):
-    from treegram.corpora.demo import demo_trees
-
-    tb = tmp_path / "demo.mrg"
-    tb.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
+def test_tig_train_with_another_decoder(demo_file, demo_model_files, tmp_path):
+    tb = demo_file
     out = tmp_path / "m.tig"
     assert main(["-q", "train", "tig", "--treebank", str(tb), "--seed", "3", "--out", str(out), "--iterations", "1",
                  "--tsg-init", "2", "--decoder", "mpd", "--variant", "tig"]) == 0

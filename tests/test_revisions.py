@@ -154,21 +154,6 @@ def write_dump(path: Path, pages=PAGE_TEXTS, copies: int = 3, first_id: int = 0)
     return path
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    from distributed import Client, LocalCluster
-
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                     silence_logs=40)
-    client = Client(c)
-    yield c, client
-    client.close()
-    try:
-        c.close()
-    except KeyError:  # distributed's close can race a worker's removal report (teardown only)
-        pass
-
-
 def _mine(dumps, out, client, **kw):
     from treegram.plugins.revisions.run import mine
 

@@ -4,25 +4,16 @@ save/load, and checkpoint resume giving the uninterrupted run."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import parse_demo_sentences
 
 from treegram.cli.app import main
-from treegram.formalism import load_model
+from treegram.formalism import RunOptions, load_model
 from treegram.corpora.demo import demo_trees
-from treegram.trees import parse_brackets
 
-from treegram.plugins.tig.derivation import TIGSettings
-from treegram.plugins.tig.train import RunOptions, train_tig
-
-
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tig") / "demo.mrg"
-    path.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    return path
+from treegram.plugins.tig.formalism import TIGOptions, train_tig
 
 
 @pytest.mark.parametrize("variant", ["tig", "tig0"])
@@ -34,15 +25,7 @@ def test_cli_train_parse_grammar(variant, demo_file, tmp_path, capsys):
     assert model.formalism == "tig" and model.settings.variant == variant
     assert model.info["iterations"] == 3 and len(model.trace) == 3
     assert model.info["initial_trees"] > 0
-    sentences = tmp_path / "in.txt"
-    sentences.write_text("The hungry dog slept in the garden .\nZorblax quibbled .\n", encoding="utf-8")
-    parsed = tmp_path / "out.mrg"
-    assert main(["-q", "parse", "--model", str(out), "--input", str(sentences), "--out", str(parsed)]) == 0
-    lines = parsed.read_text(encoding="utf-8").split("\n")
-    first = parse_brackets(lines[0])[0]
-    assert first.leaves() == "The hungry dog slept in the garden .".split()
-    assert not any(n.label.startswith("@") or "^" in n.label for n in first.subtrees())
-    assert parse_brackets(lines[1])[0].leaves() == ["Zorblax", "quibbled", "."]  # unknown words parse
+    parse_demo_sentences(out, tmp_path)
     # training sentences parse back to trees with the same yield, and mostly the gold tree
     trees = demo_trees()
     from treegram.evaluation.parseval import ParsevalParams, score_corpus
@@ -66,11 +49,11 @@ def test_cli_train_parse_grammar(variant, demo_file, tmp_path, capsys):
 
 def test_resume_is_the_uninterrupted_run(tmp_path):
     trees = demo_trees()
-    settings = TIGSettings(phi=0.2)
-    full = train_tig(trees, settings, RunOptions(iterations=4, seed=2, tsg_init=1))
+    options = TIGOptions(variant="tig", phi=0.2, tsg_init=1, average=1)
+    full = train_tig(trees, options, RunOptions(iterations=4, seed=2))
     ck = tmp_path / "run.ckpt"
-    train_tig(trees, settings, RunOptions(iterations=2, seed=2, tsg_init=1, checkpoint=ck))
-    resumed = train_tig(trees, settings, RunOptions(iterations=4, seed=2, checkpoint=ck, resume=True))
+    train_tig(trees, options, RunOptions(iterations=2, seed=2, checkpoint=ck))
+    resumed = train_tig(trees, options, RunOptions(iterations=4, seed=2, checkpoint=ck, resume=True))
     assert [r["log_likelihood"] for r in resumed.trace] == [r["log_likelihood"] for r in full.trace]
     assert resumed.fragments == full.fragments
     assert np.array_equal(resumed.cfg.bin_logp, full.cfg.bin_logp)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import substitution_vectors
 
 from treegram.bayes import BlockedMH
 from treegram.trees import parse_brackets
@@ -68,11 +69,7 @@ def brute_force(state, item):
                     opts.append((side, q))
         aux_opts.append(opts)
     out = {}
-    for subs in itertools.product((0, 1), repeat=len(sub_rows)):
-        sub = np.zeros(hi - lo, np.int8)
-        sub[0] = 1
-        for x, s in zip(sub_rows, subs):
-            sub[x - lo] = s
+    for sub in substitution_vectors(lo, hi, sub_rows):
         for auxs in itertools.product(*aux_opts):
             adir = np.array([a for a, _ in auxs], np.int8)
             afoot = np.array([z for _, z in auxs], np.int32)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import parse_demo_sentences
 
 from treegram.cli.app import main
 from treegram.formalism import load_model
@@ -24,13 +25,6 @@ from treegram.trees import parse_brackets
 from treegram.elementary.data import TSGSettings, prepare
 from treegram.plugins.tsg.model import goodman_cfg
 from treegram.elementary.gibbs import GibbsTSG
-
-
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tsg") / "demo.mrg"
-    path.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -46,16 +40,7 @@ def test_cli_train_parse_grammar(trained, tmp_path, capsys):
     model = load_model(trained)
     assert model.formalism == "tsg"
     assert model.info["iterations"] == 4 and len(model.trace) == 4
-    sentences = tmp_path / "in.txt"
-    sentences.write_text("The hungry dog slept in the garden .\nZorblax quibbled .\n\n", encoding="utf-8")
-    parsed = tmp_path / "out.mrg"
-    assert main(["-q", "parse", "--model", str(trained), "--input", str(sentences), "--out", str(parsed)]) == 0
-    lines = parsed.read_text(encoding="utf-8").split("\n")
-    first = parse_brackets(lines[0])[0]
-    assert first.leaves() == "The hungry dog slept in the garden .".split()
-    assert first.label == "S" and not any(n.label.startswith("@") or "^" in n.label for n in first.subtrees())
-    assert parse_brackets(lines[1])[0].leaves() == ["Zorblax", "quibbled", "."]  # unknown words parse
-    assert lines[2] == ""
+    assert parse_demo_sentences(trained, tmp_path).label == "S"
     assert main(["grammar", str(trained), "--top", "3", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["formalism"] == "tsg" and len(info["top_rules"]) == 3

@@ -7,7 +7,6 @@ the same for the Bayesian OSTAG (`train ostag --bayesian --average K`)."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -88,13 +87,6 @@ def test_averaged_grammar_weights_are_the_mean_counts(chain):
     # the state's own view is the final sample's grammar
     own_view = state.current_types()
     assert own_view.samples == 1 and own_view.count == dict(state.counts.count)
-
-
-@pytest.fixture(scope="module")
-def demo_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("tigavg") / "demo.mrg"
-    path.write_text("".join(t.to_bracket() + "\n" for t in demo_trees()), encoding="utf-8")
-    return path
 
 
 def _train(demo_file, out, *extra):

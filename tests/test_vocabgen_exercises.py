@@ -14,9 +14,9 @@ from xml.etree import ElementTree as ET
 import numpy as np
 import pytest
 from attrs import evolve as attrs_evolve
+from toy_data import PARK, PARK_VOCAB, dep
 
 from treegram.cli.app import main
-from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.plugins.vocabgen import exercises as ex
 from treegram.plugins.vocabgen import formats as fm
@@ -322,23 +322,13 @@ def test_error_codes_map_to_exercise_kinds():
     assert plan_for("RP")[0] is None and plan_for("ID")[0] is None and plan_for("L")[0] is None
 
 
-def dep(text: str, tags: str, heads: str) -> DepSentence:
-    return DepSentence(text.split(), tags.split(), [int(h) for h in heads.split()])
-
-
 CORPUS = [
-    dep("She saw a cat in the park .", "PRP VBD DT NN IN DT NN .", "2 0 4 2 2 7 5 2"),
-    dep("The dog saw me in the park .", "DT NN VBD PRP IN DT NN .", "2 3 0 3 3 7 5 3"),
-    dep("The cat sat on the mat .", "DT NN VBD IN DT NN .", "2 3 0 3 6 4 3"),
-    dep("She sat on the dog .", "PRP VBD IN DT NN .", "2 0 2 5 3 2"),
-    dep("The dog likes the cat .", "DT NN VBZ DT NN .", "2 3 0 5 3 3"),
-    dep("She likes the park .", "PRP VBZ DT NN .", "2 0 4 2 2"),
+    *PARK,
     # sentences with a practised verb form and no preposition: a sheet shows each sentence once, so the tense
     # items need sentences the preposition items do not take
     dep("The cat saw the dog .", "DT NN VBD DT NN .", "2 3 0 5 3 3"),
     dep("The dog sat .", "DT NN VBD .", "2 3 0 3"),
 ]
-CVOCAB = "words:the,a,dog,cat,she,me,saw,sat,likes,in,on,at,park,mat,to"
 
 
 def _report(path: Path) -> Path:
@@ -363,7 +353,7 @@ def _report(path: Path) -> Path:
 
 
 def test_plan_takes_the_most_frequent_practisable_types(tmp_path):
-    vocab = Vocabulary("t", set(CVOCAB[6:].split(",")))
+    vocab = Vocabulary("t", set(PARK_VOCAB[6:].split(",")))
     practices, notes = plan(json.loads(_report(tmp_path / "r.json").read_text()), vocab, top=3)
     assert [p.code for p in practices] == ["RT", "TV", "W"]
     assert practices[0].words == ("in", "on") and practices[0].kind == "choice"
@@ -376,7 +366,7 @@ def test_cli_from_corrections(tmp_path, capsys):
     VocabgenModel.train(CORPUS * 2).save(model)
     report = _report(tmp_path / "report.json")
     out = tmp_path / "sheet.json"
-    assert main(["exercises", "--allow-unchecked", "--model", str(model), "--vocab", CVOCAB, "--from-corrections", str(report),
+    assert main(["exercises", "--allow-unchecked", "--model", str(model), "--vocab", PARK_VOCAB, "--from-corrections", str(report),
                  "--per-word", "2", "--format", "json", "--out", str(out), "--seed", "1"]) == 0
     sheet = json.loads(out.read_text(encoding="utf-8"))
     kinds = {i["word"]: i["kind"] for i in sheet["items"]}
@@ -408,7 +398,7 @@ def test_cli_bad_reports(tmp_path, capsys, content, message):
     model = tmp_path / "m.model"
     VocabgenModel.train(CORPUS * 2).save(model)
     (tmp_path / "r.json").write_text(content, encoding="utf-8")
-    assert main(["exercises", "--model", str(model), "--vocab", CVOCAB, "--from-corrections",
+    assert main(["exercises", "--model", str(model), "--vocab", PARK_VOCAB, "--from-corrections",
                  str(tmp_path / "r.json")]) == 2
     assert message in capsys.readouterr().err
 
@@ -416,7 +406,7 @@ def test_cli_bad_reports(tmp_path, capsys, content, message):
 def test_cli_formats_and_out_errors(tmp_path, capsys):
     model = tmp_path / "m.model"
     VocabgenModel.train(CORPUS * 2).save(model)
-    base = ["exercises", "--allow-unchecked", "--model", str(model), "--vocab", CVOCAB, "--words", "cat,park", "--per-word", "2"]
+    base = ["exercises", "--allow-unchecked", "--model", str(model), "--vocab", PARK_VOCAB, "--words", "cat,park", "--per-word", "2"]
     assert main(base + ["--format", "pdf", "--out", str(tmp_path / "no" / "s.pdf")]) == 2
     assert "does not exist" in capsys.readouterr().err and not (tmp_path / "no").exists()
     for fmt, spec in export_formats().items():

@@ -22,8 +22,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from toy_data import PARK, PETS
 
-from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.plugins.vocabgen.model import VocabgenModel
 from treegram.plugins.vocabgen.serve import Workbench, check_host, make_server, vocab_choices
@@ -38,20 +38,7 @@ SIZE = (1280, 900)
 OPEN = urllib.request.build_opener(urllib.request.ProxyHandler({})).open
 
 
-def dep(text: str, tags: str, heads: str) -> DepSentence:
-    return DepSentence(text.split(), tags.split(), [int(h) for h in heads.split()])
-
-
-CORPUS = [
-    dep("She likes big dogs .", "PRP VBZ JJ NNS .", "2 0 4 2 2"),
-    dep("The dog bit me .", "DT NN VBD PRP .", "2 3 0 3 3"),
-    dep("The cat bit me .", "DT NN VBD PRP .", "2 3 0 3 3"),
-    dep("The dog likes me .", "DT NN VBZ PRP .", "2 3 0 3 3"),
-    dep("She likes the cat .", "PRP VBZ DT NN .", "2 0 4 2 2"),
-    dep("The cat likes big dogs .", "DT NN VBZ JJ NNS .", "2 3 0 5 3 3"),
-    dep("She saw a cat in the park .", "PRP VBD DT NN IN DT NN .", "2 0 4 2 2 7 5 2"),
-    dep("The dog saw me in the park .", "DT NN VBD PRP IN DT NN .", "2 3 0 3 3 7 5 3"),
-]
+CORPUS = PETS + PARK[:2]
 
 
 def test_serve_binds_loopback_only():

@@ -7,8 +7,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from toy_data import dep
 
-from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.generation import fit_mle
 from treegram.plugins.vocabgen.classes import kmeans
@@ -17,10 +17,6 @@ from treegram.plugins.vocabgen.model import VocabgenModel
 from treegram.plugins.vocabgen.smoothing import em_switches, smooth_node_key, smooth_spinedep
 from treegram.plugins.vocabgen.spinedep import HEAD, SpineDepSystem
 from treegram.plugins.vocabgen.vocab import Vocabulary
-
-
-def dep(text: str, tags: str, heads: str) -> DepSentence:
-    return DepSentence(text.split(), tags.split(), [int(h) for h in heads.split()])
 
 
 CORPUS = [

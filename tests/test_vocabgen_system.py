@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from toy_data import PETS, dep
 
 from treegram.cli.app import main
-from treegram.corpora import DepSentence
 from treegram.errors import InputError
 from treegram.generation import check_derivation, fit_mle
 from treegram.generation.constraints import NoSentenceError
@@ -20,19 +20,7 @@ from treegram.plugins.vocabgen.spinedep import END, HEAD, ROOT_CONTEXT, SpineDep
 from treegram.plugins.vocabgen.vocab import inflections, parse_vocab_spec, read_cefrj
 
 
-def dep(text: str, tags: str, heads: str) -> DepSentence:
-    return DepSentence(text.split(), tags.split(), [int(h) for h in heads.split()])
-
-
-CORPUS = [
-    dep("She likes big dogs .", "PRP VBZ JJ NNS .", "2 0 4 2 2"),
-    dep("The dog bit me .", "DT NN VBD PRP .", "2 3 0 3 3"),
-    dep("The cat bit me .", "DT NN VBD PRP .", "2 3 0 3 3"),
-    dep("The dog likes me .", "DT NN VBZ PRP .", "2 3 0 3 3"),
-    dep("She likes the cat .", "PRP VBZ DT NN .", "2 0 4 2 2"),
-    dep("The cat likes big dogs .", "DT NN VBZ JJ NNS .", "2 3 0 5 3 3"),
-    dep("An aardvark bit me .", "DT NN VBD PRP .", "2 3 0 3 3"),
-]
+CORPUS = [*PETS, dep("An aardvark bit me .", "DT NN VBD PRP .", "2 3 0 3 3")]
 
 
 @pytest.fixture(scope="module")

@@ -37,13 +37,14 @@ import attrs
 import numpy as np
 
 from treegram.errors import InputError, ModelFileError
+from treegram.options import SettingsRecord
 
 __all__ = ["AveragingOptions", "SampleCollector", "average_counts", "average_option", "thin_option",
            "options_averaging"]
 
 
 @attrs.frozen
-class AveragingOptions:
+class AveragingOptions(SettingsRecord):
     """Average the grammar over `samples` states of the chain, `thin` sweeps apart, ending at the final sweep.
 
     `thin=None` spreads the samples evenly over the sweeps after the burn-in (T = max(1, (N - B) // K));
@@ -71,9 +72,6 @@ class AveragingOptions:
         picked = [total - i * thin for i in range(self.samples)]
         kept = [s for s in picked if s > burn and s >= 1]
         return sorted(kept) if kept else [total]
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
 
 
 class SampleCollector:

@@ -75,6 +75,7 @@ class BlockedMH(SweepDriver):
     kind = "blocked-mh"
     _unit_name = "items"
     _changed_name = "accepted"
+    _rate_name = "acceptance_rate"
 
     def _num_units(self) -> int:
         return self.model.num_items()
@@ -90,10 +91,6 @@ class BlockedMH(SweepDriver):
         accept = tempered_accept(log_p_ratio, log_q_ratio, self.rng, temperature)
         model.add(item, new if accept else old)
         return accept
-
-    def _finish_record(self, record: dict[str, Any]) -> None:
-        items = record["items"]
-        record.setdefault("acceptance_rate", record["accepted"] / items if items else 0.0)
 
 
 def _log_diff(a: float, b: float) -> float:

@@ -344,6 +344,7 @@ class SweepDriver:
     kind = "sweep"
     _unit_name = "units"
     _changed_name = "changed"
+    _rate_name = "changed_rate"
 
     def __init__(self, model, *, seed, schedule: AnnealingSchedule | None = None, site_order: str = "random",
                  checkpoint: CheckpointConfig | None = None,
@@ -362,6 +363,9 @@ class SweepDriver:
         self._partial: _Partial | None = None
         self._attachments: dict[str, Any] = {}
         self._pending: dict[str, Any] = {}  # attachment states read by `resume`, waiting for `attach`
+        #: `unit_progress(fraction_of_a_sweep)` is called ~200 times a sweep on the unit-by-unit path (a progress
+        #: bar that moves, with an ETA, inside sweeps that take minutes); it sees nothing of the sampler's state
+        self.unit_progress: Callable[[float], None] | None = None
 
     def attach(self, name: str, obj) -> None:
         """Run `obj.after_sweep(driver, record)` after every completed sweep, before that sweep's checkpoint, and
@@ -447,9 +451,12 @@ class SweepDriver:
         else:
             step = self._step
             units = order.tolist()
+            report, every = self.unit_progress, max(1, len(units) // 200)
             for pos in range(start, len(units)):
                 if step(units[pos], temperature):
                     changed += 1
+                if report is not None and (pos + 1) % every == 0:
+                    report(every / len(units))
                 if interrupt.requested:
                     self._partial = _Partial(order, pos + 1, temperature, changed,
                                              seconds + time.perf_counter() - t0)
@@ -476,7 +483,9 @@ class SweepDriver:
         return record
 
     def _finish_record(self, record: dict[str, Any]) -> None:
-        """Hook for derived statistics (e.g. acceptance rate)."""
+        """Derived statistics: the share of the sweep's units that changed (Gibbs) or were accepted (blocked MH)."""
+        units = record[self._unit_name]
+        record.setdefault(self._rate_name, record[self._changed_name] / units if units else 0.0)
 
     # -- checkpoints -------------------------------------------------------------------------------------------
 

@@ -67,7 +67,3 @@ class GibbsSampler(SweepDriver):
 
     def _step(self, unit: int, temperature: float) -> bool:
         return self.model.resample_site(unit, self.rng, temperature)
-
-    def _finish_record(self, record: dict[str, Any]) -> None:
-        sites = record["sites"]
-        record.setdefault("changed_rate", record["changed"] / sites if sites else 0.0)

@@ -52,19 +52,9 @@ def _configure_compress(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run: keep the lines already in --out and compress the rest")
     p.add_argument("--encoding", type=argtypes.encoding, default=None, help="input encoding (default UTF-8)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=argtypes.positive_int, default=None, metavar="N",
-                       help="compress in batches on a local Dask cluster of N worker processes (needs --out FILE; "
-                            "finished batches are kept in FILE.batches/ until the run completes, so a killed run "
-                            "continues with --resume); the output is the same as without --workers, byte for byte")
-    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                       help="compress in batches on a running Dask cluster (e.g. tcp://host:8786); its workers need "
-                            "treegram installed and the model at the same path")
-    p.add_argument("--batch-size", type=argtypes.positive_int, default=None, metavar="B",
-                   help="input lines per batch (one Dask task) with --workers/--scheduler (default 50)")
-    from treegram.cli.commands import batch_derived
+    from treegram.cli.commands import add_batch_options
 
-    p.set_defaults(_derived=batch_derived)
+    add_batch_options(p, "compress", default_batch=50)
     p.add_argument("--json", action="store_true",
                    help="machine-readable JSON on stdout: per sentence the tokens, keep mask, rate, model score, "
                         "text and, for a sentence returned unchanged or a rate not met, a note saying why")

@@ -15,7 +15,9 @@ import numba
 import numpy as np
 
 from treegram.errors import InputError
+from treegram.options import SettingsRecord
 from treegram.trees import TreebankArrays, Tree, binarize
+from treegram.trees.binarize import check_markovization
 from treegram.trees.signatures import RareWordMapper
 
 from treegram.elementary import kernels as K
@@ -26,7 +28,7 @@ KIND_LEX, KIND_UNARY, KIND_BINARY = 0, 1, 2
 
 
 @attrs.frozen
-class TSGSettings:
+class TSGSettings(SettingsRecord):
     """Everything that defines the model (not the run): tree preparation, priors, initialisation."""
 
     horizontal: int | None = 1  # horizontal markovization of the binarization (None = infinite)
@@ -45,15 +47,7 @@ class TSGSettings:
             raise InputError(f"unknown TSG initialisation {self.init!r}", hint="use random, minimal or maximal")
         if not (self.alpha > 0 and 0 < self.beta < 1):
             raise InputError(f"need alpha > 0 and 0 < beta < 1 (got alpha={self.alpha}, beta={self.beta})")
-        if self.vertical < 1 or (self.horizontal is not None and self.horizontal < 0):
-            raise InputError("markovization: vertical >= 1 and horizontal >= 0 (or None)")
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TSGSettings:
-        return cls(**d)
+        check_markovization(self.vertical, self.horizontal)
 
 
 def prepare_tree(tree: Tree, settings: TSGSettings, mapper: RareWordMapper) -> Tree:

@@ -76,6 +76,23 @@ def token_tables(num_labels: int, num_words: int) -> tuple[np.ndarray, np.ndarra
 # elementary trees
 
 
+_WORD, _FRONTIER, _INTERNAL = 0, 1, 2
+
+
+@numba.njit(cache=True)
+def frag_step(i, h, flags, is_word, subtree_end, tok_int, tok_front):
+    """Row i in the pre-order walk of an elementary tree: (running hash with its token, next row, kind).
+
+    kind: _WORD, _FRONTIER (a substitution site: its subtree belongs to other elementary trees and is skipped) or
+    _INTERNAL.  The one definition of the token sequence behind both the keys (`frag`) and the prefix hashes
+    (`frag_prefixes`), which must agree."""
+    if is_word[i]:
+        return mix64(h + tok_int[i]), i + 1, _WORD
+    if flags[i]:
+        return mix64(h + tok_front[i]), subtree_end[i], _FRONTIER
+    return mix64(h + tok_int[i]), i + 1, _INTERNAL
+
+
 @numba.njit(cache=True)
 def frag(r, flags, is_word, subtree_end, label, tok_int, tok_front, node_logrule, log_stop, log_expand):
     """(key, log P0, size) of the elementary tree rooted at row r under `flags` (r itself is always the root)."""
@@ -85,17 +102,12 @@ def frag(r, flags, is_word, subtree_end, label, tok_int, tok_front, node_logrule
     i = r + 1
     size = 1
     while i < end:
-        if is_word[i]:
-            h = mix64(h + tok_int[i])
-            i += 1
-        elif flags[i]:
-            h = mix64(h + tok_front[i])
+        h, nxt, kind = frag_step(i, h, flags, is_word, subtree_end, tok_int, tok_front)
+        if kind == _FRONTIER:
             lp += log_stop[label[i]]
-            i = subtree_end[i]
-        else:
-            h = mix64(h + tok_int[i])
+        elif kind == _INTERNAL:
             lp += node_logrule[i] + log_expand[label[i]]
-            i += 1
+        i = nxt
         size += 1
     key = mix64(h ^ FINAL)
     if key == _ZERO:
@@ -106,21 +118,12 @@ def frag(r, flags, is_word, subtree_end, label, tok_int, tok_front, node_logrule
 @numba.njit(cache=True)
 def frag_prefixes(r, flags, is_word, subtree_end, tok_int, tok_front, pkeys):
     """Insert every prefix state of the elementary tree at r into the hash set `pkeys`; returns #new entries."""
-    added = 0
     h = mix64(SEED + tok_int[r])
-    added += set_insert(pkeys, h)
+    added = set_insert(pkeys, h)
     end = subtree_end[r]
     i = r + 1
     while i < end:
-        if is_word[i]:
-            h = mix64(h + tok_int[i])
-            i += 1
-        elif flags[i]:
-            h = mix64(h + tok_front[i])
-            i = subtree_end[i]
-        else:
-            h = mix64(h + tok_int[i])
-            i += 1
+        h, i, _ = frag_step(i, h, flags, is_word, subtree_end, tok_int, tok_front)
         added += set_insert(pkeys, h)
     return added
 

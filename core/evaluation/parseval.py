@@ -254,20 +254,11 @@ def _f1(p: float, r: float) -> float:
     return 2.0 * p * r / (p + r) if p + r > 0 else 0.0
 
 
-@attrs.frozen(slots=True)
-class SentenceScore:
-    """One sentence's counts.  Percentages are 0..100; a zero denominator gives 0.0 (as evalb prints)."""
+class _BracketRates:
+    """Labeled precision, recall and F1 from `matched`, `test_brackets` and `gold_brackets`: one definition for a
+    sentence's counts and the corpus totals."""
 
-    matched: int
-    gold_brackets: int
-    test_brackets: int
-    correct_tags: int
-    words: int  # scored words (after deletions), the tag-accuracy denominator
-    length: int  # gold length for the cut-off (only DELETE_LABEL_FOR_LENGTH removed)
-    crossing: int  # test brackets crossing at least one gold bracket
-    status: str = STATUS_OK
-    error: str | None = None
-    index: int = 0
+    __slots__ = ()
 
     @property
     def precision(self) -> float:
@@ -280,6 +271,22 @@ class SentenceScore:
     @property
     def f1(self) -> float:
         return _f1(self.precision, self.recall)
+
+
+@attrs.frozen(slots=True)
+class SentenceScore(_BracketRates):
+    """One sentence's counts.  Percentages are 0..100; a zero denominator gives 0.0 (as evalb prints)."""
+
+    matched: int
+    gold_brackets: int
+    test_brackets: int
+    correct_tags: int
+    words: int  # scored words (after deletions), the tag-accuracy denominator
+    length: int  # gold length for the cut-off (only DELETE_LABEL_FOR_LENGTH removed)
+    crossing: int  # test brackets crossing at least one gold bracket
+    status: str = STATUS_OK
+    error: str | None = None
+    index: int = 0
 
     @property
     def exact(self) -> bool:
@@ -358,7 +365,7 @@ def score_sentence(gold: Tree, test: Tree | None, params: ParsevalParams | None 
 
 
 @attrs.frozen(slots=True)
-class ParsevalResult:
+class ParsevalResult(_BracketRates):
     """Corpus totals (micro-averaged: summed counts, then ratios) plus every sentence's score."""
 
     sentences: tuple[SentenceScore, ...]
@@ -381,18 +388,6 @@ class ParsevalResult:
     @property
     def test_brackets(self) -> int:
         return self._sum("test_brackets")
-
-    @property
-    def precision(self) -> float:
-        return _pct(self.matched, self.test_brackets)
-
-    @property
-    def recall(self) -> float:
-        return _pct(self.matched, self.gold_brackets)
-
-    @property
-    def f1(self) -> float:
-        return _f1(self.precision, self.recall)
 
     @property
     def scored(self) -> int:

@@ -13,6 +13,22 @@ SAMPLE_OK = 0
 SAMPLE_TOO_LARGE = 1
 SAMPLE_DEAD_CONTEXT = 2
 SAMPLE_NEED_UNIFORMS = 3
+SAMPLE_SPINE_TOO_LONG = 4  # generating up (`treegram.generation.constraints`): the spine outgrew its buffer
+
+
+@numba.njit(cache=True)
+def first_above(cum, lo, hi, target):
+    """The first k in lo..hi-1 with cum[k] > target (hi - 1 when none), by binary search: the inverse-CDF choice
+    among entries lo..hi-1 with cumulative weights cum, for target = u * cum[hi - 1]."""
+    a = lo
+    b = hi - 1
+    while a < b:
+        mid = (a + b) // 2
+        if cum[mid] > target:
+            b = mid
+        else:
+            a = mid + 1
+    return a
 
 
 @numba.njit(cache=True)
@@ -82,7 +98,7 @@ def sample_preorder(ctx_ptr, cum, imp_ptr, imp_ctx, root, uniforms, max_nodes, n
     Consumes uniforms[i] for the i-th node.  Stops with SAMPLE_TOO_LARGE as soon as the finished nodes plus the
     still-open contexts exceed max_nodes (each open context becomes at least one node), and with
     SAMPLE_NEED_UNIFORMS when the caller's buffer runs dry (the caller extends it and reruns: same result).
-    Choice within a context: binary search of u * total in the context's cumulative probabilities.
+    Choice within a context: `first_above` u * total in the context's cumulative probabilities.
     """
     stack = np.empty(max_nodes + 1, dtype=np.int64)
     stack[0] = root
@@ -97,15 +113,7 @@ def sample_preorder(ctx_ptr, cum, imp_ptr, imp_ctx, root, uniforms, max_nodes, n
             return SAMPLE_DEAD_CONTEXT, n, c
         if n >= uniforms.size:
             return SAMPLE_NEED_UNIFORMS, n, c
-        target = uniforms[n] * cum[hi - 1]
-        a = lo
-        b = hi - 1
-        while a < b:  # first entry whose cumulative mass exceeds the target
-            mid = (a + b) // 2
-            if cum[mid] > target:
-                b = mid
-            else:
-                a = mid + 1
+        a = first_above(cum, lo, hi, uniforms[n] * cum[hi - 1])
         node_ctx[n] = c
         node_entry[n] = a
         n += 1

@@ -29,6 +29,8 @@ import numba
 import numpy as np
 
 from treegram.errors import InputError
+from treegram.generation._kernels import (SAMPLE_NEED_UNIFORMS, SAMPLE_OK, SAMPLE_SPINE_TOO_LONG, SAMPLE_TOO_LARGE,
+                                          first_above)
 from treegram.generation.model import GenerationModel
 from treegram.generation.sampling import SampleFailure, as_generator, sample_entries
 from treegram.jit import sort_by_key
@@ -39,10 +41,6 @@ __all__ = [
     "rejection_sample_entries",
 ]
 
-SAMPLE_OK = 0
-SAMPLE_TOO_LARGE = 1
-SAMPLE_NEED_UNIFORMS = 3
-SAMPLE_SPINE_TOO_LONG = 4
 
 
 class NoSentenceError(InputError):
@@ -113,58 +111,32 @@ def oov_outcomes(model: GenerationModel, allowed) -> np.ndarray:
 
 # -- goodness G(c) --------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _is_acyclic(n, src, dst, k):
-    """Kahn's algorithm on the first k edges."""
-    indeg = np.zeros(n, dtype=np.int64)
+def _edges_by_node(n, node, use):
+    """CSR index of the used edges by one end: edges of node v are eids[ptr[v]:ptr[v + 1]], in edge order."""
     ptr = np.zeros(n + 1, dtype=np.int64)
-    for i in range(k):
-        ptr[src[i] + 1] += 1
-        indeg[dst[i]] += 1
+    for i in range(node.size):
+        if use[i]:
+            ptr[node[i] + 1] += 1
     for i in range(n):
         ptr[i + 1] += ptr[i]
     fill = ptr[:-1].copy()
-    adj = np.empty(k, dtype=np.int64)
-    for i in range(k):
-        adj[fill[src[i]]] = dst[i]
-        fill[src[i]] += 1
-    work = np.empty(n, dtype=np.int64)
-    top = 0
-    for i in range(n):
-        if indeg[i] == 0:
-            work[top] = i
-            top += 1
-    seen = 0
-    while top > 0:
-        top -= 1
-        u = work[top]
-        seen += 1
-        for j in range(ptr[u], ptr[u + 1]):
-            v = adj[j]
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                work[top] = v
-                top += 1
-    return seen == n
+    eids = np.empty(ptr[n], dtype=np.int64)
+    for i in range(node.size):
+        if use[i]:
+            eids[fill[node[i]]] = i
+            fill[node[i]] += 1
+    return ptr, eids
 
 
 @numba.njit(cache=True)
 def _topo_order(n, src, dst, accepted):
-    """ord[v] = position of v in a topological order of the accepted edges (which must be acyclic)."""
+    """Kahn's algorithm on the accepted edges: (ord, seen) with ord[v] the position of v in a topological order
+    and seen the number of nodes ordered -- n exactly when the accepted edges are acyclic."""
     indeg = np.zeros(n, dtype=np.int64)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    m = src.size
-    for i in range(m):
+    for i in range(src.size):
         if accepted[i]:
-            ptr[src[i] + 1] += 1
             indeg[dst[i]] += 1
-    for i in range(n):
-        ptr[i + 1] += ptr[i]
-    fill = ptr[:-1].copy()
-    adj = np.empty(ptr[n], dtype=np.int64)
-    for i in range(m):
-        if accepted[i]:
-            adj[fill[src[i]]] = dst[i]
-            fill[src[i]] += 1
+    ptr, eids = _edges_by_node(n, src, accepted)
     work = np.empty(n, dtype=np.int64)
     top = 0
     for i in range(n - 1, -1, -1):
@@ -179,12 +151,46 @@ def _topo_order(n, src, dst, accepted):
         order[u] = pos
         pos += 1
         for j in range(ptr[u], ptr[u + 1]):
-            v = adj[j]
+            v = dst[eids[j]]
             indeg[v] -= 1
             if indeg[v] == 0:
                 work[top] = v
                 top += 1
-    return order
+    return order, pos
+
+
+def _is_acyclic(n: int, src: np.ndarray, dst: np.ndarray, k: int) -> bool:
+    """Whether the first k edges are acyclic."""
+    return _topo_order(n, src, dst, np.arange(src.size) < k)[1] == n
+
+
+@numba.njit(cache=True)
+def _affected(start, ptr, eids, far, accepted, ordv, bound, direction, target, mark, stamp, stack, out):
+    """Pearce-Kelly's search of the affected region: depth-first from `start` along the accepted edges of the CSR
+    index (ptr, eids), `far[e]` the node edge e leads to, through nodes with ord < bound (direction 1, the forward
+    search) or ord > bound (direction -1, the backward one); visited nodes go to `out` (stamped in `mark`).
+    Returns (number visited, whether `target` was reached -- the new edge would close a cycle)."""
+    n = 0
+    stack[0] = start
+    top = 1
+    mark[start] = stamp
+    while top > 0:
+        top -= 1
+        w = stack[top]
+        out[n] = w
+        n += 1
+        for j in range(ptr[w], ptr[w + 1]):
+            e = eids[j]
+            if not accepted[e]:
+                continue
+            x = far[e]
+            if x == target:
+                return n, True
+            if mark[x] != stamp and direction * ordv[x] < direction * bound:
+                mark[x] = stamp
+                stack[top] = x
+                top += 1
+    return n, False
 
 
 @numba.njit(cache=True)
@@ -199,25 +205,11 @@ def _greedy_dag(n, src, dst, prefix):
     accepted = np.zeros(m, dtype=np.bool_)
     for i in range(prefix):
         accepted[i] = True
-    ordv = _topo_order(n, src, dst, accepted)
+    ordv, _ = _topo_order(n, src, dst, accepted)
     # adjacency over all candidate edges (out and in), filtered by `accepted` during searches
-    optr = np.zeros(n + 1, dtype=np.int64)
-    iptr = np.zeros(n + 1, dtype=np.int64)
-    for i in range(m):
-        optr[src[i] + 1] += 1
-        iptr[dst[i] + 1] += 1
-    for i in range(n):
-        optr[i + 1] += optr[i]
-        iptr[i + 1] += iptr[i]
-    oe = np.empty(m, dtype=np.int64)
-    ie = np.empty(m, dtype=np.int64)
-    of = optr[:-1].copy()
-    inf_ = iptr[:-1].copy()
-    for i in range(m):
-        oe[of[src[i]]] = i
-        of[src[i]] += 1
-        ie[inf_[dst[i]]] = i
-        inf_[dst[i]] += 1
+    every = np.ones(m, dtype=np.bool_)
+    optr, oe = _edges_by_node(n, src, every)
+    iptr, ie = _edges_by_node(n, dst, every)
     mark = np.zeros(n, dtype=np.int64)  # visit stamps
     stamp = 0
     stack = np.empty(n, dtype=np.int64)
@@ -237,53 +229,11 @@ def _greedy_dag(n, src, dst, prefix):
         ub = ordv[u]
         lb = ordv[v]
         stamp += 1
-        # forward search from v
-        nf = 0
-        top = 0
-        stack[top] = v
-        top += 1
-        mark[v] = stamp
-        cycle = False
-        while top > 0 and not cycle:
-            top -= 1
-            w = stack[top]
-            fwd[nf] = w
-            nf += 1
-            for j in range(optr[w], optr[w + 1]):
-                e = oe[j]
-                if not accepted[e]:
-                    continue
-                x = dst[e]
-                if x == u:
-                    cycle = True
-                    break
-                if mark[x] != stamp and ordv[x] < ub:
-                    mark[x] = stamp
-                    stack[top] = x
-                    top += 1
+        nf, cycle = _affected(v, optr, oe, dst, accepted, ordv, ub, 1, u, mark, stamp, stack, fwd)
         if cycle:
             continue
-        # backward search from u
         stamp += 1
-        nb = 0
-        top = 0
-        stack[top] = u
-        top += 1
-        mark[u] = stamp
-        while top > 0:
-            top -= 1
-            w = stack[top]
-            bwd[nb] = w
-            nb += 1
-            for j in range(iptr[w], iptr[w + 1]):
-                e = ie[j]
-                if not accepted[e]:
-                    continue
-                x = src[e]
-                if mark[x] != stamp and ordv[x] > lb:
-                    mark[x] = stamp
-                    stack[top] = x
-                    top += 1
+        nb, _ = _affected(u, iptr, ie, src, accepted, ordv, lb, -1, -1, mark, stamp, stack, bwd)
         # reorder: slots of both sets, sorted; backward set (by old order) first, then forward set.  The keys
         # (old positions) are distinct, so the sorts have one result; `sort_by_key` compiles far faster than
         # np.argsort.
@@ -350,7 +300,7 @@ def goodness(model: GenerationModel, *, method: str = "acyclic", tol: float = 1e
     if method != "acyclic":
         raise InputError(f"unknown goodness method {method!r}", hint="use acyclic, fixpoint or one")
     src, dst, accepted, _ = acyclic_edges(model)
-    order = _topo_order(n, src, dst, accepted)
+    order, _ = _topo_order(n, src, dst, accepted)
     keep_edge = set(zip(src[accepted].tolist(), dst[accepted].tolist()))
     # per implied position: does its edge belong to the DAG?
     pos_src = model.ctx_of_entry[model.entry_of_implied]
@@ -404,22 +354,6 @@ def expected_counts(model: GenerationModel, *, max_depth: int = 200, tol: float 
 
 
 @numba.njit(cache=True)
-def _sample_from(c, ctx_ptr, cum, u):
-    lo = ctx_ptr[c]
-    hi = ctx_ptr[c + 1]
-    target = u * cum[hi - 1]
-    a = lo
-    b = hi - 1
-    while a < b:
-        mid = (a + b) // 2
-        if cum[mid] > target:
-            b = mid
-        else:
-            a = mid + 1
-    return a
-
-
-@numba.njit(cache=True)
 def _generate_up(ctx_ptr, cum, imp_ptr, imp_ctx, ctx_of_entry, root, cw_ids, cw_cum, rev_ptr, rev_entry,
                  rev_pos, rev_cum, root_stop, uniforms, max_nodes, max_spine, out_entries):
     """One generating-up sample; returns (status, n_nodes).  out_entries gets the entries in pre-order."""
@@ -427,17 +361,8 @@ def _generate_up(ctx_ptr, cum, imp_ptr, imp_ctx, ctx_of_entry, root, cw_ids, cw_
     # phase 1: c0 ~ E(c) over C_w
     if nu >= uniforms.size:
         return SAMPLE_NEED_UNIFORMS, 0
-    target = uniforms[nu] * cw_cum[cw_cum.size - 1]
+    c0 = cw_ids[first_above(cw_cum, 0, cw_cum.size, uniforms[nu] * cw_cum[cw_cum.size - 1])]
     nu += 1
-    a = 0
-    b = cw_cum.size - 1
-    while a < b:
-        mid = (a + b) // 2
-        if cw_cum[mid] > target:
-            b = mid
-        else:
-            a = mid + 1
-    c0 = cw_ids[a]
     # phase 2: spine up to the root.  From context c: stop (if c is the root) with weight root_stop, else pick a
     # (parent entry, position) with weight E(parent) P_V(o|parent)
     spine_e = np.empty(max_spine, dtype=np.int64)
@@ -455,15 +380,7 @@ def _generate_up(ctx_ptr, cum, imp_ptr, imp_ctx, ctx_of_entry, root, cw_ids, cw_
         nu += 1
         if t < stop or up <= 0.0:
             break
-        t -= stop
-        a = lo
-        b = hi - 1
-        while a < b:
-            mid = (a + b) // 2
-            if rev_cum[mid] > t:
-                b = mid
-            else:
-                a = mid + 1
+        a = first_above(rev_cum, lo, hi, t - stop)
         if ns >= max_spine:
             return SAMPLE_SPINE_TOO_LONG, 0
         spine_e[ns] = rev_entry[a]
@@ -491,7 +408,7 @@ def _generate_up(ctx_ptr, cum, imp_ptr, imp_ctx, ctx_of_entry, root, cw_ids, cw_
         else:
             if nu >= uniforms.size:
                 return SAMPLE_NEED_UNIFORMS, 0
-            e = _sample_from(cc, ctx_ptr, cum, uniforms[nu])
+            e = first_above(cum, ctx_ptr[cc], ctx_ptr[cc + 1], uniforms[nu] * cum[ctx_ptr[cc + 1] - 1])
             nu += 1
         out_entries[n] = e
         n += 1

@@ -65,30 +65,24 @@ def _tarjan(nsym, ptr, adj):
     for root in range(nsym):
         if index[root] != -1:
             continue
-        index[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[sp] = root
-        sp += 1
-        onstack[root] = True
         call_node[0] = root
-        call_edge[0] = ptr[root]
         csp = 1
         while csp > 0:
             v = call_node[csp - 1]
+            if index[v] == -1:  # first visit (a root, or a child just called): number it, push it
+                index[v] = counter
+                low[v] = counter
+                counter += 1
+                stack[sp] = v
+                sp += 1
+                onstack[v] = True
+                call_edge[csp - 1] = ptr[v]
             e = call_edge[csp - 1]
             if e < ptr[v + 1]:
                 call_edge[csp - 1] = e + 1
                 w = adj[e]
                 if index[w] == -1:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    onstack[w] = True
                     call_node[csp] = w
-                    call_edge[csp] = ptr[w]
                     csp += 1
                 elif onstack[w]:
                     if index[w] < low[v]:

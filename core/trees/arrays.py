@@ -135,8 +135,8 @@ def _rows(cols: dict[str, np.ndarray], lo: int, hi: int) -> tuple[list[int], ...
 
 
 @attrs.frozen(eq=False)
-class TreeArrays:
-    """One tree as pre-order int32 columns (see the module docstring)."""
+class _Columns:
+    """The node columns of the module docstring (`COLUMNS`), shared by one tree and a treebank."""
 
     label: np.ndarray
     word: np.ndarray
@@ -147,6 +147,14 @@ class TreeArrays:
     start: np.ndarray
     end: np.ndarray
 
+    def columns(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in COLUMNS}
+
+
+@attrs.frozen(eq=False)
+class TreeArrays(_Columns):
+    """One tree as pre-order int32 columns (see the module docstring)."""
+
     @classmethod
     def from_tree(cls, tree: Tree, labels: SymbolMap, words: SymbolMap) -> TreeArrays:
         cols = _flatten(tree, _interner(labels), _interner(words))
@@ -154,9 +162,6 @@ class TreeArrays:
 
     def to_tree(self, labels: SymbolList, words: SymbolList) -> Tree:
         return _rebuild(*_rows(self.columns(), 0, len(self)), 0, _symbols(labels), _symbols(words))
-
-    def columns(self) -> dict[str, np.ndarray]:
-        return {name: getattr(self, name) for name in COLUMNS}
 
     def __len__(self) -> int:
         return int(self.label.shape[0])
@@ -175,17 +180,9 @@ class TreeArrays:
 
 
 @attrs.frozen(eq=False)
-class TreebankArrays:
+class TreebankArrays(_Columns):
     """Many trees as one set of flat int32 columns with global node indices, plus int64 `offsets`."""
 
-    label: np.ndarray
-    word: np.ndarray
-    parent: np.ndarray
-    first_child: np.ndarray
-    next_sibling: np.ndarray
-    num_children: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
     offsets: np.ndarray
 
     @classmethod
@@ -211,9 +208,6 @@ class TreebankArrays:
     @property
     def num_nodes(self) -> int:
         return int(self.label.shape[0])
-
-    def columns(self) -> dict[str, np.ndarray]:
-        return {name: getattr(self, name) for name in COLUMNS}
 
     def tree_arrays(self, t: int) -> TreeArrays:
         """Tree t on its own, with local (0-based) node indices."""

@@ -58,6 +58,7 @@ __all__ = [
     "base_label",
     "binarize",
     "binarized_head_side",
+    "check_markovization",
     "is_binarized_node",
     "parse_binarized_label",
     "unbinarize",
@@ -125,6 +126,12 @@ def _right_factored(
         current = Tree(node_label, (kids[i], current))
     assert isinstance(current, Tree)
     return current
+
+
+def check_markovization(vertical: int, horizontal: int | None) -> None:
+    """A settings class's markovization, checked when it is made: vertical >= 1, horizontal >= 0 or None."""
+    if vertical < 1 or (horizontal is not None and horizontal < 0):
+        raise InputError("markovization: vertical >= 1 and horizontal >= 0 (or None)")
 
 
 def binarize(

@@ -28,11 +28,16 @@ class Tree:
 
     def leaves(self) -> list[str]:
         """The words, left to right."""
-        out: list[str] = []
+        return [c for c in self.frontier() if isinstance(c, str)]
+
+    def frontier(self) -> list[Child]:
+        """The frontier, left to right: the words and the nodes without children (the substitution sites and foot
+        of an elementary tree), those as themselves."""
+        out: list[Child] = []
         stack: list[Child] = [self]
         while stack:
             node = stack.pop()
-            if isinstance(node, str):
+            if isinstance(node, str) or not node.children:
                 out.append(node)
             else:
                 stack.extend(reversed(node.children))

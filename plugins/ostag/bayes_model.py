@@ -41,6 +41,8 @@ from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData
 from treegram.elementary.tables import NEG, Tables
 from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
+from treegram.options import SettingsRecord
+from treegram.trees.binarize import check_markovization
 
 DP_INIT, DP_AUX = 0, 1
 
@@ -50,7 +52,7 @@ class Invalid(InvalidDerivation):
 
 
 @attrs.frozen
-class BayesOSTAGSettings:
+class BayesOSTAGSettings(SettingsRecord):
     """The model definition (tree preparation + initial hyperparameters), not the run."""
 
     horizontal: int | None = 0
@@ -73,15 +75,7 @@ class BayesOSTAGSettings:
                 raise InputError(f"--{name.replace('_', '-')} must be in (0, 1), got {v}")
         if self.alpha <= 0:
             raise InputError("--alpha must be > 0")
-        if self.vertical < 1 or (self.horizontal is not None and self.horizontal < 0):
-            raise InputError("markovization: vertical >= 1 and horizontal >= 0")
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> BayesOSTAGSettings:
-        return cls(**d)
+        check_markovization(self.vertical, self.horizontal)
 
 
 class Hyper:

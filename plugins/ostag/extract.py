@@ -27,7 +27,7 @@ from treegram.elementary.base_route import BASE_SUFFIX
 from treegram.trees import Tree, binarize, parse_brackets
 from treegram.trees.signatures import RareWordMapper
 
-from treegram.plugins.ostag.grammar import FOOT_MARK, frontier_yield
+from treegram.plugins.ostag.grammar import FOOT_MARK
 
 START = "TOP"
 
@@ -221,7 +221,7 @@ def root_foot_pairs(rule: Tree) -> list[tuple[Tree, Tree]]:
             if len(fp) <= len(rp) or fp[: len(rp)] != rp or f.label != r.label:
                 continue
             aux = _replace(r, fp[len(rp):], Tree(r.label + FOOT_MARK, ()))
-            if len(frontier_yield(aux)) < 2:
+            if len(aux.frontier()) < 2:
                 continue  # a unary chain back to the same label adds nothing
             left = _replace(rule, rp, f)
             if not left.children:

@@ -137,21 +137,6 @@ def aux_direction(tree: Tree) -> str:
     return "left" if left else "right"
 
 
-def frontier_yield(tree: Tree) -> list[str]:
-    """Leaves of an elementary tree: words, frontier labels and the foot (as written)."""
-    out: list[str] = []
-    stack: list[Any] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.append(node)
-        elif not node.children:
-            out.append(node.label)
-        else:
-            stack.extend(reversed(node.children))
-    return out
-
-
 # -- the node table ---------------------------------------------------------------------------------------------
 
 @attrs.frozen(eq=False)
@@ -205,7 +190,7 @@ class OSTAG:
         for t, c in auxiliary:
             if foot_path(t) is None:
                 raise InputError(f"auxiliary tree {t.to_bracket()} has no foot", hint="mark the foot as (X*)")
-            if len(frontier_yield(t)) < 2:
+            if len(t.frontier()) < 2:
                 raise InputError(f"auxiliary tree {t.to_bracket()} has nothing besides its foot",
                                  hint="such trees adjoin without adding words (a unary cycle); drop them")
             self.auxiliary.append(t)

@@ -34,6 +34,7 @@ from typing import Any
 
 import attrs
 
+from treegram.options import SettingsRecord
 from treegram.plugins.revisions.align import deletion_compression, sentence_replacements
 from treegram.plugins.revisions.text import is_word, revision_sentences, tokenize
 
@@ -41,15 +42,12 @@ FILTERS = ("duplicate", "markup", "url", "code", "fragment", "length", "punctuat
 
 
 @attrs.frozen
-class Settings:
+class Settings(SettingsRecord):
     min_words: int = 5
     max_words: int = 60
     parser: str | None = None  # path of a treegram parsing model (ChartModel) for the NLL filter
     max_nll: float = 200.0
     max_cells: int = 4_000_000
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
 
 
 _MARKUP = re.compile(r"[\[\]{}|<>=*#_\\~^]|&[a-z]+;|&#\d+;|::|''|\s:\s*$")

@@ -34,13 +34,10 @@ VERSION = 2
 
 def checkpoint_dir(out: Path) -> Path:
     """``OUT.chunks/`` beside a regular output file (a stream or device has no place for one)."""
-    from treegram.io import derived_path
+    from treegram.io import required_derived_path
 
-    cdir = derived_path(out, ".chunks")
-    if cdir is None:
-        raise InputError(f"--out must be a regular file (not {out}): finished chunks are kept beside it",
-                         hint="write the pairs to a file")
-    return cdir
+    return required_derived_path(out, ".chunks", f"--out must be a regular file (not {out}): finished chunks are "
+                                                 "kept beside it", hint="write the pairs to a file")
 
 
 def _manifest(dumps: list[Path], settings: Settings, chunk_revisions: int) -> dict[str, Any]:
@@ -69,7 +66,7 @@ def chunk_schema():
 def _finished(cdir: Path, manifest: dict[str, Any], redone: list[str] | None = None) -> dict[int, dict]:
     """Finished chunk results of an earlier run with the same manifest ({} for a fresh start).  A chunk file that
     is not what the run wrote (edited, damaged, not matching the chunk schema) is left out and mined again."""
-    from treegram.schema import unseal
+    from treegram.schema import sealed_parts
 
     mpath = cdir / "manifest.json"
     if not mpath.exists():
@@ -82,24 +79,9 @@ def _finished(cdir: Path, manifest: dict[str, Any], redone: list[str] | None = N
     if old != manifest and finished:
         raise InputError(f"{cdir}: holds chunks of a run with other dumps or settings",
                          hint=f"remove {cdir} to start afresh, or use another --out")
-    done = {}
     if old != manifest:
         return {}  # nothing finished under other settings: start afresh
-    spec = chunk_schema()
-    for f in finished:
-        try:
-            res = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            res = None  # cannot happen with atomic writes unless edited: mine it again
-        problem = unseal(res, spec, f.name) if res is not None else "not valid JSON"
-        if problem is None and f.name != f"{res['index']:06d}.json":
-            problem = f"it holds chunk {res['index']}"
-        if problem is not None:
-            if redone is not None:
-                redone.append(f"{f.name} ({problem})")
-            continue
-        done[int(res["index"])] = res
-    return done
+    return sealed_parts(finished, chunk_schema(), "chunk", redone)
 
 
 def mine(dumps: list[Path], out: Path, *, settings: Settings, workers: int | None = None,

@@ -36,24 +36,14 @@ import numpy as np
 
 from treegram.trees import Tree
 
-from treegram.plugins.stsg.model import Fragment, _frontier_label, frontier_index
+from treegram.plugins.stsg.model import Fragment, _fmt, _frontier_label, frontier_index
 
 __all__ = ["rule_features", "FeatureIndex"]
 
 
 def _yield_symbols(t: Tree) -> list[str]:
     """Words and frontier labels of an elementary tree, left to right (frontier nodes by category)."""
-    out: list[str] = []
-    stack: list = [t]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.append(node)
-        elif not node.children:
-            out.append("<" + _frontier_label(node.label) + ">")
-        else:
-            stack.extend(reversed(node.children))
-    return out
+    return [c if isinstance(c, str) else "<" + _frontier_label(c.label) + ">" for c in t.frontier()]
 
 
 def _labels(t: Tree) -> Counter:
@@ -168,14 +158,6 @@ def rule_features(frag: Fragment, lrf: tuple[float, float, float] | None, *, uns
         for n in dropped:
             f["dropped=" + _frontier_label(n.label)] += 1.0
     return dict(f)
-
-
-def _fmt(t) -> str:
-    if isinstance(t, str):
-        return t
-    if not t.children:
-        return t.label
-    return "(" + t.label + " " + " ".join(_fmt(c) for c in t.children) + ")"
 
 
 class FeatureIndex:

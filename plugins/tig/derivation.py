@@ -47,6 +47,7 @@ from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, TSGData,
 from treegram.elementary.tables import NEG, Tables
 from treegram.elementary.types import InvalidDerivation, Occurrence
 from treegram.errors import InputError
+from treegram.options import SettingsRecord
 
 LEFT, RIGHT = 1, 2
 DP_INIT, DP_LEFT, DP_RIGHT = 0, 1, 2
@@ -58,7 +59,7 @@ class Invalid(InvalidDerivation):
 
 
 @attrs.frozen
-class TIGSettings:
+class TIGSettings(SettingsRecord):
     """The model definition (not the run)."""
 
     variant: str = "tig"  # tig | tig0
@@ -89,13 +90,6 @@ class TIGSettings:
     def tsg_settings(self) -> TSGSettings:
         return TSGSettings(horizontal=self.horizontal, vertical=self.vertical, rare_threshold=self.rare_threshold)
 
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TIGSettings:
-        return cls(**d)
-
 
 class TIGTables(Tables):
     """The core row tables plus the TIG's conditional spine rules: P(L -> A B | cat(B) = cat(L)) (LEFT) and
@@ -119,6 +113,22 @@ class TIGTables(Tables):
 
     def cond_logp(self, side: int, L: int, a: int, b: int) -> float:
         return self.cond[side].get((L, a, b), NEG)
+
+
+class RuleLists:
+    """The rules a TIG -> CFG transform emits (the per-tree proposal and the parsing grammar): binary (parent, left,
+    right, log p), unary (parent, child, log p) and lexical (position or word, symbol, log p) tuples, and the same
+    as float arrays."""
+
+    def _start_rules(self) -> None:
+        self.bin: list[tuple[int, int, int, float]] = []
+        self.un: list[tuple[int, int, float]] = []
+        self.lex: list[tuple[int, int, float]] = []
+
+    def rule_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(binary [n, 4], unary [n, 3], lexical [n, 3]) float64 arrays of the rules."""
+        return (np.array(self.bin, np.float64).reshape(-1, 4), np.array(self.un, np.float64).reshape(-1, 3),
+                np.array(self.lex, np.float64).reshape(-1, 3))
 
 
 class Hyper:
