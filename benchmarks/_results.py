@@ -1,4 +1,6 @@
-"""Shared benchmark plumbing: locating ../shared/data and writing a marked section of RESULTS.md atomically."""
+"""Shared benchmark plumbing: locating ../shared/data (and its ptb-sample splits), parsing a dev set as `treegram
+parse` does with the parse seconds and scoring it (Parseval, all lengths and <= 40), and writing a marked section of
+RESULTS.md atomically."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import platform
 import re
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,6 +21,75 @@ def require_shared() -> Path:
     if not SHARED.is_dir():
         sys.exit(f"this benchmark needs the shared corpora at {SHARED}")
     return SHARED
+
+
+def ptb_sample(split: str, limit: int | None = None) -> list:
+    """The trees of ../shared/data/ptb-sample/`split` ("train" or "dev"); with `limit`, the first `limit` of them."""
+    from treegram.trees import read_treebank
+
+    return list(read_treebank([require_shared() / "ptb-sample" / split]))[:limit]
+
+
+def warm_up(parse, sentences) -> None:
+    """One parse before the timing (numba compile, cache load); a parse failure there is no matter."""
+    from treegram.errors import ParseFailure
+
+    try:
+        parse(sentences[0])
+    except ParseFailure:
+        pass
+
+
+def parse_timed(parse, sentences, *, clock=time.perf_counter, warm=True) -> tuple[list, int, float]:
+    """Parse each sentence with `parse` (one token list -> tree), a flat tree where it fails (as `treegram parse`
+    does): (trees, failures, seconds on `clock` for the whole loop), after a `warm_up` outside the timing unless
+    `warm` is False (the caller warmed up itself)."""
+    from treegram.errors import ParseFailure
+    from treegram.formalism import flat_fallback
+
+    if warm:
+        warm_up(parse, sentences)
+    trees, failed = [], 0
+    t0 = clock()
+    for tokens in sentences:
+        try:
+            trees.append(parse(tokens))
+        except ParseFailure:
+            trees.append(flat_fallback(tokens))
+            failed += 1
+    return trees, failed, clock() - t0
+
+
+def parse_timed_stats(model, sentences) -> tuple[list, int, Counter, Counter, float]:
+    """`parse_timed` through an OSTAG model's ``parse_with_stats``: (trees, failures, summed parse statistics,
+    auxiliary trees used, seconds)."""
+    stats, used = Counter(), Counter()
+
+    def parse(tokens):
+        tree, st, aux = model.parse_with_stats(tokens)
+        stats.update(st)
+        used.update(aux)
+        return tree
+
+    warm_up(model.parse, sentences)  # not through `parse`: the warm-up's statistics would be counted
+    trees, failed, seconds = parse_timed(parse, sentences, warm=False)
+    return trees, failed, stats, used, seconds
+
+
+def parseval(gold, trees):
+    """Parseval scores of `trees` against `gold` (EVALB's COLLINS.prm): (all lengths, sentences <= 40 words)."""
+    from treegram.evaluation.parseval import ParsevalParams, score_corpus
+
+    return score_corpus(gold, trees, ParsevalParams()), score_corpus(gold, trees, ParsevalParams(max_length=40))
+
+
+def parseval_ar(a, b, seed: int):
+    """Paired approximate randomization (10,000 trials on the per-sentence bracket counts) of two Parseval results
+    on the same sentences: its ``difference`` (F1 of a - b) and ``p_value``."""
+    from treegram.evaluation.significance import approximate_randomization, paired_parseval_counts, parseval_f1
+
+    ca, cb = paired_parseval_counts(a, b)
+    return approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=seed)
 
 
 def machine_line() -> str:
@@ -52,6 +124,14 @@ def write_section(name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     atomic_write_text(target, text)
+    print(f"wrote the {name} section of benchmarks/{target.name}")
+
+
+def publish(name: str, body: str, write: bool = True) -> None:
+    """Print a section and write it into RESULTS.md unless the run said --no-write."""
+    print(body)
+    if write:
+        write_section(name, body)
 
 
 def stamped_run(out: Path, args: list[str], run) -> dict:

@@ -33,13 +33,30 @@ class BroadcastNews:
     dev_src: list
     dev_tokens: list
     gold: list  # [annotator][sentence] keep masks on dev
+    _corpora: dict = attrs.field(factory=dict, init=False, repr=False)  # beta -> PairCorpus
 
     def corpus(self, beta: float = 0.1):
-        """The integer-coded training corpus of the Bayesian/EM models."""
+        """The integer-coded training corpus of the Bayesian/EM models, built on first use and shared by every run
+        with the same beta (training only reads it)."""
         from treegram.plugins.stsg.model import PairCorpus
 
-        return PairCorpus(self.train_src, [derive_target(s, p.keep) for s, p in zip(self.train_src, self.train_pairs)],
-                          [p.keep for p in self.train_pairs], beta=beta)
+        if beta not in self._corpora:
+            self._corpora[beta] = PairCorpus(
+                self.train_src, [derive_target(s, p.keep) for s, p in zip(self.train_src, self.train_pairs)],
+                [p.keep for p in self.train_pairs], beta=beta)
+        return self._corpora[beta]
+
+    def score(self, keeps, scorer):
+        """`score_system` of one run's dev keep masks against the three annotators: (summary, per-item counts)."""
+        from treegram.compression.evaluate import score_system
+
+        return score_system(self.dev_tokens, [np.asarray(k, bool) for k in keeps], self.gold, scorer)
+
+    def score_runs(self, runs, scorer):
+        """`score` of each run's keep masks (e.g. one run per seed): the summaries, and the per-item counts averaged
+        over the runs (for the approximate-randomization tests)."""
+        got = [self.score(keeps, scorer) for keeps in runs]
+        return [s for s, _ in got], {k: np.mean([it[k] for _, it in got], axis=0) for k in ("token", "rel")}
 
     def gold_rate(self) -> float:
         total = sum(len(t) for t in self.dev_tokens)

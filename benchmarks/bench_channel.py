@@ -49,7 +49,7 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, publish, require_shared  # noqa: E402
 
 from treegram.compression.align import Pair, load_google_eval  # noqa: E402
 from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
@@ -191,18 +191,11 @@ def broadcast_news(args, shared: Path, scorer) -> list[str]:
     bargs = SimpleNamespace(work=args.compression_work, refresh=False, gs_sweeps=500, alpha=100.0, beta=0.1,
                             em_iterations=30, mcdonald_epochs=10, mcdonald_update="mira", svm_c=0.01)
     targets = {"gold": gold_rate, "paper-gs": 65.52, "60": 60.0, "80": 80.0}
-    corpus_box: list = []
-
-    def corpus_fn():
-        if not corpus_box:
-            corpus_box.append(ex.corpus(beta=0.1))
-        return corpus_box[0]
-
     stsg = {}
     for name in ["keep-all", "em", "mcdonald"] + (["gs"] if args.gs else []):
         tag = bc.settings_tag(name, 0, bargs)
         cached = (args.compression_work / f"{tag}-a1.json").exists()
-        stsg[name] = bc.run_system(name, 0, ex, corpus_fn, bargs, targets)
+        stsg[name] = bc.run_system(name, 0, ex, bargs, targets)
         stsg[name]["from_cache"] = cached
 
     own_sys = {LEX: outs[LEX]["keeps"], KM: outs[KM]["keeps"], **{n: outs[n]["keeps"] for n in ABL},
@@ -1039,9 +1032,7 @@ def main() -> None:
     for on, run, section in ((args.mined, mined, "channel-mined"), (args.google_curve, google_curve, "channel-curve")):
         if on:
             text = "\n".join(run(args, shared, scorer))
-            print(text)
-            if not args.no_write:
-                write_section(section, text)
+            publish(section, text, not args.no_write)
             return
     body = ["## channel", "",
             "Noisy-channel compression (issue 14 item 3): Yamangil & Nelken's (2008) lexicalized model (source model "
@@ -1063,9 +1054,7 @@ def main() -> None:
              + (f" --google-train {args.google_train} --google-eval {args.google_eval}" if not args.skip_google
                 else " --skip-google") + "`"]
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("channel", text)
+    publish("channel", text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, publish, require_shared  # noqa: E402
 
 from treegram.jit import stale_shipped  # noqa: E402
 
@@ -175,9 +175,7 @@ def main() -> None:
         table, "", machine_line() + f"; load average at the end {os.getloadavg()[0]:.1f}.  Kernel modules changed since "
         f"the shipped numba cache (core/data/numba-cache) was built (it is used only when none are): {', '.join(stale) or 'none'}.",
     ])
-    print(body)
-    if not args.no_write:
-        write_section("coldstart", body)
+    publish("coldstart", body, not args.no_write)
 
 
 if __name__ == "__main__":

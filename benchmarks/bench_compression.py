@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from _results import ROOT, RESULTS, machine_line, markdown_table, require_shared, write_section  # noqa: E402
 
 from treegram.formalism import load_model  # noqa: E402
-from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
+from treegram.compression.evaluate import DependencyScorer, compare_systems  # noqa: E402
 from _stsg_experiment import load_experiment  # noqa: E402
 
 ALL = ["keep-all", "mcdonald", "svm", "svm-v1", "svm-prec", "svm-bp1", "svm-bp2", "svm-hamming", "em", "vb", "gs"]
@@ -141,7 +141,7 @@ def settings_tag(name: str, seed: int, args) -> str:
     return name
 
 
-def run_system(name: str, seed: int, ex, corpus_fn, args, targets: dict[str, float]) -> dict:
+def run_system(name: str, seed: int, ex, args, targets: dict[str, float]) -> dict:
     """Outputs of one system (cached in --work as JSON)."""
     tag = settings_tag(name, seed, args)
     cache = args.work / f"{tag}-a{ex.train_annotators}.json"
@@ -173,7 +173,7 @@ def run_system(name: str, seed: int, ex, corpus_fn, args, targets: dict[str, flo
             train_cpu = None
         else:
             c0 = time.process_time()
-            model, rules, train_s = train_system(name, seed, ex, corpus_fn(), args)
+            model, rules, train_s = train_system(name, seed, ex, ex.corpus(beta=args.beta), args)
             train_cpu = time.process_time() - c0
             model.save(model_path)
         c0 = time.process_time()
@@ -290,13 +290,6 @@ def main() -> None:
     seeds = [int(s) for s in args.gs_seeds.split(",")]
     shared = require_shared()
     ex = load_experiment(shared, args.work, train_annotators=args.train_annotators)
-    corpus_box: list = []
-
-    def corpus_fn():
-        if not corpus_box:
-            corpus_box.append(ex.corpus(beta=args.beta))
-        return corpus_box[0]
-
     gold_rate = ex.gold_rate()
     # matched rates: the gold rate of the dev annotators, the paper's GS rate (Yamangil & Shieber 2010 Table 1,
     # 65.52%), and two points either side of the systems' own rates
@@ -310,7 +303,7 @@ def main() -> None:
                              "checkout yet")
             continue
         for seed in (seeds if name == "gs" else [0]):
-            outputs.setdefault(name, []).append(run_system(name, seed, ex, corpus_fn, args, targets))
+            outputs.setdefault(name, []).append(run_system(name, seed, ex, args, targets))
     parse_s = parse_speed(ex, args.work)
 
     scorer = DependencyScorer()
@@ -318,15 +311,10 @@ def main() -> None:
 
     def score(keeps_list):
         """Mean summary over runs (seeds) and the per-item counts averaged over runs (for the AR tests)."""
-        sums, items = [], []
-        for keeps in keeps_list:
-            s, it = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in keeps], ex.gold, scorer)
-            sums.append(s)
-            items.append(it)
+        sums, avg_items = ex.score_runs(keeps_list, scorer)
         keys = ("compression_rate", "token_f1", "rel_precision", "rel_recall", "rel_f1")
         mean = {k: float(np.mean([s[k] for s in sums])) for k in keys}
         sd = {k: float(np.std([s[k] for s in sums], ddof=1)) if len(sums) > 1 else 0.0 for k in keys}
-        avg_items = {k: np.mean([it[k] for it in items], axis=0) for k in ("token", "rel")}
         return mean, sd, avg_items, sums
 
     own, own_items, per_seed = {}, {}, {}

@@ -29,10 +29,10 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, publish, require_shared  # noqa: E402
 
 import bench_compression as bc  # noqa: E402
-from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
+from treegram.compression.evaluate import DependencyScorer, compare_systems  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
 from _stsg_experiment import load_experiment  # noqa: E402
 
@@ -42,10 +42,10 @@ def gs_args(args, sweeps: int, alpha: float, beta: float) -> SimpleNamespace:
                            mcdonald_epochs=10, mcdonald_update="mira", svm_c=0.01)
 
 
-def gs_run(ex, corpus_fn, args, sweeps: int, alpha: float, beta: float, seed: int, targets: dict) -> dict:
+def gs_run(ex, args, sweeps: int, alpha: float, beta: float, seed: int, targets: dict) -> dict:
     """One Gibbs run (bench_compression's cache), with the MAP state's log joint and rules from its model file."""
     a = gs_args(args, sweeps, alpha, beta)
-    res = bc.run_system("gs", seed, ex, corpus_fn, a, targets)
+    res = bc.run_system("gs", seed, ex, a, targets)
     info = load_model(args.work / f"{bc.settings_tag('gs', seed, a)}-a{ex.train_annotators}.model").info
     res["log_joint"] = info.get("final_log_likelihood")
     res["map_rules"] = info.get("map_rules")
@@ -71,47 +71,25 @@ def main() -> None:
     sweeps = [int(s) for s in args.sweeps.split(",") if s]
     seeds = [int(s) for s in args.seeds.split(",") if s]
     ex = load_experiment(require_shared(), args.work)
-    box: list = []
-
-    def corpus_fn():
-        if not box:
-            box.append(ex.corpus(beta=args.beta))
-        return box[0]
-
     gold_rate = round(ex.gold_rate(), 2)
     targets = {"gold": gold_rate}
-    runs = {s: [gs_run(ex, corpus_fn, args, s, args.alpha, args.beta, seed, targets) for seed in seeds]
+    runs = {s: [gs_run(ex, args, s, args.alpha, args.beta, seed, targets) for seed in seeds]
             for s in sweeps}
     grid = {}
     for alpha in [float(x) for x in args.grid_alpha.split(",") if x]:
         for beta in [float(x) for x in args.grid_beta.split(",") if x]:
-            gbox: list = []
-
-            def gcorpus(beta=beta):
-                if not gbox:
-                    gbox.append(ex.corpus(beta=beta))
-                return gbox[0]
-
-            grid[(alpha, beta)] = [gs_run(ex, gcorpus, args, args.grid_sweeps, alpha, beta, int(sd), targets)
+            grid[(alpha, beta)] = [gs_run(ex, args, args.grid_sweeps, alpha, beta, int(sd), targets)
                                    for sd in args.grid_seeds.split(",")]
     if args.only_train:
         return
     scorer = DependencyScorer()
 
-    def scored(keeps_list):
-        sums, items = [], []
-        for keeps in keeps_list:
-            s, it = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in keeps], ex.gold, scorer)
-            sums.append(s)
-            items.append(it)
-        return sums, {k: np.mean([it[k] for it in items], axis=0) for k in ("token", "rel")}
-
     def ms(values) -> str:
         return f"{np.mean(values):.2f}" + (f" ± {np.std(values, ddof=1):.2f}" if len(values) > 1 else "")
 
     def block(rs: list[dict]):
-        own, own_items = scored([r["keeps"] for r in rs])
-        gold, gold_items = scored([r["matched"]["gold"]["keeps"] for r in rs])
+        own, own_items = ex.score_runs([r["keeps"] for r in rs], scorer)
+        gold, gold_items = ex.score_runs([r["matched"]["gold"]["keeps"] for r in rs], scorer)
         row = [ms([s["compression_rate"] for s in own]), ms([s["token_f1"] for s in own]),
                ms([s["rel_f1"] for s in own]), ms([s["token_f1"] for s in gold]), ms([s["rel_f1"] for s in gold]),
                ms([r["log_joint"] for r in rs]), ms([r["map_rules"] for r in rs]),
@@ -135,9 +113,8 @@ def main() -> None:
     per_seed = []
     for s in sweeps:
         for seed, r in zip(seeds, runs[s]):
-            o, _ = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in r["keeps"]], ex.gold, scorer)
-            g, _ = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in r["matched"]["gold"]["keeps"]], ex.gold,
-                                scorer)
+            o, _ = ex.score(r["keeps"], scorer)
+            g, _ = ex.score(r["matched"]["gold"]["keeps"], scorer)
             per_seed.append([s, seed, o["compression_rate"], o["token_f1"], o["rel_f1"], g["rel_f1"],
                              f"{r['log_joint']:.0f}", r["map_rules"], f"{r.get('train_cpu_s') or 0:.0f}"])
     cols = ["CompR %", "token F1", "RelF1", "token F1 @gold", "RelF1 @gold", "log joint (MAP)", "rules",
@@ -173,9 +150,8 @@ def main() -> None:
                 for levels in (6, 4)}
         crows, citems = [], {}
         for levels, r in outs.items():
-            o, oi = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in r["keeps"]], ex.gold, scorer)
-            g, gi = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in r["matched"]["gold"]["keeps"]],
-                                 ex.gold, scorer)
+            o, oi = ex.score(r["keeps"], scorer)
+            g, gi = ex.score(r["matched"]["gold"]["keeps"], scorer)
             citems[levels] = (oi, gi)
             crows.append([f"--levels {levels}", o["compression_rate"], o["token_f1"], o["rel_f1"], g["token_f1"],
                           g["rel_f1"]])
@@ -192,9 +168,7 @@ def main() -> None:
              + (f" --grid-alpha {args.grid_alpha} --grid-beta {args.grid_beta} --grid-sweeps {args.grid_sweeps} "
                 f"--grid-seeds {args.grid_seeds}" if grid else "") + (" --channel" if args.channel else "") + "`"]
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("compression-defaults", text)
+    publish("compression-defaults", text, not args.no_write)
 
 
 if __name__ == "__main__":

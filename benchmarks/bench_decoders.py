@@ -18,19 +18,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import (  # noqa: E402
+    machine_line, markdown_table, parse_timed, parseval, parseval_ar, ptb_sample, write_section,
+)
 
 from treegram.bayes import BlockedMH, GibbsSampler  # noqa: E402
 from treegram.charts.decoders import get_decoder  # noqa: E402
-from treegram.errors import ParseFailure  # noqa: E402
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
-from treegram.evaluation.significance import (  # noqa: E402
-    approximate_randomization, paired_parseval_counts, parseval_f1,
-)
-from treegram.formalism import flat_fallback  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.plugin_manager import decoders  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.plugins.tig.derivation import TIGSettings  # noqa: E402
 from treegram.plugins.tig.sampler import BlockedTIG  # noqa: E402
@@ -46,16 +41,7 @@ def parse_with(model, decoder, sentences, samples, clock=time.perf_counter):
     """(trees, parse failures given the flat fallback, seconds on `clock`) of `sentences` with `decoder`."""
     d = get_decoder(decoder)
     n = samples if d.uses_samples else None
-    d.decode(model, sentences[0], samples=n)  # warm-up (numba compile / cache load) outside the timing
-    trees, failed = [], 0
-    start = clock()
-    for tokens in sentences:
-        try:
-            trees.append(d.decode(model, tokens, samples=n))
-        except ParseFailure:
-            trees.append(flat_fallback(tokens))
-            failed += 1
-    return trees, failed, clock() - start
+    return parse_timed(lambda tokens: d.decode(model, tokens, samples=n), sentences, clock=clock)
 
 
 def main() -> None:
@@ -71,9 +57,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    shared = require_shared()
-    train = list(read_treebank([shared / "ptb-sample" / "train"]))
-    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+    train = ptb_sample("train")
+    dev = ptb_sample("dev", args.dev_limit)
     names = args.decoders.split(",") if args.decoders else sorted(decoders(), key=lambda k: (k != "mpd", k))
     print(f"train {len(train)} trees, dev {len(dev)} sentences; decoders {names}", flush=True)
 
@@ -112,9 +97,9 @@ def main() -> None:
         results = {}
         for dname in names:
             trees, failed, secs = parse_with(model, dname, sentences, args.samples)
-            res = score_corpus(gold, trees, ParsevalParams())
+            res, le40 = parseval(gold, trees)
             results[dname] = res
-            f1_40 = score_corpus(gold, trees, ParsevalParams(max_length=40)).f1
+            f1_40 = le40.f1
             used = args.samples if get_decoder(dname).uses_samples else "-"
             rows.append([mname, dname, len(gold), round(res.f1, 2), round(f1_40, 2), failed,
                          round(len(gold) / secs, 2), used])
@@ -122,8 +107,7 @@ def main() -> None:
         for dname in names:
             if dname == "mpd":
                 continue
-            ca, cb = paired_parseval_counts(results[dname], results["mpd"])
-            r = approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=args.seed)
+            r = parseval_ar(results[dname], results["mpd"], args.seed)
             signif.append([mname, f"{dname} - mpd", round(r.difference, 2), f"{r.p_value:.4f}"])
             print("significance", signif[-1], flush=True)
     if args.no_write:
@@ -158,7 +142,6 @@ def main() -> None:
         body.append(f"\nReduced setting: the TIG rows parse only the first {args.tig_dev_limit} dev sentences "
                     "(TIG parsing is slow on the shared 2-core machine); TSG rows parse all of dev.\n")
     write_section("decoders", "\n".join(body))
-    print("wrote benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

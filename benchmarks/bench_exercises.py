@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import machine_line, markdown_table, write_section  # noqa: E402
+from _results import machine_line, markdown_table, publish  # noqa: E402
 
 
 #: words the choice and cloze checks were developed on (issue 25): never in a judging kit
@@ -187,9 +187,7 @@ def make_kits(args) -> None:
         "word's level (since the merged graded-enja + Tatoeba excerpt with its A2 part, 98% of asked cloze items, "
         "all corpus sentences).",
     ])
-    print(body)
-    if not args.no_write:
-        write_section("exercise-kits", body)
+    publish("exercise-kits", body, not args.no_write)
 
 
 def main() -> None:
@@ -281,9 +279,7 @@ def main() -> None:
         "Rendering the multiple-choice sheet:", "",
         markdown_table(["format", "bytes", "ms"], frows), "",
     ])
-    print(body)
-    if not args.no_write:
-        write_section("exercises", body)
+    publish("exercises", body, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import machine_line, markdown_table, publish, require_shared  # noqa: E402
 
 CLI = [sys.executable, "-c", "import sys; from treegram.cli.app import main; sys.exit(main())"]
 
@@ -158,9 +158,7 @@ def main() -> None:
         f"exits; before streaming it printed nothing until all 10^6 were drawn, 71 s in the audit).  Full runs: "
         f"-n {gens[0]} {gen_secs[0]:.1f} s, -n {gens[1]} {gen_secs[1]:.1f} s (including model loading).",
     ])
-    print(body)
-    if not opts.no_write:
-        write_section("io", body)
+    publish("io", body, not opts.no_write)
 
 
 if __name__ == "__main__":

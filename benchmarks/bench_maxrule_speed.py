@@ -159,7 +159,6 @@ def main() -> None:
                 markdown_table(["model", "file", "parsing grammar", "sentences", "words", *timed, "same trees",
                                 "mpd sent/s"], rows)]
         write_section(args.section, "\n".join(body))
-        print(f"wrote the {args.section} section of benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

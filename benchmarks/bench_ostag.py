@@ -22,16 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
-
-from treegram.errors import ParseFailure  # noqa: E402
-from treegram.evaluation.significance import (  # noqa: E402
-    approximate_randomization, paired_parseval_counts, parseval_f1,
+from _results import (  # noqa: E402
+    machine_line, markdown_table, parse_timed_stats, parseval, parseval_ar, ptb_sample, write_section,
 )
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
-from treegram.formalism import flat_fallback  # noqa: E402
+
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.plugins.ostag.extract import depth_fragments, prepare_tree  # noqa: E402
 from treegram.plugins.ostag.model import OSTAGSettings, train_ostag  # noqa: E402
@@ -52,9 +47,8 @@ def main() -> None:
     ap.add_argument("--models", nargs="*", default=[m for m, _ in MODELS])
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    shared = require_shared()
-    train = list(read_treebank([shared / "ptb-sample" / "train"]))
-    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.limit_dev]
+    train = ptb_sample("train")
+    dev = ptb_sample("dev", args.limit_dev)
     sentences = [t.leaves() for t in dev]
     words = sum(map(len, sentences))
     print(f"train {len(train)} trees, dev {len(dev)} sentences ({words} words)", flush=True)
@@ -87,22 +81,9 @@ def main() -> None:
         t0 = time.perf_counter()
         model = train_ostag(train, settings, elementary=elementary, pcfg=pcfg, prepared=prep)
         train_s = time.perf_counter() - t0
-        model.parse(sentences[0])  # warm-up (numba) outside the timing
-        trees, failed, stats, used = [], 0, Counter(), Counter()
-        t0 = time.perf_counter()
-        for tokens in sentences:
-            try:
-                tree, st, aux = model.parse_with_stats(tokens)
-                stats.update(st)
-                used.update(aux)
-            except ParseFailure:
-                tree = flat_fallback(tokens)
-                failed += 1
-            trees.append(tree)
-        parse_s = time.perf_counter() - t0
-        all_len = score_corpus(dev, trees, ParsevalParams())
+        trees, failed, stats, used, parse_s = parse_timed_stats(model, sentences)
+        all_len, le40 = parseval(dev, trees)
         results[name] = all_len
-        le40 = score_corpus(dev, trees, ParsevalParams(max_length=40))
         d = model.describe(top=0)
         is_tag = settings.kind != "tsg"
         row = [name, round(all_len.f1, 2), round(le40.f1, 2), stats["adjunctions"] if is_tag else "-",
@@ -119,8 +100,7 @@ def main() -> None:
                         wrap_examples[_aux_str(model, a)] += c
     signif = []
     if "OSTAG3" in results and "TSG'" in results:
-        ca, cb = paired_parseval_counts(results["OSTAG3"], results["TSG'"])
-        res = approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=args.seed)
+        res = parseval_ar(results["OSTAG3"], results["TSG'"], args.seed)
         signif.append(["OSTAG3 - TSG'", round(res.difference, 2), round(res.p_value, 4)])
         print("significance", signif[-1], flush=True)
     if args.source == "tsg":

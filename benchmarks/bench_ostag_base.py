@@ -31,12 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, ptb_sample, require_shared, write_section  # noqa: E402
 
 import bench_parsing_defaults_tag as tag  # noqa: E402
 
 from treegram.formalism import load_model  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
 
 SECTION = "parsing-defaults-ostag-full"
 CACHE = ROOT / "benchmarks" / "out" / "ostag-base"
@@ -216,7 +215,6 @@ def write() -> None:
             body.append("\nPaired approximate randomization (10,000 trials):\n")
             body.append(markdown_table(["seed", "comparison", "F1 difference", "p"], bsig))
     write_section(SECTION, "\n".join(body))
-    print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
 
 
 def main() -> None:
@@ -233,9 +231,8 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="rewrite the RESULTS.md section from the cache")
     args = ap.parse_args()
     if args.seeds:
-        shared = require_shared()
-        train_path = shared / "ptb-sample" / "train"
-        dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+        train_path = require_shared() / "ptb-sample" / "train"
+        dev = ptb_sample("dev", args.dev_limit)
         variants = [] if args.variants == "-" else [v.strip() for v in args.variants.split(";")]
         cmd = (f"nice -n 10 python benchmarks/bench_ostag_base.py --seeds {args.seeds}"
                + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "")

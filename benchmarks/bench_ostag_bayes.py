@@ -21,15 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
-
-from treegram.errors import ParseFailure  # noqa: E402
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
-from treegram.formalism import flat_fallback  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
-
-from treegram.evaluation.significance import (  # noqa: E402
-    approximate_randomization, paired_parseval_counts, parseval_f1,
+from _results import (  # noqa: E402
+    machine_line, markdown_table, parse_timed_stats, parseval, parseval_ar, ptb_sample, publish,
 )
 
 import attrs  # noqa: E402
@@ -47,20 +40,26 @@ class NoAdjunction(BayesOSTAGOptions):
         return attrs.evolve(super().model_settings(), mu=1e-12, fixed_mu=True)
 
 
-def parse_dev(model, sentences):
-    model.parse(sentences[0])  # warm-up (numba) outside the timing
-    trees, failed, stats, used = [], 0, Counter(), Counter()
-    t0 = time.perf_counter()
-    for tokens in sentences:
-        try:
-            tree, st, aux = model.parse_with_stats(tokens)
-            stats.update(st)
-            used.update(aux)
-        except ParseFailure:
-            tree = flat_fallback(tokens)
-            failed += 1
-        trees.append(tree)
-    return trees, failed, stats, used, time.perf_counter() - t0
+def measure(name: str, model, trace: list | None, train_s: float | None, dev, sentences) -> tuple[list, object, Counter]:
+    """Parse dev with `model`: its table row (s/sweep from `trace`, "-" for None; train s "-" for None), its
+    all-lengths Parseval result and the auxiliary trees its parses used."""
+    trees, failed, stats, used, parse_s = parse_timed_stats(model, sentences)
+    all_len, le40 = parseval(dev, trees)
+    info = model.info
+    row = [name, round(all_len.f1, 2), round(le40.f1, 2), stats["adjunctions"], stats["wrap"],
+           info["sampled_initial_trees"], info["sampled_auxiliary_trees"], info["sampled_wrapping_auxiliary_trees"],
+           len(model.grammar.initial), failed,
+           "-" if trace is None else round(sum(r["seconds"] for r in trace) / max(1, len(trace)), 1),
+           "-" if train_s is None else round(train_s, 1), round(len(sentences) / parse_s, 2)]
+    print(row, flush=True)
+    return row, all_len, used
+
+
+def significance(label: str, a, b, seed: int) -> list:
+    res = parseval_ar(a, b, seed)
+    row = [label, round(res.difference, 2), round(res.p_value, 4)]
+    print("significance", row, flush=True)
+    return row
 
 
 def main() -> None:
@@ -77,9 +76,8 @@ def main() -> None:
                          "with the same sweeps, extraction and parsing")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    shared = require_shared()
-    train = list(read_treebank([shared / "ptb-sample" / "train"]))[: args.train_limit]
-    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+    train = ptb_sample("train", args.train_limit)
+    dev = ptb_sample("dev", args.dev_limit)
     sentences = [t.leaves() for t in dev]
     print(f"train {len(train)} trees, dev {len(dev)} sentences", flush=True)
     t0 = time.perf_counter()
@@ -91,51 +89,24 @@ def main() -> None:
     options = BayesOSTAGOptions(tsg_init=args.tsg_init, average=1, decoder="mpd")
     run = RunOptions(iterations=args.iterations, seed=args.seed)
     model, trace = train_bayesian(train, options, run, callback=callback)
-    train_s = time.perf_counter() - t0
-    sweep_s = sum(r["seconds"] for r in trace) / max(1, len(trace))
-    trees, failed, stats, used, parse_s = parse_dev(model, sentences)
-    all_len = score_corpus(dev, trees, ParsevalParams())
-    le40 = score_corpus(dev, trees, ParsevalParams(max_length=40))
+    row, all_len, used = measure("Bayesian OSTAG", model, trace, time.perf_counter() - t0, dev, sentences)
     info = model.info
     last = trace[-1] if trace else {}
-    row = ["Bayesian OSTAG", round(all_len.f1, 2), round(le40.f1, 2), stats["adjunctions"], stats["wrap"],
-           info["sampled_initial_trees"], info["sampled_auxiliary_trees"], info["sampled_wrapping_auxiliary_trees"],
-           len(model.grammar.initial), failed, round(sweep_s, 1), round(train_s, 1),
-           round(len(sentences) / parse_s, 2)]
-    print(row, flush=True)
     rows = [row]
     signif = []
     if not args.no_baseline:
         # Ablation: the starting point itself (the TSG Gibbs sample, no adjunction), extracted and parsed the same way
         base, _ = train_bayesian(train, options, attrs.evolve(run, iterations=0))
-        btrees, bfailed, bstats, _bused, bparse_s = parse_dev(base, sentences)
-        ball = score_corpus(dev, btrees, ParsevalParams())
-        rows.append(["TSG start sample (0 sweeps)", round(ball.f1, 2),
-                     round(score_corpus(dev, btrees, ParsevalParams(max_length=40)).f1, 2), bstats["adjunctions"],
-                     bstats["wrap"], base.info["sampled_initial_trees"], base.info["sampled_auxiliary_trees"],
-                     base.info["sampled_wrapping_auxiliary_trees"], len(base.grammar.initial), bfailed, "-", "-",
-                     round(len(sentences) / bparse_s, 2)])
-        print(rows[-1], flush=True)
-        ca, cb = paired_parseval_counts(all_len, ball)
-        res = approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=args.seed)
-        signif.append(["Bayesian OSTAG - TSG start sample", round(res.difference, 2), round(res.p_value, 4)])
-        print("significance", signif[-1], flush=True)
+        row, ball, _ = measure("TSG start sample (0 sweeps)", base, None, None, dev, sentences)
+        rows.append(row)
+        signif.append(significance("Bayesian OSTAG - TSG start sample", all_len, ball, args.seed))
     if args.control:
         ctrl, ctrace = train_bayesian(train, NoAdjunction(tsg_init=args.tsg_init, average=1, decoder="mpd"), run,
                                       callback=callback)
-        ctrees, cfailed, cstats, _cused, cparse_s = parse_dev(ctrl, sentences)
-        call = score_corpus(dev, ctrees, ParsevalParams())
-        rows.append([f"same sampler, no adjunction (mu = 1e-12, {args.iterations} sweeps)", round(call.f1, 2),
-                     round(score_corpus(dev, ctrees, ParsevalParams(max_length=40)).f1, 2), cstats["adjunctions"],
-                     cstats["wrap"], ctrl.info["sampled_initial_trees"], ctrl.info["sampled_auxiliary_trees"],
-                     ctrl.info["sampled_wrapping_auxiliary_trees"], len(ctrl.grammar.initial), cfailed,
-                     round(sum(r["seconds"] for r in ctrace) / max(1, len(ctrace)), 1), "-",
-                     round(len(sentences) / cparse_s, 2)])
-        print(rows[-1], flush=True)
-        ca, cb = paired_parseval_counts(all_len, call)
-        res = approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=args.seed)
-        signif.append(["Bayesian OSTAG - no-adjunction control", round(res.difference, 2), round(res.p_value, 4)])
-        print("significance", signif[-1], flush=True)
+        row, call, _ = measure(f"same sampler, no adjunction (mu = 1e-12, {args.iterations} sweeps)", ctrl, ctrace,
+                               None, dev, sentences)
+        rows.append(row)
+        signif.append(significance("Bayesian OSTAG - no-adjunction control", all_len, call, args.seed))
     wrap = Counter()
     g = model.grammar
     from treegram.plugins.ostag.model import unbinarized_elementary
@@ -173,10 +144,7 @@ def main() -> None:
     if wrap:
         body.append("\nWrapping auxiliary trees used on dev (unbinarized, foot marked *):\n")
         body.append(markdown_table(["uses", "auxiliary tree"], [[c, f"`{t}`"] for t, c in wrap.most_common(10)]))
-    text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("ostag-bayes", text)
+    publish("ostag-bayes", "\n".join(body), not args.no_write)
 
 
 if __name__ == "__main__":

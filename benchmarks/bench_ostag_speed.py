@@ -234,7 +234,6 @@ def tradeoff(specs: list[str], threshold: float, sentences: int, write: bool) ->
                                 "sent/s new", "speed-up", "trees changed", "F1 saved", "F1 new", "F1<=40 saved",
                                 "F1<=40 new", "exact saved", "exact new", "F1 new - saved", "p"], rows)]
         write_section("ostag-prune-tradeoff", "\n".join(body))
-        print("wrote the ostag-prune-tradeoff section of benchmarks/RESULTS.md")
 
 
 def main() -> None:
@@ -383,7 +382,6 @@ def main() -> None:
                 "other stages; `stage_timer` in the script):\n",
                 markdown_table(["stage", *heads], srows)]
         write_section(SECTION, "\n".join(body))
-        print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

@@ -26,12 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import machine_line, markdown_table, ptb_sample, require_shared, write_section  # noqa: E402
 
 import bench_parsing_defaults_tag as tag  # noqa: E402
 
 from treegram.formalism import load_model  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
 
 SECTION = "parsing-defaults-ostag-weights"
 SOURCE = "source TSG model (`treegram train tsg` defaults), same decoder"
@@ -163,7 +162,6 @@ def write() -> None:
                 "the final-sample grammar, not the averaged one `treegram train tsg` now ships; rows absent for a "
                 "seed were not run.\n")
     write_section(SECTION, "\n".join(body))
-    print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
 
 
 def main() -> None:
@@ -179,9 +177,8 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="rewrite the RESULTS.md section from the cache")
     args = ap.parse_args()
     if args.seeds:
-        shared = require_shared()
-        train_path = shared / "ptb-sample" / "train"
-        dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+        train_path = require_shared() / "ptb-sample" / "train"
+        dev = ptb_sample("dev", args.dev_limit)
         cmd = (f"nice -n 10 python benchmarks/bench_ostag_tsg_weights.py --seeds {args.seeds}"
                + (f" --dev-limit {args.dev_limit}" if args.dev_limit else "") + (" --controls" if args.controls else "") + (f" --options '{args.options}'" if args.options else ""))
         for seed in (int(s) for s in args.seeds.split(",")):

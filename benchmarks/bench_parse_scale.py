@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import ROOT, kill9_when_done, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, kill9_when_done, markdown_table, publish, require_shared  # noqa: E402
 
 TREEGRAM = [str(Path(sys.executable).parent / "treegram")]
 OUT = ROOT / "benchmarks" / "out" / "parse-scale"
@@ -350,9 +350,7 @@ def main() -> None:
         "pairs per revision) -- not measured at scale.",
     ]
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("parse-scale", text)
+    publish("parse-scale", text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -171,7 +171,6 @@ def main() -> None:
                 markdown_table(["model", "sentences", "n", "sent/s before", "sent/s after", "speed-up", "F1 before",
                                 "F1 after", "F1<=40 before", "F1<=40 after", "trees changed", "runs"], rows)]
         write_section(SECTION, "\n".join(body))
-        print(f"wrote the {SECTION} section of benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

@@ -27,20 +27,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import machine_line, markdown_table, parseval, parseval_ar, ptb_sample, write_section  # noqa: E402
 from bench_decoders import parse_with  # noqa: E402
 
 import attrs  # noqa: E402
 
 from treegram.bayes.averaging import AveragingOptions, SampleCollector  # noqa: E402
 from treegram.bayes.moves import GIBBS  # noqa: E402
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
-from treegram.evaluation.significance import (  # noqa: E402
-    approximate_randomization, paired_parseval_counts, parseval_f1,
-)
 from treegram.formalism import RunOptions  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
-from treegram.trees import parse_brackets, read_treebank  # noqa: E402
+from treegram.trees import parse_brackets  # noqa: E402
 
 from treegram.plugins.tsg.formalism import TSGFormalism, TSGOptions  # noqa: E402
 
@@ -135,13 +131,11 @@ def run_tsg_seed(train, dev, seed: int, iterations: int, configs: list[str], sam
 
 
 def scores(dev, trees):
-    tests = [parse_brackets(t, source="parse")[0] for t in trees]
-    return score_corpus(dev, tests, ParsevalParams()), score_corpus(dev, tests, ParsevalParams(max_length=40))
+    return parseval(dev, [parse_brackets(t, source="parse")[0] for t in trees])
 
 
 def ar(dev, a, b, seed):
-    ca, cb = paired_parseval_counts(scores(dev, a)[0], scores(dev, b)[0])
-    r = approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=seed)
+    r = parseval_ar(scores(dev, a)[0], scores(dev, b)[0], seed)
     return round(r.difference, 2), f"{r.p_value:.4f}"
 
 
@@ -223,7 +217,6 @@ def write(results: dict, dev, args, ntrain: int) -> None:
                 "deterministic per seed; snapshots do not change it), so only their CPU-second columns differ, by "
                 "the processes' timing noise.\n")
     write_section("parsing-defaults", "\n".join(body))
-    print("wrote benchmarks/RESULTS.md")
 
 
 def main() -> None:
@@ -240,9 +233,8 @@ def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     args.command = "nice -n 10 python benchmarks/bench_parsing_defaults.py " + " ".join(sys.argv[1:])
-    shared = require_shared()
-    train = list(read_treebank([shared / "ptb-sample" / "train"]))
-    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+    train = ptb_sample("train")
+    dev = ptb_sample("dev", args.dev_limit)
     if args.load:
         results: dict = {"tsg": {}}
         for f in args.load.split(","):

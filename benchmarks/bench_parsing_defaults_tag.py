@@ -49,17 +49,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, stamped_run, write_section  # noqa: E402
+from _results import (  # noqa: E402
+    ROOT, machine_line, markdown_table, parse_timed, parseval, ptb_sample, require_shared, stamped_run, write_section,
+)
 
 import attrs  # noqa: E402
 import numpy as np  # noqa: E402
 
 from treegram.charts.decoders import parse_default  # noqa: E402
-from treegram.errors import ParseFailure  # noqa: E402
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
 from treegram.evaluation.significance import approximate_randomization, parseval_f1  # noqa: E402
-from treegram.formalism import flat_fallback, load_model  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
+from treegram.formalism import load_model  # noqa: E402
 
 CACHE = ROOT / "benchmarks" / "out" / "parsing-defaults-tag"
 SECTION = "parsing-defaults-tag"
@@ -87,23 +86,9 @@ def cli(args: list[str]) -> float:
 
 def evaluate(name: str, model, dev, decoder: str | None, *, size, train_s, seed, group, role, extra=None) -> dict:
     """Parse dev as `treegram parse` does (`parse_default`: decoder None = the model's saved default) and score."""
-    parse = parse_default(model, decoder)
     sentences = [t.leaves() for t in dev]
-    try:
-        parse(sentences[0])  # warm-up (numba compile / caches) outside the timing
-    except ParseFailure:
-        pass
-    trees, failed = [], 0
-    t0 = time.perf_counter()
-    for tokens in sentences:
-        try:
-            trees.append(parse(tokens))
-        except ParseFailure:
-            trees.append(flat_fallback(tokens))
-            failed += 1
-    parse_s = time.perf_counter() - t0
-    res = score_corpus(dev, trees, ParsevalParams())
-    le40 = score_corpus(dev, trees, ParsevalParams(max_length=40))
+    trees, failed, parse_s = parse_timed(parse_default(model, decoder), sentences)
+    res, le40 = parseval(dev, trees)
     used = decoder or getattr(model, "default_decoder", None) or "mpd"
     row = {"group": group, "name": name, "role": role, "seed": seed, "decoder": used, "f1": round(res.f1, 2),
            "f1_40": round(le40.f1, 2), "exact": round(res.exact, 2), "failed": failed, "size": size,
@@ -500,7 +485,6 @@ def write(section: str = SECTION) -> None:
         "--tsg-init 0) mostly for one seed (rows absent from a table were not run). With 60 "
         "sentences a difference of about 2 F1 is needed for p < 0.1.\n")
     write_section(section, "\n".join(body))
-    print(f"wrote the {section} section of benchmarks/RESULTS.md")
 
 
 def main() -> None:
@@ -533,10 +517,9 @@ def main() -> None:
     if args.grid_old:
         GRID_EM.append((5, "counts"))
     if args.part:
-        shared = require_shared()
-        train_path = shared / "ptb-sample" / "train"
-        train = list(read_treebank([train_path]))[: args.train_limit]
-        dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+        train_path = require_shared() / "ptb-sample" / "train"
+        train = ptb_sample("train", args.train_limit)
+        dev = ptb_sample("dev", args.dev_limit)
         global CACHE
         if args.train_limit:  # smoke runs never mix with the real cache
             CACHE = CACHE / "smoke"

@@ -16,13 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import machine_line, markdown_table, parse_timed, parseval, ptb_sample, write_section  # noqa: E402
 
-from treegram.errors import ParseFailure  # noqa: E402
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
-from treegram.formalism import flat_fallback  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
 
 SETTINGS = [
     ("h=inf v=1 (plain treebank PCFG)", PCFGSettings(horizontal=None, vertical=1)),
@@ -32,18 +28,6 @@ SETTINGS = [
     ("h=2 v=2", PCFGSettings(horizontal=2, vertical=2)),
     ("h=2 v=2, rare words kept (no signatures)", PCFGSettings(horizontal=2, vertical=2, rare_threshold=1)),
 ]
-
-
-def parse_all(model, sentences):
-    trees, failed = [], 0
-    start = time.perf_counter()
-    for tokens in sentences:
-        try:
-            trees.append(model.parse(tokens))
-        except ParseFailure:
-            trees.append(flat_fallback(tokens))
-            failed += 1
-    return trees, failed, time.perf_counter() - start
 
 
 def nltk_comparison(model, dev, n=20):
@@ -89,9 +73,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="only the default setting")
     ap.add_argument("--skip-nltk", action="store_true")
     args = ap.parse_args()
-    shared = require_shared()
-    train = read_treebank([shared / "ptb-sample" / "train"])
-    dev = read_treebank([shared / "ptb-sample" / "dev"])
+    train = ptb_sample("train")
+    dev = ptb_sample("dev")
     sentences = [t.leaves() for t in dev]
     words = sum(map(len, sentences))
     print(f"train {len(train)} trees, dev {len(dev)} trees ({words} words)", flush=True)
@@ -102,10 +85,8 @@ def main() -> None:
         t0 = time.perf_counter()
         model = PCFGModel.train(train, settings_obj)
         train_s = time.perf_counter() - t0
-        model.parse(sentences[0])  # numba compile / warm-up outside the timing
-        trees, failed, parse_s = parse_all(model, sentences)
-        all_len = score_corpus(dev, trees, ParsevalParams())
-        le40 = score_corpus(dev, trees, ParsevalParams(max_length=40))
+        trees, failed, parse_s = parse_timed(model.parse, sentences)
+        all_len, le40 = parseval(dev, trees)
         info = model.describe(top=0)
         rules = info["binary_rules"] + info["unary_rules"] + info["lexical_rules"]
         row = [name, round(all_len.f1, 2), round(le40.f1, 2), round(all_len.exact, 2), failed, rules,
@@ -129,7 +110,6 @@ def main() -> None:
                     f"**{cmp['ratio']:.0f}x** faster; both found the same best log-probability on "
                     f"{cmp['same_logp']}/{cmp['sentences']} sentences.\n")
     write_section("pcfg", "\n".join(body))
-    print("wrote benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

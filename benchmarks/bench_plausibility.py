@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import machine_line, markdown_table, write_section  # noqa: E402
+from _results import machine_line, markdown_table, publish  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
 JUDGED = ROOT / "judged"
@@ -268,9 +268,7 @@ def main() -> None:
     body.append("")
     body.append(machine_line() + "; `python benchmarks/bench_plausibility.py " + " ".join(sys.argv[1:]) + "`")
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("plausibility", text)
+    publish("plausibility", text, not args.no_write)
 
 
 if __name__ == "__main__":

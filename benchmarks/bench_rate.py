@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, publish, require_shared  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "out" / "rate"
 RATES = (0.5, 0.6, 0.7, 0.8)
@@ -170,9 +170,7 @@ def main() -> None:
             ""]
     body += [f"- {m} at {r}: `{s}`: {note}" for m, r, s, note in examples]
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("rate", text)
+    publish("rate", text, not args.no_write)
 
 
 if __name__ == "__main__":

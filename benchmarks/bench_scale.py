@@ -43,7 +43,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import ROOT, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, markdown_table, publish, require_shared, write_section  # noqa: E402
 
 TREEGRAM = [str(Path(sys.executable).parent / "treegram")]
 OUT = ROOT / "benchmarks" / "out" / "scale"
@@ -211,9 +211,7 @@ def progress_180k(write: bool) -> None:
         "gives the whole job's CPU-hours.",
     ]
     text = "\n".join(body)
-    print(text)
-    if write:
-        write_section("scale-180k", text)
+    publish("scale-180k", text, write)
 
 
 def SHARED_SRC() -> Path:

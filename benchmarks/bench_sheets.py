@@ -30,7 +30,7 @@ import numpy as np
 import attrs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import machine_line, markdown_table, write_section  # noqa: E402
+from _results import machine_line, markdown_table, publish  # noqa: E402
 
 from treegram.evaluation.significance import approximate_randomization  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
@@ -736,14 +736,10 @@ def main() -> None:
     stamp = machine_line() + "; `python benchmarks/bench_sheets.py " + " ".join(sys.argv[1:]) + "`"
     if args.section != "sheets":  # the levels tables alone, in their own section; `sheets` is left as it is
         text = "\n".join(levels_body + [LEVELS_NOTE, "", stamp])
-        print(text)
-        if not args.no_write:
-            write_section(args.section, text)
+        publish(args.section, text, not args.no_write)
         return
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("sheets", text)
+    publish("sheets", text, not args.no_write)
 
 
 if __name__ == "__main__":

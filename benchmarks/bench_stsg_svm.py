@@ -28,10 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, publish, require_shared  # noqa: E402
 
 import bench_compression as bc  # noqa: E402
-from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
+from treegram.compression.evaluate import DependencyScorer, compare_systems  # noqa: E402
 from treegram.compression.treeprep import wrap_root  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
 from treegram.plugins.stsg.train import train_stsg  # noqa: E402
@@ -191,9 +191,9 @@ def main() -> None:
     rows, mrows, diag, items = [], [], [], []
     for res in results:
         name = run_name(*res["run"])
-        own, oi = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in res["keeps"]], ex.gold, scorer)
+        own, oi = ex.score(res["keeps"], scorer)
         mk = res["matched"]["keeps"]
-        mat, mi = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in mk], ex.gold, scorer)
+        mat, mi = ex.score(mk, scorer)
         items.append((name, oi, mi))
         hd, hdm = head_drops(ex.dev_src, res["keeps"]), head_drops(ex.dev_src, mk)
         info = res["info"]
@@ -227,8 +227,7 @@ def main() -> None:
         cached = json.loads(hits[0].read_text(encoding="utf-8"))
         if "gold" not in cached.get("matched", {}):
             continue
-        _s, oth = score_system(ex.dev_tokens, [np.asarray(k, bool) for k in cached["matched"]["gold"]["keeps"]],
-                               ex.gold, scorer)
+        _s, oth = ex.score(cached["matched"]["gold"]["keeps"], scorer)
         r = compare_systems(items[-1][2], oth, trials=args.trials, seed=0)
         others.append([f"{items[-1][0]} vs {hits[0].stem} (gold rate)", r["token"]["difference"],
                        f"{r['token']['p_value']:.4f}", r["rel"]["difference"], f"{r['rel']['p_value']:.4f}"])
@@ -277,9 +276,7 @@ def main() -> None:
         f"Command: `nice -n 10 python benchmarks/bench_stsg_svm.py --runs {args.runs} --iterations {args.iterations}`",
     ]
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("stsg-svm", text)
+    publish("stsg-svm", text, not args.no_write)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, publish, require_shared  # noqa: E402
 
-from treegram.compression.evaluate import DependencyScorer, compare_systems, score_system  # noqa: E402
+from treegram.compression.evaluate import DependencyScorer, compare_systems  # noqa: E402
 from treegram.formalism import load_model  # noqa: E402
 from treegram.io import atomic_write_text  # noqa: E402
 from treegram.plugins.stsg import GIBBS_SWEEPS  # noqa: E402
@@ -45,7 +45,7 @@ def dev_keeps(model, ex) -> list[list[int]]:
             for t, toks in zip(ex.dev_src, ex.dev_tokens)]
 
 
-def budget_run(ex, corpus_fn, work: Path, sweeps: int, seed: int, average: int = 1) -> dict:
+def budget_run(ex, work: Path, sweeps: int, seed: int, average: int = 1) -> dict:
     """One in-process Gibbs run on the cached parses (cached as JSON in `work`); `average` > 1: the grammar of the
     posterior average over that many states of the chain (`--average`)."""
     from treegram.plugins.stsg.train import train_stsg
@@ -55,7 +55,7 @@ def budget_run(ex, corpus_fn, work: Path, sweeps: int, seed: int, average: int =
         return json.loads(cache.read_text(encoding="utf-8"))
     print(f"== {sweeps} sweeps, seed {seed}", file=sys.stderr)
     c0, w0 = time.process_time(), time.perf_counter()
-    model = train_stsg(ex.train_pairs, ex.parser, method="gibbs", iterations=sweeps, seed=seed, corpus=corpus_fn(),
+    model = train_stsg(ex.train_pairs, ex.parser, method="gibbs", iterations=sweeps, seed=seed, corpus=ex.corpus(),
                        average=average)
     res = {"train_cpu_s": time.process_time() - c0, "train_wall_s": time.perf_counter() - w0,
            "log_joint": model.info["final_log_likelihood"], "rules": model.info["map_rules"],
@@ -114,41 +114,28 @@ def main() -> None:
     budgets = [int(s) for s in args.budgets.split(",") if s]
     seeds = [int(s) for s in args.seeds.split(",") if s]
     ex = load_experiment(require_shared(), args.work)
-    box: list = []
-
-    def corpus_fn():
-        if not box:
-            box.append(ex.corpus())
-        return box[0]
-
     ref_seeds = [int(s) for s in args.ref_seeds.split(",") if s] or seeds
     seeds_of = {s: ref_seeds if s == max(budgets) else seeds for s in budgets}
-    runs = {s: [budget_run(ex, corpus_fn, args.work, s, seed) for seed in seeds_of[s]] for s in budgets}
-    averaged = ([budget_run(ex, corpus_fn, args.work, min(budgets), seed, args.average) for seed in seeds]
+    runs = {s: [budget_run(ex, args.work, s, seed) for seed in seeds_of[s]] for s in budgets}
+    averaged = ([budget_run(ex, args.work, min(budgets), seed, args.average) for seed in seeds]
                 if args.average > 1 else [])
     cli = {} if args.no_cli else {"after, cold parse cache": cli_run(ex, args.work, None, True),
                                   "after": cli_run(ex, args.work, None, False),
                                   "before": cli_run(ex, args.work, args.before, False)}
     scorer = DependencyScorer()
 
-    def scored(keeps):
-        return score_system(ex.dev_tokens, [np.asarray(k, bool) for k in keeps], ex.gold, scorer)
-
     def ms(values) -> str:
         return f"{np.mean(values):.2f}" + (f" ± {np.std(values, ddof=1):.2f}" if len(values) > 1 else "")
 
     rows, items = [], {}
     for s in budgets:
-        got = [scored(r["keeps"]) for r in runs[s]]
-        sums = [g[0] for g in got]
-        items[s] = {k: np.mean([g[1][k] for g in got], axis=0) for k in ("token", "rel")}
+        sums, items[s] = ex.score_runs([r["keeps"] for r in runs[s]], scorer)
         rows.append([s, ",".join(map(str, seeds_of[s])), ms([r["train_cpu_s"] for r in runs[s]]),
                      ms([x["compression_rate"] for x in sums]), ms([x["token_f1"] for x in sums]),
                      ms([x["rel_f1"] for x in sums]), ms([r["log_joint"] for r in runs[s]]),
                      ms([r["rules"] for r in runs[s]])])
     if averaged:
-        got = [scored(r["keeps"]) for r in averaged]
-        sums = [g[0] for g in got]
+        sums, _ = ex.score_runs([r["keeps"] for r in averaged], scorer)
         rows.append([f"{min(budgets)}, --average {args.average}", ",".join(map(str, seeds)),
                      ms([r["train_cpu_s"] for r in averaged]), ms([x["compression_rate"] for x in sums]),
                      ms([x["token_f1"] for x in sums]), ms([x["rel_f1"] for x in sums]),
@@ -180,7 +167,7 @@ def main() -> None:
     if cli:
         crow, citems = [], {}
         for label, r in cli.items():
-            summary, it = scored(r["keeps"])
+            summary, it = ex.score(r["keeps"], scorer)
             citems[label] = it
             name = (f"before (`--iterations {args.before}`)" if label == "before"
                     else f"after (default, {r['iterations']} sweeps)")
@@ -203,9 +190,7 @@ def main() -> None:
              + (f" --average {args.average}" if args.average > 1 else "") + f" --before {args.before}"
              + (" --no-cli" if args.no_cli else "") + "`"]
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("stsg-train-time", text)
+    publish("stsg-train-time", text, not args.no_write)
 
 
 if __name__ == "__main__":

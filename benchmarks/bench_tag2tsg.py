@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, parse_timed, require_shared, write_section  # noqa: E402
 
 from treegram.charts import viterbi  # noqa: E402
 from treegram.charts.decoders import parse_default  # noqa: E402
@@ -34,7 +34,7 @@ from treegram.cli.app import main as cli  # noqa: E402
 from treegram.errors import ParseFailure  # noqa: E402
 from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
 from treegram.evaluation.significance import approximate_randomization, parseval_f1  # noqa: E402
-from treegram.formalism import flat_fallback, load_model  # noqa: E402
+from treegram.formalism import load_model  # noqa: E402
 from treegram.trees import read_treebank  # noqa: E402
 
 SECTION = "tag2tsg"
@@ -67,22 +67,8 @@ def budget(args, train_s: float) -> str:
 
 
 def run_parser(model, dev, decoder):
-    parse = parse_default(model, decoder)
-    sents = [t.leaves() for t in dev]
-    try:
-        parse(sents[0])  # warm-up outside the timing
-    except ParseFailure:
-        pass
-    out, failed = [], 0
-    t0 = time.process_time()  # CPU seconds of this process: the machine is shared
-    for s in sents:
-        try:
-            out.append(parse(s))
-        except ParseFailure:
-            out.append(flat_fallback(s))
-            failed += 1
-    secs = time.process_time() - t0
-    return out, failed, secs
+    # CPU seconds of this process: the machine is shared
+    return parse_timed(parse_default(model, decoder), [t.leaves() for t in dev], clock=time.process_time)
 
 
 def main() -> None:

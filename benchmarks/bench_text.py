@@ -33,7 +33,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import machine_line, markdown_table, publish, require_shared  # noqa: E402
 
 SPELLING = {"``": '"', "''": '"', "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "`": "'",
             "-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}",
@@ -338,9 +338,7 @@ def main() -> None:
             ""]
     body += [f"- {s}: `{t[:110]}` -> missed {m}" for s, t, m in examples]
     text = "\n".join(body)
-    print(text)
-    if not args.no_write:
-        write_section("text", text)
+    publish("text", text, not args.no_write)
 
 
 if __name__ == "__main__":

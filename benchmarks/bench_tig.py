@@ -19,19 +19,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import (  # noqa: E402
+    machine_line, markdown_table, parse_timed, parseval, parseval_ar, ptb_sample, warm_up, write_section,
+)
 
 import numpy as np  # noqa: E402
 
 from treegram.bayes import BlockedMH, GibbsSampler  # noqa: E402
-from treegram.errors import ParseFailure  # noqa: E402
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
-from treegram.evaluation.significance import (  # noqa: E402
-    approximate_randomization, paired_parseval_counts, parseval_f1,
-)
-from treegram.formalism import flat_fallback  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.plugins.tig.derivation import TIGSettings  # noqa: E402
 from treegram.plugins.tig.sampler import BlockedTIG  # noqa: E402
@@ -46,19 +41,19 @@ from treegram.plugins.tsg.train import extract_model as tsg_extract  # noqa: E40
 
 
 def parse_all(model, sentences):
-    trees, failed, ins = [], 0, [0, 0]
-    model.parse(sentences[0])  # warm-up (numba compile / cache load) outside the timing
-    start = time.perf_counter()
-    for tokens in sentences:
-        try:
-            trees.append(model.parse(tokens))
-            if hasattr(model, "last_insertions"):
-                ins[0] += model.last_insertions[0]
-                ins[1] += model.last_insertions[1]
-        except ParseFailure:
-            trees.append(flat_fallback(tokens))
-            failed += 1
-    return trees, failed, time.perf_counter() - start, ins
+    """`parse_timed`, and the insertions (left, right) the dev derivations use (a TIG model's last_insertions)."""
+    ins = [0, 0]
+
+    def parse(tokens):
+        tree = model.parse(tokens)
+        if hasattr(model, "last_insertions"):
+            ins[0] += model.last_insertions[0]
+            ins[1] += model.last_insertions[1]
+        return tree
+
+    warm_up(model.parse, sentences)  # not through `parse`: the warm-up's insertions would be counted
+    trees, failed, seconds = parse_timed(parse, sentences, warm=False)
+    return trees, failed, seconds, ins
 
 
 def main() -> None:
@@ -72,9 +67,8 @@ def main() -> None:
     ap.add_argument("--vertical", type=int, default=2, help="binarization: vertical markovization (2 = parent)")
     ap.add_argument("--no-write", action="store_true", help="do not write RESULTS.md (smoke runs)")
     args = ap.parse_args()
-    shared = require_shared()
-    train = list(read_treebank([shared / "ptb-sample" / "train"]))[: args.train_limit]
-    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+    train = ptb_sample("train", args.train_limit)
+    dev = ptb_sample("dev", args.dev_limit)
     sentences = [t.leaves() for t in dev]
     print(f"train {len(train)} trees, dev {len(dev)} sentences", flush=True)
 
@@ -94,10 +88,9 @@ def main() -> None:
 
     def record(name, model, trace, unit_rate, ins_train=None):
         trees, failed, parse_s, ins = parse_all(model, sentences)
-        result = score_corpus(dev, trees, ParsevalParams())
+        result, le40 = parseval(dev, trees)
         results[name] = result
-        f1 = result.f1
-        f1_40 = score_corpus(dev, trees, ParsevalParams(max_length=40)).f1
+        f1, f1_40 = result.f1, le40.f1
         info = model.info
         if name == "TSG":
             n_init = f"{info['elementary_trees']:,} ({info['elementary_trees_count_gt1']:,})"
@@ -142,8 +135,7 @@ def main() -> None:
 
     signif = []
     for a, b in (("TIG", "TSG"), ("TIG0", "TSG"), ("TIG", "TIG0")):
-        ca, cb = paired_parseval_counts(results[a], results[b])
-        res = approximate_randomization(ca, cb, metric=parseval_f1, trials=10000, rng=args.seed)
+        res = parseval_ar(results[a], results[b], args.seed)
         signif.append([f"{a} - {b}", round(res.difference, 2), round(res.p_value, 4)])
         print("significance", signif[-1], flush=True)
     if args.no_write:
@@ -184,7 +176,6 @@ def main() -> None:
                         "median phi_R"], extra),
     ]
     write_section("tig", "\n".join(body))
-    print("wrote benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from _results import machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import machine_line, markdown_table, publish, require_shared  # noqa: E402
 from _stsg_experiment import foundation_parser as get_parser  # noqa: E402
 
 from treegram.compression.align import load_broadcast_news  # noqa: E402
@@ -130,9 +130,7 @@ def main() -> None:
         "",
         f"Command: `python benchmarks/bench_treechart.py --em-iterations {args.em_iterations} --sweeps {args.sweeps}`",
     ])
-    print(body)
-    if not args.no_write:
-        write_section("treechart", body)
+    publish("treechart", body, not args.no_write)
 
 
 if __name__ == "__main__":

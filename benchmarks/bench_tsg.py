@@ -15,16 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, parse_timed, parseval, ptb_sample, write_section  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from treegram.errors import ParseFailure  # noqa: E402
-from treegram.evaluation.parseval import ParsevalParams, score_corpus  # noqa: E402
-from treegram.formalism import flat_fallback  # noqa: E402
 from treegram.grammar.pcfg import PCFGModel, PCFGSettings  # noqa: E402
 from treegram.io import atomic_write_text  # noqa: E402
-from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.elementary.data import TSGSettings, prepare  # noqa: E402
 from treegram.elementary.gibbs import GibbsTSG  # noqa: E402
@@ -33,23 +29,6 @@ from treegram.plugins.tsg.formalism import TSGOptions  # noqa: E402
 from treegram.plugins.tsg.formalism import train_tsg  # noqa: E402
 
 SVG = ROOT / "benchmarks" / "tsg_loglik.svg"
-
-
-def parse_all(model, sentences):
-    trees, failed = [], 0
-    model.parse(sentences[0])  # warm-up (numba compile / cache load) outside the timing
-    start = time.perf_counter()
-    for tokens in sentences:
-        try:
-            trees.append(model.parse(tokens))
-        except ParseFailure:
-            trees.append(flat_fallback(tokens))
-            failed += 1
-    return trees, failed, time.perf_counter() - start
-
-
-def score(dev, trees):
-    return score_corpus(dev, trees, ParsevalParams()).f1, score_corpus(dev, trees, ParsevalParams(max_length=40)).f1
 
 
 def svg_plot(series: dict[str, list[float]], path: Path, title: str) -> None:
@@ -126,9 +105,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.gibbs_iterations, args.blocked_iterations = 10, 3
-    shared = require_shared()
-    train = list(read_treebank([shared / "ptb-sample" / "train"]))
-    dev = list(read_treebank([shared / "ptb-sample" / "dev"]))[: args.dev_limit]
+    train = ptb_sample("train")
+    dev = ptb_sample("dev", args.dev_limit)
     sentences = [t.leaves() for t in dev]
     words = sum(map(len, sentences))
     print(f"train {len(train)} trees, dev {len(dev)} trees ({words} words)", flush=True)
@@ -140,8 +118,8 @@ def main() -> None:
         t0 = time.perf_counter()
         model = PCFGModel.train(train, ps)
         train_s = time.perf_counter() - t0
-        trees, failed, parse_s = parse_all(model, sentences)
-        f1, f1_40 = score(dev, trees)
+        trees, failed, parse_s = parse_timed(model.parse, sentences)
+        f1, f1_40 = (r.f1 for r in parseval(dev, trees))
         acc_rows.append([name, round(f1, 2), round(f1_40, 2), failed, round(train_s, 1), round(len(dev) / parse_s, 2)])
         pcfg_best = f1 if pcfg_best is None else max(pcfg_best, f1)
         print(acc_rows[-1], flush=True)
@@ -156,8 +134,8 @@ def main() -> None:
                           callback=lambda r: print(sampler, r["sweep"], round(r["log_likelihood"], 1),
                                                    r.get("types"), round(r["seconds"], 2), flush=True))
         train_s = time.perf_counter() - t0
-        trees, failed, parse_s = parse_all(model, sentences)
-        f1, f1_40 = score(dev, trees)
+        trees, failed, parse_s = parse_timed(model.parse, sentences)
+        f1, f1_40 = (r.f1 for r in parseval(dev, trees))
         name = f"TSG {sampler} ({iters} it.)"
         acc_rows.append([name, round(f1, 2), round(f1_40, 2), failed, round(train_s, 1), round(len(dev) / parse_s, 2)])
         print(acc_rows[-1], flush=True)
@@ -213,7 +191,7 @@ def main() -> None:
         markdown_table(["iteration", "Gibbs LL", "Gibbs types", "blocked LL", "blocked types"], ll_rows),
     ]
     write_section("tsg", "\n".join(body))
-    print("wrote benchmarks/RESULTS.md and", SVG)
+    print("wrote", SVG)
 
 
 if __name__ == "__main__":

@@ -185,7 +185,6 @@ def main() -> None:
     if notes:
         body.append("\n" + " ".join(notes))
     write_section("views", "\n".join(body))
-    print("wrote benchmarks/RESULTS.md")
 
 
 if __name__ == "__main__":

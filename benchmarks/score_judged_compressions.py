@@ -18,7 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _results import write_section  # noqa: E402
+from _results import publish  # noqa: E402
 from bench_default_compressor import judged_table  # noqa: E402
 
 JUDGED = Path(__file__).resolve().parent / "judged"
@@ -71,9 +71,7 @@ def main() -> None:
     lines += ["Paired permutation test over the sources (judges' mean per compression): "
               + "; ".join(paired(kit, a, b)) + "."]
     body = "\n".join(lines)
-    print(body)
-    if not opts.no_write:
-        write_section(opts.section or f"judged-{opts.kit}", body)
+    publish(opts.section or f"judged-{opts.kit}", body, not opts.no_write)
 
 
 if __name__ == "__main__":
