@@ -52,7 +52,7 @@ CONTROL = "1:mpd"
 
 
 def shipped_config() -> str:
-    return f"{SHIPPED.average}:{SHIPPED.default_decoder}"
+    return f"{SHIPPED.average}:{SHIPPED.decoder}"
 
 
 def parse_all(model, decoder: str, sentences, samples: int):
