@@ -1,6 +1,6 @@
 """treegram against disco-dop in one run (issue 26 item 3): the same-run speed / F1 / memory table.
 
-    nice -n 10 python benchmarks/bench_discodop.py [--parts dd-pcfg,dd-dop,pcfg,tsg] [--reuse] [--repeats 3]
+    nice -n 10 python benchmarks/bench_discodop.py [--parts pcfg,tsg,dd-pcfg,dd-dop] [--reuse] [--repeats 3]
         [--discodop /work/venv-discodop/bin/python] [--no-write]
 
 disco-dop (van Cranenburgh's Discontinuous Data-Oriented Parsing, PyPI disco-dop 0.5.2) is a comparator, not a
@@ -18,9 +18,11 @@ Data, the same for every row:
 Rows (`--parts`):
   * dd-pcfg: disco-dop's PCFG (one `mode='pcfg'` stage, Viterbi), binarized right with h=2 v=2 like treegram's
     default, its English unknown-word model ('4', words seen once as signatures);
-  * dd-dop: disco-dop Double-DOP h2v2: that PCFG as coarse stage, posterior-threshold pruning (k=1e-5), then the
-    Double-DOP grammar (maximal recurring fragments, relative-frequency estimate), most probable parse summed over
-    the 1,000 best derivations (its documented usual setting; `--dop-k`, `--dop-m`, `--dop-objective` change it);
+  * dd-dop: disco-dop Double-DOP h2v2: that PCFG as coarse stage, pruned to the items of its 50 best derivations
+    (k=50, disco-dop's default and sample.prm's), then the Double-DOP grammar (maximal recurring fragments,
+    relative-frequency estimate), most probable parse summed over the 1,000 best derivations (sample.prm's m=1000,
+    rfe, mpp); `--dop-k`, `--dop-m`, `--dop-objective` change it.  (Posterior-threshold pruning, k=1e-5, was tried
+    first: 7-17 CPU-s per sentence of 20-33 words against 1-2 with k=50, too slow to repeat three times here);
   * pcfg: `treegram train pcfg` (shipped defaults) and `treegram parse` (the model's own decoder);
   * tsg: `treegram train tsg --seed 1` (shipped defaults) parsed with its default decoder (maxrule) and again with
     `--decoder mpd`.
@@ -56,7 +58,7 @@ from bench_defaults import TREEGRAM, commit  # noqa: E402
 
 WORK = ROOT / "benchmarks" / "out" / "discodop"
 DISCODOP = Path("/work/venv-discodop/bin/python")
-PARTS = ("dd-pcfg", "dd-dop", "pcfg", "tsg")
+PARTS = ("pcfg", "tsg", "dd-pcfg", "dd-dop")  # the cheap rows first: a run cut short has them
 # disco-dop's settings shared by both of its rows (runexp parameter-file syntax: Python literals)
 DD_COMMON = """evalparam=None,
 corpusfmt='bracket',
@@ -143,8 +145,9 @@ def f1_of(output: bytes, name: str) -> dict:
     return json.loads(res.stdout)
 
 
-def measure(rows: dict[str, list[str]], n: int, repeats: int) -> dict[str, dict]:
-    """Run every row's parse command on all N sentences and on the first one, `repeats` times, interleaved."""
+def measure(rows: dict[str, list[str]], n: int, repeats: int, on_repeat) -> None:
+    """Run every row's parse command on all N sentences and on the first one, `repeats` times, interleaved; after
+    each repeat `on_repeat(figures so far, repeats done)` (a run cut short still leaves its table)."""
     runs = {name: {"cpu_n": [], "cpu_1": [], "rss": []} for name in rows}
     outputs = {}
     for r in range(repeats):
@@ -159,15 +162,16 @@ def measure(rows: dict[str, list[str]], n: int, repeats: int) -> dict[str, dict]
             runs[name]["cpu_1"].append(cpu1)
             print(f"  repeat {r + 1} {name}: {n} sentences {cpu:.2f} CPU-s, 1 sentence {cpu1:.2f} CPU-s, "
                   f"{rss:.0f} MB", flush=True)
-    figures = {}
-    for name, run in runs.items():
-        cpu_n, cpu_1 = statistics.median(run["cpu_n"]), statistics.median(run["cpu_1"])
-        scores = f1_of(outputs[name], name)
-        figures[name] = {"sent_per_cpu_s": (n - 1) / (cpu_n - cpu_1), "startup_1": cpu_1, "cpu_n": cpu_n,
-                         "rss_mb": max(run["rss"]), "f1": scores["f1"], "exact": scores["exact"],
-                         "no_parse": outputs[name].count(b"NOPARSE"),  # disco-dop's mark of a failed parse
-                         "sentences": n, "runs": run}
-    return figures
+        figures = {}
+        for name, run in runs.items():
+            cpu_n, cpu_1 = statistics.median(run["cpu_n"]), statistics.median(run["cpu_1"])
+            scores = f1_of(outputs[name], name)
+            rate = (n - 1) / (cpu_n - cpu_1) if cpu_n > cpu_1 else float("nan")  # nan: too few sentences to tell
+            figures[name] = {"sent_per_cpu_s": rate, "startup_1": cpu_1, "cpu_n": cpu_n,
+                             "rss_mb": max(run["rss"]), "f1": scores["f1"], "exact": scores["exact"],
+                             "no_parse": outputs[name].count(b"NOPARSE"),  # disco-dop's mark of a failed parse
+                             "sentences": n, "repeats": r + 1, "runs": run}
+        on_repeat(figures, r + 1)
 
 
 METHOD = ("Train on ptb-sample/train ({ntrain} trees), parse the {n} ptb-sample/dev sentences of <= {max_length} "
@@ -180,7 +184,7 @@ COMMANDS_HEAD = ("Commands (in benchmarks/out/discodop; dev.txt one tokenized se
 # row name -> (label in the table, disco-dop counterpart for the ratio)
 ROWS = {
     "dd-pcfg": ("disco-dop PCFG (h2v2, Viterbi)", None),
-    "dd-dop": ("disco-dop Double-DOP (h2v2, PCFG-pruned, mpp)", None),
+    "dd-dop": ("disco-dop Double-DOP (h2v2, pruned by the PCFG's 50 best, mpp)", None),
     "pcfg": ("treegram PCFG (`train pcfg`, h2v2, mpd: its default)", "dd-pcfg"),
     "tsg-maxrule": ("treegram TSG (`train tsg --seed 1`, maxrule: the default)", "dd-dop"),
     "tsg-mpd": ("treegram TSG (same model, `--decoder mpd`)", "dd-dop"),
@@ -196,11 +200,13 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3, help="parse runs per row (median)")
     ap.add_argument("--max-length", type=int, default=40, help="test sentences of at most this many words")
     ap.add_argument("--discodop", type=Path, default=DISCODOP, help="the python of the disco-dop venv")
-    ap.add_argument("--dop-k", default="1e-5", help="Double-DOP pruning: posterior threshold (< 1) or k-best")
+    ap.add_argument("--dop-k", default="50", help="Double-DOP pruning: posterior threshold (< 1) or k-best")
     ap.add_argument("--dop-m", type=int, default=1000, help="Double-DOP derivations summed for the parse")
     ap.add_argument("--dop-objective", default="mpp", help="Double-DOP objective (mpp, mpd, ...)")
+    ap.add_argument("--work", type=Path, default=ROOT / "benchmarks" / "out" / "discodop", help="folder of the cached models and figures")
     ap.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     opts = ap.parse_args()
+    globals()["WORK"] = opts.work.resolve()
     shared = require_shared()
     parts = [p.strip() for p in opts.parts.split(",") if p.strip()]
     if unknown := set(parts) - set(PARTS):
@@ -240,19 +246,26 @@ def main() -> None:
                 train_cpu["tsg-maxrule"] = cpu
         print(f"  train CPU-s: {cpu}", flush=True)
 
-    print(f"parsing ({opts.repeats} repeats, interleaved) ...", flush=True)
-    figures = measure(commands, n, opts.repeats)
-    for name, fig in figures.items():
-        fig.update(train_cpu=train_cpu.get(name), command=shown[name], measured=stamp, recorded=False)
-    store = WORK / "rows.json"
-    saved = json.loads(store.read_text()) if store.exists() else {}
-    saved.update(figures)
-    store.write_text(json.dumps(saved, indent=1), encoding="utf-8")
-    if opts.reuse:  # rows not measured now: the recorded ones, marked
-        for name, fig in saved.items():
-            if name not in figures:
-                figures[name] = {**fig, "recorded": True}
+    def on_repeat(figures: dict[str, dict], done: int) -> None:
+        for name, fig in figures.items():
+            fig.update(train_cpu=train_cpu.get(name), command=shown[name], measured=stamp)
+        store = WORK / "rows.json"
+        saved = json.loads(store.read_text()) if store.exists() else {}
+        saved.update(figures)
+        store.write_text(json.dumps(saved, indent=1), encoding="utf-8")
+        if opts.reuse:  # rows not measured now: the ones an earlier run recorded
+            figures = {**{k: v for k, v in saved.items() if k in ROWS}, **figures}
+        body = report(figures, stamp, parts, opts, ntrain, n, done)
+        print(body, flush=True)
+        if not opts.no_write:
+            write_section("discodop", body)
 
+    print(f"parsing ({opts.repeats} repeats, interleaved) ...", flush=True)
+    measure(commands, n, opts.repeats, on_repeat)
+
+
+def report(figures: dict[str, dict], stamp: str, parts: list[str], opts, ntrain: int, n: int, done: int) -> str:
+    """The RESULTS.md section; rows measured by another run than `stamp` are marked, and so are their ratios."""
     table = []
     for name, (label, counterpart) in ROWS.items():
         if name not in figures:
@@ -261,28 +274,25 @@ def main() -> None:
         ratio = "-"
         if counterpart and counterpart in figures:
             ratio = f"{fig['sent_per_cpu_s'] / figures[counterpart]['sent_per_cpu_s']:.1f}x"
-            if fig["recorded"] != figures[counterpart]["recorded"]:
+            if fig["measured"] != figures[counterpart]["measured"]:
                 ratio += " (across runs)"
         train = fig.get("train_cpu")
-        table.append([label + (f" (recorded {fig['measured']})" if fig["recorded"] else ""),
+        table.append([label + (f" (recorded {fig['measured']})" if fig["measured"] != stamp else ""),
                       f"{fig['sent_per_cpu_s']:.2f}", ratio, f"{fig['f1']:.2f}", f"{fig['exact']:.2f}",
-                      str(fig.get("no_parse", 0)),
-                      f"{fig['startup_1']:.2f}", f"{fig['rss_mb']:.0f}",
+                      str(fig.get("no_parse", 0)), f"{fig['startup_1']:.2f}", f"{fig['rss_mb']:.0f}",
                       f"{train:.0f}" if train is not None else "?"])
     cmd_lines = [f"- {ROWS[name][0]}: {figures[name]['command']}" for name in ROWS if name in figures]
     prms = [f"`{part}.prm`:\n\n```\n{discodop_prm(part, opts, ntrain)}```" for part in ("dd-pcfg", "dd-dop")
             if part in figures]
     head = (f"`nice -n 10 python benchmarks/bench_discodop.py --parts {','.join(parts)}"
             f"{' --reuse' if opts.reuse else ''} --repeats {opts.repeats}` -- {stamp}, {machine_line()}; disco-dop "
-            "0.5.2 on Python 3.6 in its own venv (benchmarks/README.md).")
-    method = METHOD.format(ntrain=ntrain, n=n, max_length=opts.max_length, repeats=opts.repeats)
+            "0.5.2 on Python 3.6 in its own venv (benchmarks/README.md)."
+            + (f"  **{done} of {opts.repeats} repeats done so far.**" if done < opts.repeats else ""))
+    method = METHOD.format(ntrain=ntrain, n=n, max_length=opts.max_length, repeats=done)
     columns = ["system", "sent/CPU-s", "ratio", "F1", "exact", "no parse", "start-up + 1 sent (CPU-s)", "peak MB",
                "train CPU-s"]
-    body = "\n\n".join(["## treegram against disco-dop, same run (issue 26 item 3)", head, method,
+    return "\n\n".join(["## treegram against disco-dop, same run (issue 26 item 3)", head, method,
                          markdown_table(columns, table), COMMANDS_HEAD, "\n".join(cmd_lines), *prms])
-    print(body)
-    if not opts.no_write:
-        write_section("discodop", body)
 
 
 if __name__ == "__main__":
