@@ -50,10 +50,9 @@ def treegram(env, *argv) -> subprocess.CompletedProcess:
                           env=env, timeout=300)
 
 
-def test_example_plugin_trains_parses_resumes_and_is_listed(env, tmp_path):
-    demo = tmp_path / "demo.mrg"
+def test_example_plugin_trains_parses_resumes_and_is_listed(env, demo_file, tmp_path):
+    demo = demo_file
     trees = demo_trees()
-    demo.write_text("".join(t.to_bracket() + "\n" for t in trees), encoding="utf-8")
 
     r = treegram(env, "plugins", "--json")
     assert r.returncode == 0, r.stderr
