@@ -159,7 +159,7 @@ def progress_180k(write: bool) -> None:
         sys.exit(f"no 180k run under {OUT}: start it with benchmarks/out/scale/run-180k.sh")
     total = sum(1 for _ in RUN_180K.with_name("google-180k-long.txt").open(encoding="utf-8"))
     if not batches:  # finished: the batch files were assembled into the output and removed
-        sys.exit(f"{RUN_180K} is complete ({total} lines); its per-batch figures went with the batch folder")
+        return finished_180k(total, write)
     sent = sum(len(b["trees"]) for b in batches)
     words = 0
     done = {b["index"] for b in batches}
@@ -211,6 +211,58 @@ def progress_180k(write: bool) -> None:
         "gives the whole job's CPU-hours.",
     ]
     text = "\n".join(body)
+    publish("scale-180k", text, write)
+
+
+def finished_180k(total: int, write: bool) -> None:
+    """Section scale-180k for the finished run, from the JSON summary of its last (resuming) invocation: the
+    summary's worker CPU covers every batch (each checksummed batch file carries its own CPU time), its timeline
+    only the batches that invocation parsed."""
+    runs = [json.loads(x) for x in RUN_180K.with_name("run-180k.json").read_text(encoding="utf-8").split("\n}\n")
+            if x.strip() for x in [x + "\n}"]]
+    s = runs[-1]
+    if s["lines"] != total or s["batches_resumed"] + len(s["driver"]["timeline"]) != s["batches"]:
+        sys.exit("run-180k.json does not describe the finished run")
+    tl = s["driver"]["timeline"]
+    last_n = len(tl) * s["batch_size"]
+    last_cpu = sum(r[3] for r in tl)
+    last_wall = max(r[2] for r in tl) - min(r[1] for r in tl)
+    with open(RUN_180K.with_name("google-180k-long.txt"), encoding="utf-8") as fh:
+        lens = [len(line.split()) for line in fh]
+    tail = lens[total - last_n:]
+    c = s["counts"]
+    body = [
+        "## The 180k Google long sides with `treegram parse --workers` (issue 26 item 5; finished)",
+        "",
+        "Model: the PCFG of section scale (ptb-sample, CLI defaults, mpd); input: the long side of every pair of "
+        f"`compression/google/train-180k-lossy/train.tsv.gz` ({total:,} lines, {sum(lens):,} words, sorted by "
+        "length; `python -m treegram.corpora.google ... --side long --digits zero`); `treegram parse --workers 2 "
+        "--batch-size 100 --resume` (`benchmarks/out/scale/run-180k.sh`), run in two invocations (the first killed "
+        f"after {total - last_n:,} lines, the second resumed from its checksummed batch files) at nice 19 / 10 on a 2-core machine shared with up to eight "
+        "other jobs. Figures from the last invocation's JSON summary (`python benchmarks/bench_scale.py "
+        "--progress-180k`).",
+        "",
+        markdown_table(["part", "sentences", "mean words", "parsed / flat fallbacks (failed / too long)",
+                        "worker CPU s", "sentences / worker CPU-s", "wall s", "cores obtained"],
+                       [["all 180k (every batch)", f"{total:,}", f"{sum(lens) / total:.1f}",
+                         f"{c['ok']:,} / {c['failed']} / {c['too_long']}", f"{s['worker_cpu_seconds']:,.0f}",
+                         round(total / s["worker_cpu_seconds"], 2), "-", "-"],
+                        [f"the last invocation (the longest {last_n:,})", f"{last_n:,}",
+                         f"{sum(tail) / last_n:.1f}", "-", f"{last_cpu:,.0f}", round(last_n / last_cpu, 2),
+                         f"{last_wall:,.0f}", round(last_cpu / last_wall, 2)]]),
+        "",
+        f"- The whole job took {s['worker_cpu_seconds'] / 3600:.2f} worker CPU-hours (model loads "
+        f"{s['model_load_cpu_seconds']} s); the driver spent {s['driver']['cpu_seconds']:.0f} CPU s in its last "
+        "invocation. On 2 free cores that is about "
+        f"{s['worker_cpu_seconds'] / 2 / 3600:.1f} h wall; section scale's model gives other worker counts.",
+        f"- {c['too_long']} lines are longer than `--max-length` 100 and {c['failed']} have no derivation in the "
+        "PCFG; each got the flat fallback tree on its line, as `treegram parse` does, so the output has all "
+        f"{total:,} lines.",
+        "- The summary's own `sentences_per_second` counts the resumed lines over the last invocation's wall time, "
+        "so it is not a rate; the table's rates are per worker CPU second.",
+    ]
+    text = "\n".join(body)
+    print(text)
     publish("scale-180k", text, write)
 
 
