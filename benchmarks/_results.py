@@ -54,6 +54,23 @@ def write_section(name: str, body: str) -> None:
     atomic_write_text(target, text)
 
 
+def stamped_run(out: Path, args: list[str], run) -> dict:
+    """`run()` (a command that writes `out`, returning a dict of its figures, e.g. seconds) unless the same `args`
+    already wrote `out`: then the figures recorded in the `.cmd.json` stamp beside it, so a benchmark cut short
+    resumes after its finished trainings.  The stamp keeps `args` and the figures."""
+    import json
+
+    stamp = out.with_name(out.name + ".cmd.json")
+    if out.exists() and stamp.exists():
+        done = json.loads(stamp.read_text(encoding="utf-8"))
+        if done["args"] == args:
+            print(f"reusing {out} ({', '.join(f'{k} {v}' for k, v in done.items() if k != 'args')})", flush=True)
+            return done
+    figures = run()
+    stamp.write_text(json.dumps({"args": args, **figures}), encoding="utf-8")
+    return {"args": args, **figures}
+
+
 def kill9_when_done(cmd: list[str], folder: Path, count: int, poll: float = 0.1) -> dict[str, str]:
     """Start `cmd` in a session of its own, SIGKILL its whole process group once `folder` holds `count` finished
     `NNN.json` files (or it exits), and return {file name: sha1} of the files it left: the resume benchmarks'

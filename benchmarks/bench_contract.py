@@ -6,7 +6,9 @@ goes once through the plugin's library function (`train_tsg` / `train_tig`) and 
 `treegram train NAME` uses (`treegram.training.sample` over the formalism's prepare / make_state /
 extract_model); the log-likelihood traces and the parsing grammars' arrays must be identical, and the sweep times
 are compared (ratio core / library, same process, after a warm-up run that compiles the numba kernels; the
-machine is shared, so ratios within +-20% are noise).  Then the example plugin's latent-annotation PCFG (if
+machine is shared, so ratios within +-20% are noise).  Since stop 32 (one `RunOptions`) the library functions are
+the core loop with the formalism's options (`train_tsg(trees, TSGOptions(...), RunOptions(...))`), so the rows
+check that the entry points stay one.  Then the example plugin's latent-annotation PCFG (if
 installed: `pip install ./examples/treegram-example-plugin`) is trained through the core loop and parses dev,
 next to the plain PCFG with the same binarization.
 
@@ -53,16 +55,15 @@ def main() -> None:
     found = formalisms()
     rows = []
 
-    from treegram.elementary.data import TSGSettings
     from treegram.plugins.tsg.formalism import TSGOptions
-    from treegram.plugins.tsg.train import RunOptions as TSGRun, train_tsg
+    from treegram.plugins.tsg.formalism import train_tsg
 
     # warm-up: compile (or load) every numba kernel once, so neither timed run pays for it
-    train_tsg(train[:30], TSGSettings(), TSGRun(sampler="gibbs", iterations=1, seed=1))
-    train_tsg(train[:30], TSGSettings(), TSGRun(sampler="blocked", iterations=1, seed=1))
+    train_tsg(train[:30], TSGOptions(), RunOptions(move="gibbs", iterations=1, seed=1))
+    train_tsg(train[:30], TSGOptions(), RunOptions(move="blocked", iterations=1, seed=1))
     for move in ("gibbs", "blocked"):
         t0 = time.perf_counter()
-        lib = train_tsg(train, TSGSettings(), TSGRun(sampler=move, iterations=args.iterations, seed=1))
+        lib = train_tsg(train, TSGOptions(), RunOptions(move=move, iterations=args.iterations, seed=1))
         t_lib = time.perf_counter() - t0
         t0 = time.perf_counter()
         core, _ = sample(found["tsg"].obj, train, TSGOptions(), RunOptions(move=move, iterations=args.iterations,
@@ -75,12 +76,11 @@ def main() -> None:
         print(rows[-1], flush=True)
 
     from treegram.plugins.tig.formalism import TIGOptions
-    from treegram.plugins.tig.derivation import TIGSettings
-    from treegram.plugins.tig.train import RunOptions as TIGRun, train_tig
+    from treegram.plugins.tig.formalism import train_tig
 
-    train_tig(train[:30], TIGSettings(), TIGRun(iterations=1, seed=1, tsg_init=1))  # warm-up
+    train_tig(train[:30], TIGOptions(tsg_init=1), RunOptions(iterations=1, seed=1))  # warm-up
     t0 = time.perf_counter()
-    lib = train_tig(train, TIGSettings(), TIGRun(iterations=args.iterations, seed=1, tsg_init=2))
+    lib = train_tig(train, TIGOptions(tsg_init=2), RunOptions(iterations=args.iterations, seed=1))
     t_lib = time.perf_counter() - t0
     t0 = time.perf_counter()
     core, _ = sample(found["tig"].obj, train, TIGOptions(tsg_init=2),

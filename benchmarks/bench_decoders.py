@@ -34,9 +34,12 @@ from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.plugins.tig.derivation import TIGSettings  # noqa: E402
 from treegram.plugins.tig.sampler import BlockedTIG  # noqa: E402
-from treegram.plugins.tig.train import RunOptions as TIGRun, extract_model as tig_extract  # noqa: E402
+from treegram.plugins.tig.formalism import TIGOptions  # noqa: E402
+from treegram.plugins.tig.train import extract_model as tig_extract  # noqa: E402
 from treegram.elementary import GibbsTSG, TSGSettings, prepare  # noqa: E402
-from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract  # noqa: E402
+from treegram.formalism import RunOptions  # noqa: E402
+from treegram.plugins.tsg.formalism import TSGOptions  # noqa: E402
+from treegram.plugins.tsg.train import extract_model as tsg_extract  # noqa: E402
 
 
 def parse_with(model, decoder, sentences, samples, clock=time.perf_counter):
@@ -83,8 +86,10 @@ def main() -> None:
     trace = GibbsSampler(gibbs, seed=args.seed).run(args.gibbs_iterations)
     gibbs_s = time.perf_counter() - t0
     print(f"TSG Gibbs {args.gibbs_iterations} sweeps: {gibbs_s:.1f}s", flush=True)
-    models = [("TSG", tsg_extract(gibbs, pcfg, tsg_settings, TSGRun(iterations=args.gibbs_iterations,
-                                                                     seed=args.seed), trace, {}), dev)]
+    # decoder "mpd": the model records no other default (every row names its decoder)
+    models = [("TSG", tsg_extract(gibbs, pcfg, tsg_settings, TSGOptions(decoder="mpd"),
+                                  RunOptions(move="gibbs", iterations=args.gibbs_iterations, seed=args.seed), trace,
+                                  {}), dev)]
     tig_s = None
     if not args.no_tig:
         settings = TIGSettings(variant=args.tig_variant, **hv)
@@ -97,7 +102,8 @@ def main() -> None:
         tig_s = time.perf_counter() - t0
         print(f"TIG {args.mh_iterations} MH sweeps: {tig_s:.1f}s", flush=True)
         models.append((args.tig_variant.upper(),
-                       tig_extract(st, pcfg, settings, TIGRun(iterations=args.mh_iterations, seed=args.seed), tr, {}),
+                       tig_extract(st, pcfg, settings, TIGOptions(), RunOptions(iterations=args.mh_iterations, seed=args.seed),
+                                   tr, {}),
                        dev[: args.tig_dev_limit]))
 
     rows, signif = [], []

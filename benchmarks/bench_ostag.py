@@ -60,13 +60,14 @@ def main() -> None:
     print(f"train {len(train)} trees, dev {len(dev)} sentences ({words} words)", flush=True)
     t0 = time.perf_counter()
     if args.source == "tsg":
-        from treegram.elementary.data import TSGSettings
-        from treegram.plugins.tsg.train import RunOptions, train_tsg
+        from treegram.formalism import RunOptions
+        from treegram.plugins.tsg.formalism import TSGOptions
+        from treegram.plugins.tsg.formalism import train_tsg
 
         from treegram.plugins.ostag.extract import tsg_model_elementary_trees
 
-        tsg = train_tsg(train, TSGSettings(horizontal=0, vertical=1), RunOptions(iterations=args.tsg_iterations,
-                                                                                  seed=args.seed))
+        tsg = train_tsg(train, TSGOptions(horizontal=0, vertical=1, average=1, decoder="mpd"),
+                        RunOptions(iterations=args.tsg_iterations, seed=args.seed))
         pcfg, mark_unary = tsg.pcfg, False
         elementary = tsg_model_elementary_trees(tsg)
         source_s = time.perf_counter() - t0

@@ -49,8 +49,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import ROOT, machine_line, markdown_table, require_shared, write_section  # noqa: E402
+from _results import ROOT, machine_line, markdown_table, require_shared, stamped_run, write_section  # noqa: E402
 
+import attrs  # noqa: E402
 import numpy as np  # noqa: E402
 
 from treegram.charts.decoders import parse_default  # noqa: E402
@@ -75,19 +76,13 @@ def cli(args: list[str]) -> float:
 
     if args[0] == "train":
         args = [*args, *LIMIT]
-    out = Path(args[args.index("--out") + 1])
-    stamp = out.with_name(out.name + ".cmd.json")
-    if out.exists() and stamp.exists():
-        done = json.loads(stamp.read_text(encoding="utf-8"))
-        if done["args"] == args:
-            print(f"reusing {out} ({done['seconds']:.0f} s to train)", flush=True)
-            return done["seconds"]
-    t0 = time.perf_counter()
-    if main(["-q", *args]) != 0:
-        raise SystemExit(f"treegram {' '.join(args)} failed")
-    seconds = time.perf_counter() - t0
-    stamp.write_text(json.dumps({"args": args, "seconds": seconds}), encoding="utf-8")
-    return seconds
+    def fresh() -> dict:
+        t0 = time.perf_counter()
+        if main(["-q", *args]) != 0:
+            raise SystemExit(f"treegram {' '.join(args)} failed")
+        return {"seconds": time.perf_counter() - t0}
+
+    return stamped_run(Path(args[args.index("--out") + 1]), args, fresh)["seconds"]
 
 
 def evaluate(name: str, model, dev, decoder: str | None, *, size, train_s, seed, group, role, extra=None) -> dict:
@@ -150,7 +145,9 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: lis
 
     from treegram.plugins.tig.formalism import TIGFormalism, TIGOptions
     from treegram.plugins.tsg.state import BlockedTSG
-    from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract
+    from treegram.formalism import RunOptions
+    from treegram.plugins.tsg.formalism import TSGOptions
+    from treegram.plugins.tsg.train import extract_model as tsg_extract
 
     extra = ["--iterations", str(args.iterations)] if args.iterations is not None else []
     if args.tig_options:  # a grid row: the CLI with these options on top of the defaults
@@ -209,8 +206,8 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: lis
     GibbsSampler(gibbs, seed=seed).run(opts.tsg_init)  # = treegram.elementary.gibbs.gibbs_cuts
     gibbs_s = time.perf_counter() - t0
     start = gibbs.state_dict()
-    run = TSGRun(sampler="blocked", prune_threshold=opts.prune_threshold)
-    start_model = tsg_extract(gibbs, pcfg, tsg_settings, TSGRun(prune_threshold=opts.prune_threshold), [], {})
+    grammar, run = TSGOptions(prune_threshold=opts.prune_threshold, decoder="mpd"), RunOptions(move="blocked")
+    start_model = tsg_extract(gibbs, pcfg, tsg_settings, grammar, RunOptions(move="gibbs"), [], {})
     rows.append(evaluate(f"TSG Gibbs start sample ({opts.tsg_init} sweeps)", start_model, dev, decoder,
                          size=f"{start_model.info['elementary_trees']:,} elementary trees",
                          train_s=gibbs_s, seed=seed, group="tig", role="start"))
@@ -223,14 +220,14 @@ def run_tig(train_path: Path, train, dev, seed: int, args, work: Path, rows: lis
     trace = driver.run(sweeps)
     blocked_s = time.perf_counter() - t0
     if collector is not None:
-        ctrl = tsg_extract(state, pcfg, tsg_settings, run, trace, {}, collector.samples(), collector.info())
+        ctrl = tsg_extract(state, pcfg, tsg_settings, grammar, run, trace, {}, collector.samples(), collector.info())
         rows.append(evaluate(f"TSG blocked control ({opts.tsg_init} Gibbs + {sweeps} blocked sweeps, average of "
                              f"{len(collector.schedule)} samples)", ctrl, dev, decoder,
                              size=f"{ctrl.info['elementary_trees']:,} elementary trees; "
                                   f"{ctrl.cfg.num_rules:,} CFG rules",
                              train_s=blocked_s, seed=seed, group="tig", role="control"))
         del ctrl
-    ctrl = tsg_extract(state, pcfg, tsg_settings, run, trace, {})
+    ctrl = tsg_extract(state, pcfg, tsg_settings, grammar, run, trace, {})
     rows.append(evaluate(f"TSG blocked control, final sample ({opts.tsg_init} Gibbs + {sweeps} blocked sweeps)",
                          ctrl, dev, decoder, size=f"{ctrl.info['elementary_trees']:,} elementary trees; "
                                                   f"{ctrl.cfg.num_rules:,} CFG rules",
@@ -324,9 +321,17 @@ def run_ostag(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
 
 # -- Bayesian OSTAG ------------------------------------------------------------------------------------------------
 def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: list) -> list[dict]:
-    from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
-    from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian
+    from treegram.formalism import RunOptions
+    from treegram.plugins.ostag.formalism import train_bayesian
     from treegram.plugins.ostag.formalism import BayesOSTAGOptions
+
+    @attrs.frozen
+    class NoAdjunction(BayesOSTAGOptions):
+        """The shipped options with adjunction switched off (mu fixed at 1e-12): a Bayesian TSG sampled the same
+        way."""
+
+        def model_settings(self):
+            return attrs.evolve(super().model_settings(), mu=1e-12, fixed_mu=True)
 
     def size(m):
         return (f"{m.info['sampled_initial_trees']:,} / {m.info['sampled_auxiliary_trees']:,} sampled init/aux; "
@@ -367,12 +372,10 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
                              size=size(final), train_s=None, seed=seed, group="bayes", role="final"))
         del final
     # the control: the same sampler, start, sweeps, averaging, pruning and decoder with adjunction switched off
-    o = BayesOSTAGOptions()
+    no_adj = NoAdjunction()  # the shipped tsg_init, pruning, adjunction prior, averaging and decoder
     t0 = time.perf_counter()
-    cfg = dict(iterations=iterations, seed=seed, tsg_init=o.tsg_init, prune_threshold=o.prune_threshold or 1e-4,
-               adj_prior=o.adj_prior, checkpoint=work / f"bayes-ctrl-{seed}.ckpt")
-    no_adj = BayesOSTAGSettings(mu=1e-12, fixed_mu=True)
-    ctrl, _ = train_bayesian(train, no_adj, BayesRunOptions(**cfg, average=o.average, thin=o.thin))
+    run = RunOptions(iterations=iterations, seed=seed, checkpoint=work / f"bayes-ctrl-{seed}.ckpt")
+    ctrl, _ = train_bayesian(train, no_adj, run)
     ctrl_s = time.perf_counter() - t0
     rows.append(evaluate(f"same sampler, no adjunction (mu = 1e-12, {iterations} sweeps, average of "
                          f"{ctrl.info.get('averaged_samples', 1)} samples)", ctrl, dev, decoder, size=size(ctrl),
@@ -382,7 +385,7 @@ def run_bayes(train_path: Path, train, dev, seed: int, args, work: Path, rows: l
                              train_s=ctrl_s, seed=seed, group="bayes", role="control-mpd"))
     if ctrl.info.get("averaged_samples", 1) > 1:
         del ctrl
-        ctrl, _ = train_bayesian(train, no_adj, BayesRunOptions(**{**cfg, "tsg_init": 0}, resume=True, average=1))
+        ctrl, _ = train_bayesian(train, attrs.evolve(no_adj, tsg_init=0, average=1), attrs.evolve(run, resume=True))
         rows.append(evaluate("same sampler, no adjunction, final sample", ctrl, dev, decoder, size=size(ctrl),
                              train_s=None, seed=seed, group="bayes", role="control-final"))
     return rows

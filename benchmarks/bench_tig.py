@@ -35,11 +35,14 @@ from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.plugins.tig.derivation import TIGSettings  # noqa: E402
 from treegram.plugins.tig.sampler import BlockedTIG  # noqa: E402
-from treegram.plugins.tig.train import RunOptions as TIGRun, extract_model as tig_extract  # noqa: E402
+from treegram.plugins.tig.formalism import TIGOptions  # noqa: E402
+from treegram.plugins.tig.train import extract_model as tig_extract  # noqa: E402
 from treegram.elementary.data import TSGSettings, prepare  # noqa: E402
 from treegram.elementary.gibbs import GibbsTSG  # noqa: E402
 from treegram.plugins.tsg.state import BlockedTSG  # noqa: E402
-from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract  # noqa: E402
+from treegram.formalism import RunOptions  # noqa: E402
+from treegram.plugins.tsg.formalism import TSGOptions  # noqa: E402
+from treegram.plugins.tsg.train import extract_model as tsg_extract  # noqa: E402
 
 
 def parse_all(model, sentences):
@@ -115,7 +118,7 @@ def main() -> None:
     state = BlockedTSG(data, tsg_settings, args.seed)
     state.load_state_dict(start_state)
     trace = BlockedMH(state, seed=args.seed).run(args.mh_iterations)
-    model = tsg_extract(state, pcfg, tsg_settings, TSGRun(sampler="blocked"), trace, {})
+    model = tsg_extract(state, pcfg, tsg_settings, TSGOptions(decoder="mpd"), RunOptions(move="blocked"), trace, {})
     record("TSG", model, trace, None)
 
     for variant in ("tig0", "tig"):
@@ -129,7 +132,8 @@ def main() -> None:
             r["ins_left"], r["ins_right"], round(r["acceptance_rate"], 3), round(r["seconds"], 1),
             flush=True)).run(args.mh_iterations)
         t1 = time.perf_counter()
-        model = tig_extract(st, pcfg, settings, TIGRun(iterations=args.mh_iterations, seed=args.seed), trace, {})
+        model = tig_extract(st, pcfg, settings, TIGOptions(), RunOptions(iterations=args.mh_iterations, seed=args.seed),
+                            trace, {})
         print(f"{variant} grammar extraction {time.perf_counter() - t1:.1f}s", flush=True)
         record(variant.upper(), model, trace, None)
         extra.append([variant.upper(), trace[-1]["ins_left"], trace[-1]["ins_right"],

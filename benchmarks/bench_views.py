@@ -35,7 +35,9 @@ from treegram.generation.sampling import SampleFailure, sample_entries  # noqa: 
 from treegram.trees import read_treebank  # noqa: E402
 
 from treegram.elementary import GibbsTSG, TSGSettings, prepare  # noqa: E402
-from treegram.plugins.tsg.train import RunOptions as TSGRun, extract_model as tsg_extract  # noqa: E402
+from treegram.formalism import RunOptions  # noqa: E402
+from treegram.plugins.tsg.formalism import TSGOptions  # noqa: E402
+from treegram.plugins.tsg.train import extract_model as tsg_extract  # noqa: E402
 from treegram.plugins.vocabgen.generator import ConstrainedGenerator  # noqa: E402
 from treegram.plugins.vocabgen.model import read_tree_paths  # noqa: E402
 from treegram.plugins.vocabgen.spinedep import SpineDepSystem  # noqa: E402
@@ -96,7 +98,8 @@ def main() -> None:
     data, _ = prepare(train, settings, pc.mapper)
     gibbs = GibbsTSG(data, settings, args.seed)
     trace = GibbsSampler(gibbs, seed=args.seed).run(args.gibbs_iterations)
-    tsg = tsg_extract(gibbs, pc, settings, TSGRun(iterations=args.gibbs_iterations, seed=args.seed), trace, {})
+    tsg = tsg_extract(gibbs, pc, settings, TSGOptions(decoder="mpd"),
+                      RunOptions(move="gibbs", iterations=args.gibbs_iterations, seed=args.seed), trace, {})
     systems[f"TSG ({args.gibbs_iterations} Gibbs sweeps)"] = (tsg.generation_view(), time.perf_counter() - t)
     t = time.perf_counter()
     deps = read_tree_paths([shared / "ptb-sample-dep" / "train"])

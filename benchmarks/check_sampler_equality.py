@@ -73,16 +73,14 @@ def run_all(train) -> dict:
         from treegram.formalisms.pcfg import PCFGModel, PCFGSettings  # (old name)
         from treegram.plugins.tsg.data import TSGSettings, prepare
         from treegram.plugins.tsg.state import GibbsTSG
+    from treegram.formalism import RunOptions
+    from treegram.plugins.tsg.formalism import TSGOptions
     from treegram.plugins.tsg.state import BlockedTSG
-    from treegram.plugins.tsg.train import RunOptions as TSGRun
     from treegram.plugins.tsg.train import extract_model as tsg_extract
-    try:
-        from treegram.plugins.tig.derivation import TIGSettings
-    except ImportError:  # before
-        from treegram.plugins.tig.model import TIGSettings
-    from treegram.plugins.tig.train import RunOptions as TIGRun, train_tig
-    from treegram.plugins.ostag.bayes_model import BayesOSTAGSettings
-    from treegram.plugins.ostag.bayes_sampler import BayesRunOptions, train_bayesian
+    from treegram.plugins.tig.formalism import TIGOptions
+    from treegram.plugins.tig.formalism import train_tig
+    from treegram.plugins.ostag.formalism import train_bayesian
+    from treegram.plugins.ostag.formalism import BayesOSTAGOptions
 
     out = {}
     settings = TSGSettings()
@@ -92,7 +90,10 @@ def run_all(train) -> dict:
     t0 = time.perf_counter()
     trace = GibbsSampler(st, seed=1).run(3)
     secs = time.perf_counter() - t0
-    out["tsg_gibbs"] = _record("tsg_gibbs", trace, tsg_extract(st, pcfg, settings, TSGRun(), trace, {}), secs)
+    # the library runs as they were before stop 32 (one RunOptions): final sample, the model names decoder mpd
+    grammar = TSGOptions(decoder="mpd")
+    out["tsg_gibbs"] = _record("tsg_gibbs", trace, tsg_extract(st, pcfg, settings, grammar, RunOptions(move="gibbs"),
+                                                               trace, {}), secs)
     print("tsg_gibbs", out["tsg_gibbs"], flush=True)
 
     st = BlockedTSG(data, settings, 1)
@@ -100,14 +101,16 @@ def run_all(train) -> dict:
     trace = BlockedMH(st, seed=1).run(1)
     secs = time.perf_counter() - t0
     out["tsg_blocked"] = _record("tsg_blocked", trace,
-                                 tsg_extract(st, pcfg, settings, TSGRun(sampler="blocked"), trace, {}), secs)
+                                 tsg_extract(st, pcfg, settings, grammar, RunOptions(move="blocked"), trace, {}),
+                                 secs)
     print("tsg_blocked", out["tsg_blocked"], flush=True)
 
-    model = train_tig(train, TIGSettings(), TIGRun(iterations=1, seed=1, tsg_init=2))
+    model = train_tig(train, TIGOptions(variant="tig", tsg_init=2, average=1), RunOptions(iterations=1, seed=1))
     out["tig_blocked"] = _record("tig", model.trace, model, sum(r["seconds"] for r in model.trace))
     print("tig_blocked", out["tig_blocked"], flush=True)
 
-    model, trace = train_bayesian(train, BayesOSTAGSettings(), BayesRunOptions(iterations=1, seed=1, tsg_init=2))
+    model, trace = train_bayesian(train, BayesOSTAGOptions(tsg_init=2, average=1, decoder="mpd"),
+                                  RunOptions(iterations=1, seed=1))
     out["ostag_bayes"] = _record("ostag", trace, model, sum(r["seconds"] for r in trace))
     print("ostag_bayes", out["ostag_bayes"], flush=True)
     return out

@@ -86,15 +86,16 @@ def model_identity(path: Path) -> dict[str, Any]:
     return {"path": str(p), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": file_digest(p)}
 
 
-def _parser(model: dict[str, Any], decoder: str | None, samples: int | None) -> Callable:
-    key = (model["path"], model["size"], model["mtime_ns"], decoder, samples)
+def _parser(model: dict[str, Any], decoder: str | None, samples: int | None, cell_beam: float | None = None
+            ) -> Callable:
+    key = (model["path"], model["size"], model["mtime_ns"], decoder, samples, cell_beam)
     parse = _PARSERS.get(key)
     if parse is None:
         from treegram.charts.decoders import parse_default
         from treegram.formalism import load_model
 
         _PARSERS.clear()  # one model per worker at a time (a new run with another model frees the old one)
-        parse = parse_default(load_model(model["path"]), decoder, samples)
+        parse = parse_default(load_model(model["path"]), decoder, samples, cell_beam=cell_beam)
         _PARSERS[key] = parse
     return parse
 
@@ -112,7 +113,8 @@ def parse_batch(job: dict[str, Any]) -> dict[str, Any]:
     if bad is not None:
         return bad
     c_load = time.process_time()
-    parse = _parser(model, job["decoder"], job["samples"])  # loads the model on this worker's first batch only
+    # loads the model on this worker's first batch only
+    parse = _parser(model, job["decoder"], job["samples"], job.get("cell_beam"))
     load_cpu = time.process_time() - c_load
     trees, counts, parse_seconds = [], Counter(), 0.0
     for line in job["lines"]:
@@ -351,7 +353,7 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
                   max_length: int = 100, batch_size: int = 200, workers: int | None = None,
                   scheduler: str | None = None, client=None, resume: bool = False, encoding: str | None = None,
                   keep_batches: bool = False, progress: Callable[[dict], None] | None = None,
-                  text: bool = False) -> dict[str, Any]:
+                  text: bool = False, cell_beam: float | None = None) -> dict[str, Any]:
     """Parse the lines of `source` (a file, ``-`` = stdin) into `out` on a Dask cluster; returns the summary.
     `text`: each line is a sentence as typed (see `parse_line`).
 
@@ -366,12 +368,14 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
     if not hasattr(loaded, "parse"):
         raise InputError(f"{model}: a {loaded.formalism} model cannot parse sentences",
                          hint="use a parsing model (pcfg, tsg, tig, ostag)")
-    parse_default(loaded, decoder, samples)
+    parse_default(loaded, decoder, samples, cell_beam=cell_beam)
     decoder_used = resolve_decoder(loaded, decoder, samples)[0] or "model default (parse)"
     del loaded
     settings = {"decoder": decoder, "samples": samples, "max_length": max_length}
     if text:  # only then, so the manifests of tokenized runs stay what they were (resumable across versions)
         settings["text"] = True
+    if cell_beam is not None:  # likewise
+        settings["cell_beam"] = cell_beam
     run = run_batches(source, out, task=parse_batch, job={"model": identity, **settings},
                       manifest={"model": identity, **settings}, output_key="trees", batch_size=batch_size,
                       workers=workers, scheduler=scheduler, client=client, resume=resume, encoding=encoding,

@@ -162,9 +162,12 @@ class Sampling:
 
 @attrs.frozen
 class RunOptions:
-    """How the core runs a sampler (not part of the model): built from the ``sampling`` options."""
+    """How the core runs a sampler (not part of the model): the one run-options class.  `treegram train` builds it
+    from the ``sampling`` options (:func:`run_options_from_args`), the core loop (`treegram.training.sample`) and
+    every Python caller pass it; what is specific to a formalism (its TSG start, its parsing grammar, averaging)
+    is in the formalism's ``Settings``.  ``move=None`` is the formalism's default move (``Sampling.default_move``)."""
 
-    move: str = "gibbs"
+    move: str | None = None
     iterations: int = 100
     seed: int = 0
     anneal_start: float = 1.0
@@ -177,6 +180,14 @@ class RunOptions:
     def __attrs_post_init__(self):
         if self.iterations is not None and self.iterations < 0:
             raise InputError("--iterations must be >= 0")
+
+    def start(self, move, state, callback: Callable[[dict], Any] | None = None):
+        """The driver of the sampler `move` over `state`, built by the move from these options: resumed from the
+        checkpoint with `resume` (exactly the uninterrupted run), else fresh with this seed and annealing
+        schedule (`treegram.bayes.moves.SamplerMove.start`)."""
+        return move.start(state, seed=self.seed, iterations=self.iterations, anneal_start=self.anneal_start,
+                          anneal_end=self.anneal_end, site_order=self.site_order, checkpoint=self.checkpoint,
+                          checkpoint_every=self.checkpoint_every, resume=self.resume, callback=callback)
 
 
 def add_sampling_options(parser: argparse.ArgumentParser, sampling: Sampling, moves: list[str],

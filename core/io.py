@@ -85,13 +85,13 @@ def _display(path: str | os.PathLike) -> str:
 
 
 def _decode_error(source: str, data: bytes, exc: UnicodeDecodeError, encoding: str, base_line: int = 1,
-                  base_offset: int = 0) -> InputError:
+                  base_offset: int = 0, hint: str | None = None) -> InputError:
     line = base_line + data.count(b"\n", 0, exc.start)
     byte = base_offset + exc.start
     bad = data[exc.start:exc.start + 4].hex(" ")
     encoding = encoding.upper() if encoding.startswith("utf") else encoding
     return InputError(f"{source}:{line}: not valid {encoding} text (byte offset {byte}: {bad}, {exc.reason})",
-                      hint="convert the file to UTF-8, or name its encoding with --encoding (e.g. latin-1)")
+                      hint=hint or "convert the file to UTF-8, or name its encoding with --encoding (e.g. latin-1)")
 
 
 def _open_binary(path: str | os.PathLike, what: str) -> IO[bytes]:
@@ -109,8 +109,10 @@ def _open_binary(path: str | os.PathLike, what: str) -> IO[bytes]:
         raise InputError(f"{p}: permission denied", hint="check the file's permissions") from None
 
 
-def read_text(path: str | os.PathLike, *, encoding: str | None = None, what: str = "input") -> str:
-    """The whole text of a file (``-`` = stdin), decoded strictly; errors name file, line and byte."""
+def read_text(path: str | os.PathLike, *, encoding: str | None = None, what: str = "input",
+              hint: str | None = None) -> str:
+    """The whole text of a file (``-`` = stdin), decoded strictly; errors name file, line and byte (`hint`: the
+    fix for undecodable text, for a reader without ``--encoding``)."""
     enc = check_encoding(encoding)
     if str(path) == "-" and not hasattr(sys.stdin, "buffer"):
         return sys.stdin.read()
@@ -123,7 +125,7 @@ def read_text(path: str | os.PathLike, *, encoding: str | None = None, what: str
     try:
         text = data.decode(enc)
     except UnicodeDecodeError as exc:
-        raise _decode_error(_display(path), data, exc, enc) from None
+        raise _decode_error(_display(path), data, exc, enc, hint=hint) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 

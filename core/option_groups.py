@@ -12,6 +12,7 @@ markovization  horizontal    2 / 1 / 0   pcfg (Klein & Manning's h=2) / tsg, tig
                vertical      2 / 2 / 1   pcfg, tsg, tig (parent annotation) / ostag's built-in source
                rare_threshold 2          pcfg, tsg, tig, ostag
 pruning        prune_threshold 1e-5      tsg, tig (ostag: None = 1e-4, or its source TSG's own)
+               CELL_BEAM     15 nats     every chart model at parse time (``treegram parse --cell-beam``, not saved)
 parsing        min_count     1 / 2       tsg, tig / ostag's built-in source
 decoder        decoder       maxrule     tsg, tig, ostag (pcfg saves none: its models parse with ``mpd``)
 compression    pairs, parser, limit, parse_cache: `treegram.compression.policy.CompressorOptions` (channel, stsg)
@@ -51,6 +52,13 @@ def markov_horizontal(value: int | None) -> int | None:
 
 
 # -- pruning and the parsing grammar ------------------------------------------------------------------------------
+#: Cell beam (nats) of every exhaustive chart pass at parse time (a PCFG's own chart, the coarse PCFG pass of a
+#: tsg/tig/ostag model; `treegram.charts.pruning.cell_beam`): a cell's entries more than this far below its best
+#: are dropped.  Chosen on ptb-sample dev as the widest of {15, 13, 12, 11} that changed no PCFG parse
+#: (benchmarks/RESULTS.md `parse-speed-26`); 0 = exhaustive.
+CELL_BEAM = 15.0
+
+
 def prune_option(default: float | None = 1e-5, *, group: str = "parsing grammar", note: str = ""):
     """``--prune-threshold P``: the coarse-to-fine posterior cutoff of the treebank PCFG pass when parsing."""
     return option(default, type=argtypes.probability, group=group,
@@ -92,5 +100,5 @@ def decoder_option(default: str = "maxrule", *, group: str = "parsing grammar", 
                        f"model; mpd, mpp, maxrule, maxrule-sum or a plugin's; default {default}){note}")
 
 
-__all__ = ["decoder_name", "decoder_names", "decoder_option", "horizontal_option", "markov_horizontal",
+__all__ = ["CELL_BEAM", "decoder_name", "decoder_names", "decoder_option", "horizontal_option", "markov_horizontal",
            "min_count_option", "prune_option", "rare_threshold_option", "vertical_option"]

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from treegram.errors import InputError
 
 if TYPE_CHECKING:  # the contract calls this loop (Formalism.train), so the loop only names its types
@@ -43,18 +45,28 @@ def get_move(formalism: Formalism, name: str):
     return move
 
 
+def with_move(formalism: Formalism, run: RunOptions) -> RunOptions:
+    """`run` with its sampler move named: ``move=None`` is the formalism's default (``Sampling.default_move``)."""
+    return run if run.move is not None else attrs.evolve(run, move=formalism.sampling.default_move)
+
+
 def sample(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, *, callback=None, note=None,
-           ctx: TrainContext | None = None):
-    """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record."""
+           ctx: TrainContext | None = None, unit_progress=None, on_start=None):
+    """Run the loop without a console: returns (model, trace).  `callback(record)` sees every sweep record,
+    `unit_progress(fraction)` the progress inside a sweep (`SweepDriver.unit_progress`), `on_start(driver)` the
+    moment sampling starts (after the data is prepared and the state built); ``run.move`` None: the formalism's
+    default move."""
+    run = with_move(formalism, run)
     move = get_move(formalism, run.move)
     prepared = formalism.prepare(corpus, settings)
     state = formalism.make_state(prepared, settings, move.state_kind, run, ctx)
-    driver = move.start(state, seed=run.seed, iterations=run.iterations, anneal_start=run.anneal_start,
-                        anneal_end=run.anneal_end, site_order=run.site_order, checkpoint=run.checkpoint,
-                        checkpoint_every=run.checkpoint_every, resume=run.resume, callback=callback)
+    driver = run.start(move, state, callback)
     collector = attach_averaging(driver, state, formalism.averaging(settings), run.iterations)
     if note is not None and run.resume:
         note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
+    driver.unit_progress = unit_progress
+    if on_start is not None:
+        on_start(driver)
     trace = driver.run(run.iterations)  # Ctrl-C / kill: the driver checkpoints at the next site and stops
     if collector is None:
         return formalism.extract_model(state, prepared, settings, run, trace), trace
@@ -81,16 +93,18 @@ def _default_progress(record: dict) -> str:
 
 def run_sampler(formalism: Formalism, corpus: Any, settings: Any, run: RunOptions, ctx: TrainContext):
     """`sample` with a progress bar, the per-iteration table and the checkpoint note on the console."""
-    ui, spec = ctx.ui, formalism.sampling
+    ui, spec, run = ctx.ui, formalism.sampling, with_move(formalism, run)
     rows: list[dict] = []
     label = spec.label or f"{run.move} sampling"
     fmt = spec.progress or _default_progress
-    with ui.task(label, total=run.iterations) as advance:
+    # the bar's clock (elapsed, ETA) starts with the first sweep, after preparation and any initialisation bar
+    with ui.task(label, total=run.iterations, start=False) as advance:
         def callback(record):
             rows.append(record)
-            advance(1, info=fmt(record))
+            advance(completed=record["sweep"], info=fmt(record))
 
-        model, _trace = sample(formalism, corpus, settings, run, callback=callback, note=ui.note, ctx=ctx)
+        model, _trace = sample(formalism, corpus, settings, run, callback=callback, note=ui.note, ctx=ctx,
+                               unit_progress=advance, on_start=lambda driver: advance(completed=driver.sweeps_done))
     if rows and not ctx.json:
         headers = ["iteration", "T", "log-likelihood", *[h for h, _ in spec.columns], "seconds"]
         ui.table(f"{label} (per iteration)", headers,

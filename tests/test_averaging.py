@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import numpy as np
 import pytest
 
@@ -15,9 +16,22 @@ from treegram.cli.app import main
 from treegram.errors import InputError
 from treegram.formalism import load_model
 
-from treegram.elementary.data import TSGSettings
+from treegram.formalism import RunOptions
+from treegram.training import get_move
+from treegram.plugins.tsg.formalism import TSGFormalism, TSGOptions
 from treegram.plugins.tsg.model import averaged_goodman_cfg, goodman_cfg
-from treegram.plugins.tsg.train import RunOptions, make_driver, make_state, prepare_treebank, train_tsg
+from treegram.plugins.tsg.formalism import train_tsg
+
+TSG = TSGFormalism()
+FINAL = TSGOptions(average=1)  # the final sample's grammar
+
+
+@attrs.frozen
+class BurnIn0(TSGOptions):
+    """The TSG's options with averaging from sweep 1 on (no burn-in): a schedule the command line does not offer."""
+
+    def averaging(self):
+        return AveragingOptions(self.average, self.thin or None, burn_in=0)
 
 WORDS = "The hungry dog slept in the garden .".split()
 
@@ -65,14 +79,14 @@ def test_average_counts():
 
 @pytest.fixture(scope="module")
 def prepared():
-    return prepare_treebank(demo_trees(), TSGSettings())
+    return TSG.prepare(demo_trees(), FINAL)
 
 
-def _chain(prepared, seed, iterations, collector_options=None, **run_kw):
-    _, _, data = prepared
-    run = RunOptions(iterations=iterations, seed=seed, **run_kw)
-    state = make_state(data, TSGSettings(), run)
-    driver = make_driver(state, run)
+def _chain(prepared, seed, iterations, collector_options=None, sampler="gibbs"):
+    run = RunOptions(move=sampler, iterations=iterations, seed=seed)
+    move = get_move(TSG, sampler)
+    state = TSG.make_state(prepared, FINAL, move.state_kind, run)
+    driver = run.start(move, state)
     collector = None
     if collector_options is not None:
         collector = SampleCollector(collector_options, iterations, state.snapshot).attach(driver)
@@ -87,8 +101,8 @@ def test_one_sample_is_the_final_sample_grammar(prepared):
     assert_same_cfg(cfg, avg)
     assert [t[0] for t in _types] == [t[0] for t in avg_types]
     # and through train_tsg: average=1 keeps the final-sample model exactly
-    a = train_tsg(demo_trees(), TSGSettings(), RunOptions(iterations=3, seed=2))
-    b = train_tsg(demo_trees(), TSGSettings(), RunOptions(iterations=3, seed=2, average=1))
+    a = train_tsg(demo_trees(), FINAL, RunOptions(iterations=3, seed=2))
+    b = train_tsg(demo_trees(), FINAL, RunOptions(iterations=3, seed=2))
     assert same_model(a, b) and a.info["averaged_samples"] == 1
 
 
@@ -118,37 +132,36 @@ def test_averaged_grammar_is_the_mean_count_grammar(prepared):
 
 
 def test_averaging_is_deterministic_per_seed():
-    run = RunOptions(iterations=6, seed=3, average=3)
-    a = train_tsg(demo_trees(), TSGSettings(), run)
-    b = train_tsg(demo_trees(), TSGSettings(), run)
+    run, options = RunOptions(iterations=6, seed=3), TSGOptions(average=3)
+    a = train_tsg(demo_trees(), options, run)
+    b = train_tsg(demo_trees(), options, run)
     assert same_model(a, b)
     assert a.info["averaged_samples"] == 3 and a.info["averaged_sweeps"] == [4, 5, 6]
     assert any("mean_count" in f for f in a.fragments)
-    c = train_tsg(demo_trees(), TSGSettings(), RunOptions(iterations=6, seed=4, average=3))
+    c = train_tsg(demo_trees(), options, RunOptions(iterations=6, seed=4))
     assert not same_model(a, c)
 
 
 def test_resume_collects_what_the_uninterrupted_run_does(tmp_path):
     ck = tmp_path / "ck.npz"
-    run = RunOptions(iterations=6, seed=5, average=3, thin=1, checkpoint=ck, checkpoint_every=1)
-    full = train_tsg(demo_trees(), TSGSettings(), RunOptions(iterations=6, seed=5, average=3, thin=1))
+    options = TSGOptions(average=3, thin=1)
+    run = RunOptions(iterations=6, seed=5, checkpoint=ck, checkpoint_every=1)
+    full = train_tsg(demo_trees(), options, RunOptions(iterations=6, seed=5))
 
     def stop_at_5(record):
         if record["sweep"] == 5:
             raise KeyboardInterrupt  # after sweep 5's snapshot: the interrupt checkpoint must hold 4 and 5
 
     with pytest.raises(KeyboardInterrupt):
-        train_tsg(demo_trees(), TSGSettings(), run, callback=stop_at_5)
-    resumed = train_tsg(demo_trees(), TSGSettings(), RunOptions(iterations=6, seed=5, average=3, thin=1,
-                                                                checkpoint=ck, resume=True))
+        train_tsg(demo_trees(), options, run, callback=stop_at_5)
+    resumed = train_tsg(demo_trees(), options, RunOptions(iterations=6, seed=5, checkpoint=ck, resume=True))
     assert same_model(full, resumed)
     # a schedule whose earlier sweeps were never collected is refused, not silently averaged over fewer samples
     with pytest.raises(InputError, match="holds no sample"):
-        train_tsg(demo_trees(), TSGSettings(), RunOptions(iterations=8, seed=5, average=3, thin=3, burn_in=0,
-                                                          checkpoint=ck, resume=True))  # needs sweep 2
+        train_tsg(demo_trees(), BurnIn0(average=3, thin=3),
+                  RunOptions(iterations=8, seed=5, checkpoint=ck, resume=True))  # needs sweep 2
     # extending the run with the same spacing reuses the snapshots it has (sweeps 5, 6) and adds sweep 7
-    longer = train_tsg(demo_trees(), TSGSettings(), RunOptions(iterations=7, seed=5, average=3, thin=1,
-                                                               checkpoint=ck, resume=True))
+    longer = train_tsg(demo_trees(), options, RunOptions(iterations=7, seed=5, checkpoint=ck, resume=True))
     assert longer.info["averaged_sweeps"] == [5, 6, 7]
 
 

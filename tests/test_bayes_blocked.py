@@ -116,3 +116,17 @@ def test_blocked_resume_after_kill_is_exact(tmp_path):
     assert all("acceptance_rate" in r and "accepted" in r for r in trace)
     meta, _ = load_bundle(path)
     assert meta["sweeps_done"] == 10  # final checkpoint on finish
+
+
+def test_unit_progress_moves_inside_sweeps_and_changes_nothing():
+    """The progress hook (a bar's ETA inside minute-long sweeps) sees fractions of sweeps, never the state."""
+    schedule = AnnealingSchedule(2.0, 1.0, 5, "linear")
+    plain = ToySegmentation(STRINGS * 3)
+    plain_trace = BlockedMH(plain, seed=5, schedule=schedule).run(5)
+    seen: list[float] = []
+    watched = ToySegmentation(STRINGS * 3)
+    driver = BlockedMH(watched, seed=5, schedule=schedule)
+    driver.unit_progress = seen.append
+    trace = driver.run(5)
+    assert _strip_seconds(trace) == _strip_seconds(plain_trace) and watched.state() == plain.state()
+    assert len(seen) == 5 * 9 and math.isclose(sum(seen), 5.0)  # 9 items: one report per item and sweep

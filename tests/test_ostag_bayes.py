@@ -14,12 +14,13 @@ from conftest import substitution_vectors
 
 from treegram.bayes import BlockedMH, CheckpointConfig
 from treegram.elementary.tables import key_to_tree
+from treegram.formalism import RunOptions
 from treegram.trees import parse_brackets
 
 from treegram.plugins.ostag.bayes_model import (DP_AUX, BayesOSTAGSettings, Invalid, adjunction_log, decode,
                                                 key_direction)
-from treegram.plugins.ostag.bayes_sampler import (BayesRunOptions, BlockedOSTAG, prepare_data,
-                                                  train_bayesian)
+from treegram.plugins.ostag.bayes_sampler import BlockedOSTAG, prepare_data
+from treegram.plugins.ostag.formalism import BayesOSTAGOptions, train_bayesian
 
 QUOTE = "(S (NP (`` ``) (NP (DT the) (NN dog)) ('' '')) (VP (VBD ran)) (. .))"
 STACK = "(NP (NP (NP (DT a) (NN a)) (PP (IN of) (NN b))) (PP (IN in) (NN c)))"
@@ -198,8 +199,8 @@ def test_log_p_sequential_handles_repeats():
 
 def test_train_extract_parse_and_save(tmp_path):
     trees = [parse_brackets(s)[0] for s in CORPUS]
-    model, trace = train_bayesian(trees, BayesOSTAGSettings(rare_threshold=1, mu=0.2),
-                                  BayesRunOptions(iterations=3, seed=2))
+    model, trace = train_bayesian(trees, BayesOSTAGOptions(rare_threshold=1, mu=0.2, tsg_init=0, average=1),
+                                  RunOptions(iterations=3, seed=2))
     assert len(trace) == 3
     g = model.grammar
     assert len(g.initial) >= model.info["sampled_initial_trees"]
@@ -277,8 +278,9 @@ def test_tsg_initialisation_starts_from_the_tsg_sample_cuts():
     assert not np.array_equal(random_start.sub, state.sub)
     with pytest.raises(Exception, match="rows"):
         BlockedOSTAG(data, settings, 4, init_sub=cuts[:-1])
-    a, _ = train_bayesian(trees, settings, BayesRunOptions(iterations=1, seed=4, tsg_init=3))
-    b, _ = train_bayesian(trees, settings, BayesRunOptions(iterations=1, seed=4, tsg_init=3))
+    options = BayesOSTAGOptions(rare_threshold=1, tsg_init=3, average=1)
+    a, _ = train_bayesian(trees, options, RunOptions(iterations=1, seed=4))
+    b, _ = train_bayesian(trees, options, RunOptions(iterations=1, seed=4))
     assert a.info["log_likelihood"] == b.info["log_likelihood"]
 
 

@@ -10,11 +10,10 @@ import pytest
 from conftest import parse_demo_sentences
 
 from treegram.cli.app import main
-from treegram.formalism import load_model
+from treegram.formalism import RunOptions, load_model
 from treegram.corpora.demo import demo_trees
 
-from treegram.plugins.tig.derivation import TIGSettings
-from treegram.plugins.tig.train import RunOptions, train_tig
+from treegram.plugins.tig.formalism import TIGOptions, train_tig
 
 
 @pytest.mark.parametrize("variant", ["tig", "tig0"])
@@ -50,11 +49,11 @@ def test_cli_train_parse_grammar(variant, demo_file, tmp_path, capsys):
 
 def test_resume_is_the_uninterrupted_run(tmp_path):
     trees = demo_trees()
-    settings = TIGSettings(phi=0.2)
-    full = train_tig(trees, settings, RunOptions(iterations=4, seed=2, tsg_init=1))
+    options = TIGOptions(variant="tig", phi=0.2, tsg_init=1, average=1)
+    full = train_tig(trees, options, RunOptions(iterations=4, seed=2))
     ck = tmp_path / "run.ckpt"
-    train_tig(trees, settings, RunOptions(iterations=2, seed=2, tsg_init=1, checkpoint=ck))
-    resumed = train_tig(trees, settings, RunOptions(iterations=4, seed=2, checkpoint=ck, resume=True))
+    train_tig(trees, options, RunOptions(iterations=2, seed=2, checkpoint=ck))
+    resumed = train_tig(trees, options, RunOptions(iterations=4, seed=2, checkpoint=ck, resume=True))
     assert [r["log_likelihood"] for r in resumed.trace] == [r["log_likelihood"] for r in full.trace]
     assert resumed.fragments == full.fragments
     assert np.array_equal(resumed.cfg.bin_logp, full.cfg.bin_logp)

@@ -40,3 +40,19 @@ def test_same_seed_same_run_and_hyper_resampling():
     assert np.all((a.hyper.phi[1:] > 0) & (a.hyper.phi[1:] < 1)) and np.all(a.hyper.alpha > 0)
     for t in range(a.num_items()):
         a.decode(t, a.current(t))
+
+
+def test_decode_memo_changes_no_sample(monkeypatch):
+    """`TypeTableState._decoded` (one MH step decodes each derivation three times) gives the run without it."""
+    from treegram.elementary.types import TypeTableState
+
+    a = make_state("tig0", seed=4, sweeps=0)
+    ra = BlockedMH(a, seed=11).run(3)
+    monkeypatch.setattr(TypeTableState, "_decoded", lambda self, item, enc: self.decode(item, enc))
+    b = make_state("tig0", seed=4, sweeps=0)
+    rb = BlockedMH(b, seed=11).run(3)
+    assert [r["log_likelihood"] for r in ra] == [r["log_likelihood"] for r in rb]
+    assert [r["accepted"] for r in ra] == [r["accepted"] for r in rb]
+    for k in ("sub", "adir", "afoot"):
+        assert np.array_equal(getattr(a, k), getattr(b, k))
+    assert a.counts.count == b.counts.count

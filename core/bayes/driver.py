@@ -363,6 +363,9 @@ class SweepDriver:
         self._partial: _Partial | None = None
         self._attachments: dict[str, Any] = {}
         self._pending: dict[str, Any] = {}  # attachment states read by `resume`, waiting for `attach`
+        #: `unit_progress(fraction_of_a_sweep)` is called ~200 times a sweep on the unit-by-unit path (a progress
+        #: bar that moves, with an ETA, inside sweeps that take minutes); it sees nothing of the sampler's state
+        self.unit_progress: Callable[[float], None] | None = None
 
     def attach(self, name: str, obj) -> None:
         """Run `obj.after_sweep(driver, record)` after every completed sweep, before that sweep's checkpoint, and
@@ -448,9 +451,12 @@ class SweepDriver:
         else:
             step = self._step
             units = order.tolist()
+            report, every = self.unit_progress, max(1, len(units) // 200)
             for pos in range(start, len(units)):
                 if step(units[pos], temperature):
                     changed += 1
+                if report is not None and (pos + 1) % every == 0:
+                    report(every / len(units))
                 if interrupt.requested:
                     self._partial = _Partial(order, pos + 1, temperature, changed,
                                              seconds + time.perf_counter() - t0)

@@ -9,6 +9,7 @@ a chart whose `log_z` is -inf; `outside`, `sample` and `coarse_to_fine_mask` rai
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -63,28 +64,34 @@ class Derivation:
         return float(cfg.bin_logp[s[kinds == K.KIND_BINARY, 1]].sum() + cfg.un_logp[s[kinds == K.KIND_UNARY, 1]].sum()
                      + lex.logp[s[kinds == K.KIND_LEXICAL, 5]].sum())
 
-    def to_tree(self, cfg: WeightedCFG, words: Sequence[str]) -> Tree:
-        """The derived tree, labelled with grammar symbols, `words` at the leaves, unary chains expanded."""
-        name = cfg.nonterminals.symbol
-        stack: list[tuple[str, int, list]] = []
-        root: Tree | None = None
+    def build(self, leaf, inner):
+        """Assemble the pre-order steps into a tree: ``leaf(symbol, start)`` makes the node of a lexical step,
+        ``inner(symbol, children)`` that of a unary or binary step (children: a list, in order)."""
+        stack: list[tuple[int, int, list]] = []
+        root = None
         for kind, _rule, parent, start, _end, _aux in self.steps.tolist():
             if kind != K.KIND_LEXICAL:
-                stack.append((name(parent), 1 if kind == K.KIND_UNARY else 2, []))
+                stack.append((parent, 1 if kind == K.KIND_UNARY else 2, []))
                 continue
-            node = Tree(name(parent), (words[start],))
+            node = leaf(parent, start)
             while stack:
-                label, need, kids = stack[-1]
+                sym, need, kids = stack[-1]
                 kids.append(node)
                 if len(kids) < need:
                     break
                 stack.pop()
-                node = Tree(label, tuple(kids))
+                node = inner(sym, kids)
             else:
                 root = node
         if root is None or stack:
             raise ValueError("derivation steps do not form a complete tree")
         return root
+
+    def to_tree(self, cfg: WeightedCFG, words: Sequence[str]) -> Tree:
+        """The derived tree, labelled with grammar symbols, `words` at the leaves, unary chains expanded."""
+        name = cfg.nonterminals.symbol
+        return self.build(lambda sym, start: Tree(name(sym), (words[start],)),
+                          lambda sym, kids: Tree(name(sym), tuple(kids)))
 
 
 @attrs.frozen(eq=False)
@@ -178,25 +185,73 @@ def _check_lex(cfg: WeightedCFG, lex: LexicalInput) -> None:
         raise InputError("lexical input mentions a lexical rule index the grammar does not have")
 
 
+_LOOKAHEAD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def parent_lookahead(cfg: WeightedCFG) -> tuple[np.ndarray, np.ndarray]:
+    """(side, parent category) per symbol of `cfg` (computed once per grammar): side 1 / 2 when every use of the
+    symbol as a child is as the left / right child of binary rules whose parents share one category (then that
+    category), and it is never a unary child nor the start symbol; side 0 (no constraint) otherwise.  On a TSG's
+    Goodman transform every fragment-internal node symbol has side 1 or 2: its one parent in its fragment."""
+    got = _LOOKAHEAD.get(cfg)
+    if got is None:
+        nsym = cfg.num_symbols
+        cat = np.asarray(cfg.category, np.int64)
+        side = np.zeros(nsym, np.int8)
+        pcat = np.zeros(nsym, np.int64)
+        nuses = np.zeros((2, nsym), np.int64)
+        lo = np.full(nsym, np.iinfo(np.int64).max)
+        hi = np.full(nsym, -1)
+        for k, child in enumerate((cfg.bin_left, cfg.bin_right)):
+            child = np.asarray(child, np.int64)
+            pc = cat[np.asarray(cfg.bin_parent, np.int64)]
+            nuses[k] = np.bincount(child, minlength=nsym)
+            np.minimum.at(lo, child, pc)
+            np.maximum.at(hi, child, pc)
+        one = (lo == hi) & (np.bincount(np.asarray(cfg.un_child, np.int64), minlength=nsym) == 0)
+        one[cfg.start] = False
+        side[one & (nuses[0] > 0) & (nuses[1] == 0)] = 1
+        side[one & (nuses[1] > 0) & (nuses[0] == 0)] = 2
+        pcat[side > 0] = lo[side > 0]
+        got = (side, pcat)
+        _LOOKAHEAD[cfg] = got
+    return got
+
+
+def _enclosing(pre_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ext_left, ext_right): ext_left[i, j, c] = pre_mask[i', j, c] for some i' < i (a parent span with this span
+    as its right part), ext_right[i, j, c] = pre_mask[i, j', c] for some j' > j (this span as its left part)."""
+    ext_left = np.zeros_like(pre_mask)
+    ext_left[1:] = np.logical_or.accumulate(pre_mask[:-1], axis=0)
+    ext_right = np.zeros_like(pre_mask)
+    ext_right[:, :-1] = np.logical_or.accumulate(pre_mask[:, :0:-1], axis=1)[:, ::-1]
+    return ext_left, ext_right
+
+
 def _fill(cfg: WeightedCFG, lex: LexicalInput, mode: int, prune: Pruning | None):
     _check_lex(cfg, lex)
     idx = cfg.index
     cl = idx.closure
     n = lex.n
     masks = prune.layer_masks(n, len(cfg.categories)) if prune is not None else None
+    off = np.ones((1, 1, 1), dtype=np.bool_)
+    look_side, look_cat = parent_lookahead(cfg)
+    ext_left = ext_right = off
     if masks is None:
-        pre_mask = post_mask = np.ones((1, 1, 1), dtype=np.bool_)
+        pre_mask = post_mask = off
         cell_any = np.ones((1, 1), dtype=np.bool_)
     else:
         pre_mask, post_mask = masks
         cell_any = pre_mask.any(axis=2)
+        ext_left, ext_right = _enclosing(pre_mask)
     beam = int(prune.beam) if prune is not None else 0
     threshold = float(prune.threshold) if prune is not None else np.inf
     weights = cl.viterbi_logw if mode == 0 else cl.inside_logw
     return K.fill_chart(mode, n, cfg.num_symbols, lex.ptr, lex.symbol, lex.logp,
                         idx.bl_ptr, idx.bl_right, idx.bl_parent, idx.bl_logp, idx.bl_rule,
                         cl.child_ptr, cl.parent, weights, cfg.category, masks is not None, pre_mask,
-                        post_mask, cell_any, beam, threshold)
+                        post_mask, cell_any, beam, threshold, masks is not None, look_side, look_cat,
+                        ext_left, ext_right)
 
 
 # -- decoders ----------------------------------------------------------------------------------

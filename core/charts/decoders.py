@@ -48,7 +48,7 @@ from numba import types
 from numba.typed import Dict
 
 from treegram.charts.chart import Derivation, inside, outside, sample, viterbi
-from treegram.charts.kernels import NEG_INF, _find, _grow
+from treegram.charts.kernels import NEG_INF, _find, _put_row
 from treegram.charts.pruning import Pruning
 from treegram.errors import InputError, ParseFailure
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
@@ -190,20 +190,10 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                      bl_ptr, bl_right, bl_parent, bl_logp, cl_ptr, cl_parent, cl_logw, nsym, min_post):
     """Anchored category-rule posteriors (module docstring): binary rows (cell, split, A, B, C, p) aggregated
     per (cell, split); unary-layer rows (cell, T, B, p, fine top, fine bottom of the most probable member)."""
-    cap = 1024
-    b_cell = np.empty(cap, np.int64)
-    b_split = np.empty(cap, np.int64)
-    b_a = np.empty(cap, np.int64)
-    b_b = np.empty(cap, np.int64)
-    b_c = np.empty(cap, np.int64)
-    b_p = np.empty(cap, np.float64)
+    # rows of (small) integers and the posterior, all exact in float64
+    b_rows = np.empty((1024, 6), np.float64)  # cell, split, A, B, C, p
     nb = 0
-    u_cell = np.empty(cap, np.int64)
-    u_t = np.empty(cap, np.int64)
-    u_b = np.empty(cap, np.int64)
-    u_p = np.empty(cap, np.float64)
-    u_ft = np.empty(cap, np.int64)
-    u_fb = np.empty(cap, np.int64)
+    u_rows = np.empty((1024, 6), np.float64)  # cell, T, B, fine top, fine bottom, p
     nu = 0
     rin = np.full(nsym, NEG_INF)
     aout = np.full(nsym, NEG_INF)
@@ -271,19 +261,7 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                         best[key] = x
                         arg[key] = np.int64(t) * nsym + b
             for key, x in acc.items():
-                if nu == u_cell.shape[0]:
-                    u_cell = _grow(u_cell, nu + 1)
-                    u_t = _grow(u_t, nu + 1)
-                    u_b = _grow(u_b, nu + 1)
-                    u_p = _grow(u_p, nu + 1)
-                    u_ft = _grow(u_ft, nu + 1)
-                    u_fb = _grow(u_fb, nu + 1)
-                u_cell[nu] = cell
-                u_t[nu] = key // ncat
-                u_b[nu] = key % ncat
-                u_p[nu] = x
-                u_ft[nu] = arg[key] // nsym
-                u_fb[nu] = arg[key] % nsym
+                u_rows = _put_row(u_rows, nu, cell, key // ncat, key % ncat, arg[key] // nsym, arg[key] % nsym, x)
                 nu += 1
             for q in range(q0, q1):
                 pout[post_sym[q]] = NEG_INF
@@ -327,25 +305,12 @@ def _rule_posteriors(n, logz, ncat, category, pre_start, pre_len, pre_sym, pre_s
                 for r in range(r0, r1):
                     rin[l_sym[r]] = NEG_INF
                 for key, x in acc.items():
-                    if nb == b_cell.shape[0]:
-                        b_cell = _grow(b_cell, nb + 1)
-                        b_split = _grow(b_split, nb + 1)
-                        b_a = _grow(b_a, nb + 1)
-                        b_b = _grow(b_b, nb + 1)
-                        b_c = _grow(b_c, nb + 1)
-                        b_p = _grow(b_p, nb + 1)
-                    b_cell[nb] = cell
-                    b_split[nb] = k
-                    b_a[nb] = key // (ncat * ncat)
-                    b_b[nb] = (key // ncat) % ncat
-                    b_c[nb] = key % ncat
-                    b_p[nb] = x
+                    b_rows = _put_row(b_rows, nb, cell, k, key // (ncat * ncat), (key // ncat) % ncat, key % ncat, x)
                     nb += 1
                 acc.clear()
             for p in range(p0, p1):
                 aout[pre_sym[p]] = NEG_INF
-    return (b_cell[:nb], b_split[:nb], b_a[:nb], b_b[:nb], b_c[:nb], b_p[:nb],
-            u_cell[:nu], u_t[:nu], u_b[:nu], u_p[:nu], u_ft[:nu], u_fb[:nu])
+    return b_rows[:nb], u_rows[:nu]
 
 
 @numba.njit(cache=True)
@@ -418,7 +383,7 @@ def rule_posteriors(chart, out=None, *, min_posterior: float = 1e-12) -> RulePos
     cl = idx.closure
     ncat = len(cfg.categories)
     category = np.ascontiguousarray(cfg.category, dtype=np.int64)
-    (b_cell, b_split, b_a, b_b, b_c, b_p, u_cell, u_t, u_b, u_p, u_ft, u_fb) = _rule_posteriors(
+    b_rows, u_rows = _rule_posteriors(
         n, chart.log_z, ncat, category, chart.pre_start, chart.pre_len, chart.pre_sym, chart.pre_score, out.out_pre,
         chart.post_start, chart.post_len, chart.post_sym, chart.post_score, out.out_post,
         idx.bl_ptr, idx.bl_right, idx.bl_parent, idx.bl_logp, cl.child_ptr, cl.parent, cl.inside_logw,
@@ -440,10 +405,13 @@ def rule_posteriors(chart, out=None, *, min_posterior: float = 1e-12) -> RulePos
     lexical = {"cell": np.concatenate(rows_cell) if rows_cell else np.zeros(0, np.int64),
                "a": np.concatenate(rows_a) if rows_a else np.zeros(0, np.int64),
                "p": np.concatenate(rows_p) if rows_p else np.zeros(0)}
-    ob, ou = _order(b_cell, n), _order(u_cell, n)
-    binary = {"cell": b_cell[ob], "split": b_split[ob], "a": b_a[ob], "b": b_b[ob], "c": b_c[ob], "p": b_p[ob]}
-    unary = {"cell": u_cell[ou], "t": u_t[ou], "b": u_b[ou], "p": u_p[ou], "fine_top": u_ft[ou],
-             "fine_bottom": u_fb[ou]}
+    b_rows = b_rows[_order(b_rows[:, 0].astype(np.int64), n)]
+    u_rows = u_rows[_order(u_rows[:, 0].astype(np.int64), n)]
+    binary = {name: b_rows[:, c].astype(np.int64) for c, name in enumerate(("cell", "split", "a", "b", "c"))}
+    binary["p"] = b_rows[:, 5].copy()
+    unary = {name: u_rows[:, c].astype(np.int64)
+             for c, name in enumerate(("cell", "t", "b", "fine_top", "fine_bottom"))}
+    unary["p"] = u_rows[:, 5].copy()
     return RulePosteriors(n=n, num_categories=ncat, binary=binary, unary=unary, lexical=lexical)
 
 
@@ -623,9 +591,16 @@ def decoder_label(model) -> str:
     return f"{name} ({samples} samples)" if samples else name
 
 
-def parse_default(model, decoder: str | None = None, samples: int | None = None):
+def parse_default(model, decoder: str | None = None, samples: int | None = None, *, cell_beam: float | None = None):
     """`tokens -> Tree` as `treegram parse` runs it (`resolve_decoder`), checked up front.  Cluster workers and
-    compressors build their parser with this too, so every parse with a model decodes the same way."""
+    compressors build their parser with this too, so every parse with a model decodes the same way.  `cell_beam`
+    (`parse --cell-beam`; None: the default, `treegram.option_groups.CELL_BEAM`) is set on the model: the cell beam
+    of its exhaustive chart pass (`treegram.charts.pruning.cell_beam`)."""
+    if cell_beam is not None:
+        if not hasattr(model, "cell_beam"):
+            raise InputError(f"a {getattr(model, 'formalism', type(model).__name__)} model has no chart pass to "
+                             "prune, so --cell-beam does not apply to it", hint="parse without --cell-beam")
+        model.cell_beam = cell_beam
     name, samples = resolve_decoder(model, decoder, samples)
     if name is None:
         return model.parse

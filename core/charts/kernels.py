@@ -127,13 +127,18 @@ def fill_chart(mode, n, nsym,
                lex_ptr, lex_sym, lex_logp,
                bl_ptr, bl_right, bl_parent, bl_logp, bl_rule,
                cl_ptr, cl_parent, cl_logw,
-               category, has_mask, pre_mask, post_mask, cell_any, beam, threshold):
+               category, has_mask, pre_mask, post_mask, cell_any, beam, threshold,
+               has_look, look_side, look_cat, ext_left, ext_right):
     """Bottom-up chart fill.  mode 0 = Viterbi (max, with backpointers), 1 = inside (log-sum-exp).
 
     `cl_*` is the unary closure grouped by child (parents sorted) with the mode's weights.  With `has_mask`,
     a pre entry for symbol s in cell (i, j) is kept only if pre_mask[i, j, category[s]], a post entry only if
     post_mask[i, j, category[s]]; `cell_any[i, j]` says whether the cell's pre layer allows anything.
-    `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.
+    `beam` (<= 0: off) and `threshold` (inf: off) prune post layers.  With `has_look` (masks only), a post
+    entry of a symbol used only as the left (look_side 1) / right (2) child of binary rules whose parents have
+    category look_cat is kept only if ext_right[i, j, look_cat] / ext_left[i, j, look_cat]: some span the
+    parent could cover is allowed by pre_mask.  Those entries are dead (in no derivation), so dropping them
+    changes no other entry's score.
     """
     viterbi = mode == 0
     ncell = (n + 1) * (n + 1)
@@ -273,6 +278,14 @@ def fill_chart(mode, n, nsym,
                     a = cl_parent[c]
                     if has_mask and not mtop[category[a]]:
                         continue
+                    if has_look:
+                        side = look_side[a]
+                        if side == 1:
+                            if not ext_right[i, j, look_cat[a]]:
+                                continue
+                        elif side == 2:
+                            if not ext_left[i, j, look_cat[a]]:
+                                continue
                     x = sb + cl_logw[c]
                     if x == NEG_INF:
                         continue
@@ -319,6 +332,39 @@ def fill_chart(mode, n, nsym,
             post_child[:npost].copy())
 
 
+@numba.njit(cache=True, inline="always")
+def _put_row(rows, r, c0, c1, c2, c3, c4, c5):
+    """`rows` (a 6-column table, grown if full) with row r = (c0, ..., c5): a derivation step (kind, rule, parent,
+    start, end, aux) here, an anchored rule posterior in `decoders`."""
+    rows = _grow(rows, r + 1)
+    rows[r, 0] = c0
+    rows[r, 1] = c1
+    rows[r, 2] = c2
+    rows[r, 3] = c3
+    rows[r, 4] = c4
+    rows[r, 5] = c5
+    return rows
+
+
+@numba.njit(cache=True, inline="always")
+def _push(stack, sp, a, i, j):
+    """Push node (symbol a over (i, j)) onto the top-down stack; the new stack size."""
+    stack[sp, 0] = a
+    stack[sp, 1] = i
+    stack[sp, 2] = j
+    return sp + 1
+
+
+@numba.njit(cache=True)
+def _root_stack(n, start, post_start, post_len, post_sym):
+    """The top-down stack of a derivation walk holding the root node (start over (0, n)) and its size: 0 if the
+    chart has no parse of `start`."""
+    stack = np.empty((2 * n + 2, 3), np.int64)
+    if _find(post_sym, post_start[n], post_start[n] + post_len[n], start) < 0:
+        return stack, 0
+    return stack, _push(stack, 0, start, 0, n)
+
+
 @numba.njit(cache=True)
 def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split,
                       post_start, post_len, post_sym, post_child,
@@ -326,15 +372,7 @@ def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split
     """Pre-order derivation steps of the best parse of `start` over (0, n); empty if there is none."""
     steps = np.empty((4 * n + 8, 6), np.int64)
     ns = 0
-    stack = np.empty((2 * n + 2, 3), np.int64)
-    sp = 0
-    root = 0 * (n + 1) + n
-    if _find(post_sym, post_start[root], post_start[root] + post_len[root], start) < 0:
-        return steps[:0]
-    stack[0, 0] = start
-    stack[0, 1] = 0
-    stack[0, 2] = n
-    sp = 1
+    stack, sp = _root_stack(n, start, post_start, post_len, post_sym)
     while sp > 0:
         sp -= 1
         a = stack[sp, 0]
@@ -347,38 +385,19 @@ def viterbi_backtrace(n, start, pre_start, pre_len, pre_sym, pre_rule, pre_split
         while x != b:
             c = _find(cl_parent, cl_ptr[b], cl_ptr[b + 1], x)
             y = cl_next[c]
-            steps = _grow(steps, ns + 1)
-            steps[ns, 0] = KIND_UNARY
-            steps[ns, 1] = cl_rule[c]
-            steps[ns, 2] = x
-            steps[ns, 3] = i
-            steps[ns, 4] = j
-            steps[ns, 5] = y
+            steps = _put_row(steps, ns, KIND_UNARY, cl_rule[c], x, i, j, y)
             ns += 1
             x = y
         p = _find(pre_sym, pre_start[cell], pre_start[cell] + pre_len[cell], b)
-        steps = _grow(steps, ns + 1)
-        steps[ns, 2] = b
-        steps[ns, 3] = i
-        steps[ns, 4] = j
         if j - i == 1:
             ent = pre_rule[p]
-            steps[ns, 0] = KIND_LEXICAL
-            steps[ns, 1] = lex_rule[ent]
-            steps[ns, 5] = ent
+            steps = _put_row(steps, ns, KIND_LEXICAL, lex_rule[ent], b, i, j, ent)
         else:
             r = pre_rule[p]
             k = pre_split[p]
-            steps[ns, 0] = KIND_BINARY
-            steps[ns, 1] = r
-            steps[ns, 5] = k
-            stack[sp, 0] = bin_right[r]
-            stack[sp, 1] = k
-            stack[sp, 2] = j
-            stack[sp + 1, 0] = bin_left[r]
-            stack[sp + 1, 1] = i
-            stack[sp + 1, 2] = k
-            sp += 2
+            steps = _put_row(steps, ns, KIND_BINARY, r, b, i, j, k)
+            sp = _push(stack, sp, bin_right[r], k, j)
+            sp = _push(stack, sp, bin_left[r], i, k)
         ns += 1
     return steps[:ns].copy()
 
@@ -658,16 +677,11 @@ def sample_derivation(n, start, uniforms,
     logp = 0.0
     ui = 0
     nu = uniforms.shape[0]
-    stack = np.empty((2 * n + 2, 3), np.int64)
     dl = np.full(nsym, NEG_INF)
     dr = np.full(nsym, NEG_INF)
-    root = n
-    if _find(post_sym, post_start[root], post_start[root] + post_len[root], start) < 0:
+    stack, sp = _root_stack(n, start, post_start, post_len, post_sym)
+    if sp == 0:
         return steps[:0], NEG_INF, 0
-    stack[0, 0] = start
-    stack[0, 1] = 0
-    stack[0, 2] = n
-    sp = 1
     while sp > 0:
         sp -= 1
         a = stack[sp, 0]
@@ -733,13 +747,7 @@ def sample_derivation(n, start, uniforms,
                 chosen = last
             if chosen == -1:
                 break
-            steps = _grow(steps, ns + 1)
-            steps[ns, 0] = KIND_UNARY
-            steps[ns, 1] = up_rule[chosen]
-            steps[ns, 2] = x
-            steps[ns, 3] = i
-            steps[ns, 4] = j
-            steps[ns, 5] = up_child[chosen]
+            steps = _put_row(steps, ns, KIND_UNARY, up_rule[chosen], x, i, j, up_child[chosen])
             ns += 1
             logp += up_logp[chosen]
             x = up_child[chosen]
@@ -751,10 +759,6 @@ def sample_derivation(n, start, uniforms,
         u = uniforms[ui]
         ui += 1
         cum = 0.0
-        steps = _grow(steps, ns + 1)
-        steps[ns, 2] = b
-        steps[ns, 3] = i
-        steps[ns, 4] = j
         if j - i == 1:
             chosen = -1
             last = -1
@@ -770,9 +774,7 @@ def sample_derivation(n, start, uniforms,
                     break
             if chosen < 0:
                 chosen = last
-            steps[ns, 0] = KIND_LEXICAL
-            steps[ns, 1] = lex_rule[chosen]
-            steps[ns, 5] = chosen
+            steps = _put_row(steps, ns, KIND_LEXICAL, lex_rule[chosen], b, i, j, chosen)
             logp += lex_logp[chosen]
             ns += 1
             continue
@@ -814,16 +816,9 @@ def sample_derivation(n, start, uniforms,
         if chosen < 0:
             chosen = last
             chosen_k = last_k
-        steps[ns, 0] = KIND_BINARY
-        steps[ns, 1] = bp_rule[chosen]
-        steps[ns, 5] = chosen_k
+        steps = _put_row(steps, ns, KIND_BINARY, bp_rule[chosen], b, i, j, chosen_k)
         logp += bp_logp[chosen]
         ns += 1
-        stack[sp, 0] = bp_right[chosen]
-        stack[sp, 1] = chosen_k
-        stack[sp, 2] = j
-        stack[sp + 1, 0] = bp_left[chosen]
-        stack[sp + 1, 1] = i
-        stack[sp + 1, 2] = chosen_k
-        sp += 2
+        sp = _push(stack, sp, bp_right[chosen], chosen_k, j)
+        sp = _push(stack, sp, bp_left[chosen], i, chosen_k)
     return steps[:ns].copy(), logp, ui

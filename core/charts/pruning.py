@@ -16,6 +16,12 @@ tree to its chain's bottom and top labels, which restricts the chart to exactly 
 has no second unary path between the same two ends (always true for chains of at most two labels in a grammar
 without unary cycles whose paths of 2+ rules duplicate a direct rule).  `mask_from_tree` is looser: it allows
 every label of the span at both ends, so (NP (N fish)) also admits (NP fish) and (N fish).
+
+The parse-time pruning of every model is built here once (issue 26): `cell_beam`, the cell beam of each
+exhaustive chart pass (a PCFG's own chart, the coarse PCFG pass of a coarse-to-fine model; its default
+`CELL_BEAM` is declared with the other option defaults in `treegram.option_groups`), and `coarse_stage`,
+the coarse-to-fine stage (coarse PCFG posteriors -> a category mask for the fine grammar, as disco-dop prunes its
+DOP stage with its PCFG stage).  `treegram parse --cell-beam` overrides the beam; models report both in describe().
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import numpy as np
 from treegram.errors import InputError, ParseFailure
 from treegram.grammar.cfg import LexicalInput, WeightedCFG
 from treegram.grammar.symbols import SymbolTable
+from treegram.option_groups import CELL_BEAM
 from treegram.trees.tree import Tree
 
 
@@ -71,6 +78,26 @@ class Pruning:
         bottom = base if self.bottom_mask is None else base & np.asarray(self.bottom_mask, np.bool_)
         top = base if self.top_mask is None else base & np.asarray(self.top_mask, np.bool_)
         return np.ascontiguousarray(bottom), np.ascontiguousarray(top)
+
+
+def cell_beam(beam: float | None = None) -> Pruning | None:
+    """The pruning of an exhaustive chart pass with cell beam `beam` (default `treegram.option_groups.CELL_BEAM`;
+    0 or inf: none)."""
+    beam = CELL_BEAM if beam is None else float(beam)
+    return Pruning(threshold=beam) if 0 < beam < float("inf") else None
+
+
+def beam_label(beam: float | None = None) -> str:
+    """How describe() reports a cell beam (`cell_beam`)."""
+    beam = CELL_BEAM if beam is None else float(beam)
+    return f"cell beam {beam:g} nats" if 0 < beam < float("inf") else "exhaustive"
+
+
+def stage_label(threshold: float | None, beam: float | None = None) -> str:
+    """How describe() reports a model's coarse-to-fine stage (`coarse_stage`)."""
+    if not threshold:
+        return "none"
+    return f"coarse PCFG posterior >= {threshold:g} (coarse chart: {beam_label(beam)})"
 
 
 def mask_from_tree(tree: Tree, categories: SymbolTable, n: int | None = None, *,
@@ -176,3 +203,20 @@ def coarse_to_fine_mask(coarse_cfg: WeightedCFG, coarse_lex: LexicalInput, n: in
     allowed[:, :, -1] = True  # the slot projection -1 points at
     allowed[post.start[keep], post.end[keep], post.ids[keep]] = True
     return allowed[:, :, proj]
+
+
+def coarse_stage(coarse_cfg: WeightedCFG, coarse_lex: LexicalInput, projection, *, threshold: float | None,
+                 beam: float | None = None) -> Pruning | None:
+    """The coarse-to-fine stage of a model with a coarse PCFG: `coarse_to_fine_mask` over the coarse chart built
+    with the cell beam `beam` (default `CELL_BEAM`), as a fine-grammar `Pruning`.  None when `threshold` is 0/None
+    (pruning off) or the coarse grammar cannot parse the sentence (also not without the beam): the fine pass then
+    runs unpruned."""
+    if not threshold:
+        return None
+    for prune in dict.fromkeys((cell_beam(beam), None)):  # the beamed pass, then (if it lost the parse) without
+        try:
+            return Pruning(mask=coarse_to_fine_mask(coarse_cfg, coarse_lex, threshold=threshold, projection=projection,
+                                                    prune=prune))
+        except ParseFailure:
+            continue
+    return None

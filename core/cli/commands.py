@@ -161,6 +161,13 @@ def _configure_parse(p: argparse.ArgumentParser) -> None:
                         "(`treegram plugins` lists them); default: the decoder the model was trained for "
                         "(`treegram show MODEL`), else mpd")
     p.add_argument("--samples", type=argtypes.positive_int, default=None, help="derivations sampled per sentence by mpp (default 100)")
+    from treegram.option_groups import CELL_BEAM
+
+    p.add_argument("--cell-beam", type=argtypes.nonnegative_float, default=None, metavar="NATS",
+                   help="cell beam of the exhaustive chart pass (a pcfg model's chart; the coarse PCFG pass of a tsg, "
+                        "tig or ostag model): a cell's entries more than NATS below its best are dropped, a sentence "
+                        f"left without a parse is parsed again without it (default {CELL_BEAM:g}; 0 = exhaustive; "
+                        "`treegram grammar MODEL` says what a model prunes)")
     add_batch_options(p, "parse", default_batch=200)
     add_json_flag(p)
 
@@ -192,6 +199,7 @@ def _run_parse_batches(args: argparse.Namespace, ui: UI) -> int:
             advance(n, f"{state['lines']} lines, {state['failed']} flat fallbacks")
 
         summary = parse_batches(args.input, out, model=args.model, decoder=args.decoder, samples=args.samples,
+                                cell_beam=args.cell_beam,
                                 max_length=args.max_length, batch_size=args.batch_size or 200, workers=args.workers,
                                 scheduler=args.scheduler, resume=args.resume, encoding=args.encoding,
                                 progress=progress, text=args.text)
@@ -233,7 +241,7 @@ def _run_parse(args: argparse.Namespace, ui: UI) -> int:
                             hint="use a parsing model (pcfg, tsg, tig, ostag)")
     from treegram.charts.decoders import parse_default
 
-    parse = parse_default(model, args.decoder, args.samples)
+    parse = parse_default(model, args.decoder, args.samples, cell_beam=args.cell_beam)
     lines = iter_lines(args.input, encoding=args.encoding, what="input")
     first = next(lines, None)  # an empty input is an error before the output is touched
     if first is None:

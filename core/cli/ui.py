@@ -35,6 +35,7 @@ class UI:
         self.quiet = quiet
         self.out = stdout or Console(soft_wrap=True)
         self.err = stderr or Console(stderr=True, soft_wrap=True)
+        self._live: Progress | None = None  # the progress display open now; nested bars join it
 
     @property
     def human(self) -> Console:
@@ -42,31 +43,55 @@ class UI:
         return self.err if (self.json_mode or self.stdout_is_output) else self.out
 
     # -- progress ------------------------------------------------------------------------------
+    #: seconds of recent progress the ETA is estimated from: long enough that a bar whose steps take minutes (a
+    #: blocked-sampler sweep) still gets an estimate (rich's default of 30 s shows none once a step takes longer)
+    ETA_WINDOW = 600.0
+
     def _progress(self) -> Progress:
         return Progress(SpinnerColumn(), TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                         TextColumn("{task.fields[info]}", markup=False), console=self.err, transient=False,
-                        disable=self.quiet)
+                        disable=self.quiet, speed_estimate_period=self.ETA_WINDOW)
+
+    @contextmanager
+    def _display(self) -> Iterator[Progress]:
+        """The open progress display, or a new one for the time of the block: a bar opened inside another (a
+        training's TSG initialisation inside its sampler bar) is a second line of the same display, not a second
+        live display fighting over the terminal."""
+        if self._live is not None:
+            yield self._live
+            return
+        with self._progress() as progress:
+            self._live = progress
+            try:
+                yield progress
+            finally:
+                self._live = None
 
     def track(self, items: Iterable[T], *, total: int | None = None, description: str = "") -> Iterator[T]:
         """Iterate with a progress bar on stderr."""
         if total is None and isinstance(items, Sequence):
             total = len(items)
-        with self._progress() as progress:
+        with self._display() as progress:
             task = progress.add_task(description, total=total, info="")
             for item in items:
                 yield item
                 progress.advance(task)
 
     @contextmanager
-    def task(self, description: str, total: int | None):
-        """A progress bar driven by hand: `advance(n=1, info='LL -123.4')` updates it."""
-        with self._progress() as progress:
-            task = progress.add_task(description, total=total, info="")
+    def task(self, description: str, total: int | None, *, start: bool = True):
+        """A progress bar driven by hand: `advance(n=1, info='LL -123.4')` updates it (`n` may be a fraction of a
+        step; `advance(completed=k)` sets the count).  With `start=False` its clock (elapsed time and ETA) starts
+        at `advance.start()`, e.g. when sampling begins after the data is prepared."""
+        with self._display() as progress:
+            task = progress.add_task(description, total=total, info="", start=start)
 
-            def advance(n: int = 1, info: str | None = None) -> None:
-                progress.update(task, advance=n, **({"info": info} if info is not None else {}))
+            def advance(n: float = 1, info: str | None = None, *, completed: float | None = None) -> None:
+                progress.start_task(task)  # no-op once started
+                progress.update(task, **({"completed": completed} if completed is not None else {"advance": n}),
+                                **({"info": info} if info is not None else {}))
 
+            advance.start = lambda: progress.start_task(task)
             yield advance
 
     # -- output --------------------------------------------------------------------------------

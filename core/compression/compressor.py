@@ -283,6 +283,33 @@ def rate_search(decoder: SentenceDecoder, n: int, rate: float, *, tolerance: flo
     return best
 
 
+class PolicyCompressor(ParsedCompressor):
+    """A `ParsedCompressor` whose model is a grammar with an embedded parser, some info and a deletion policy
+    (`treegram.compression.policy.DeletionPolicy`; the default one when none is given): the stsg and channel
+    models.  ``formalism`` names it in errors about its files."""
+
+    formalism = "compression"
+
+    def __init__(self, grammar, parser=None, info: dict | None = None, policy=None):
+        from treegram.compression.policy import DeletionPolicy
+
+        self.grammar = grammar
+        self.parser = parser
+        self.info = dict(info or {})
+        self.policy = policy if policy is not None else DeletionPolicy()
+
+    @classmethod
+    def read_policy(cls, meta: dict):
+        """The deletion policy saved in a model file's metadata (`ModelFileError` when it is damaged)."""
+        from treegram.compression.policy import DeletionPolicy
+
+        try:
+            return DeletionPolicy.from_json(meta.get("policy"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"corrupt {cls.formalism} model: bad deletion policy ({exc})",
+                                 hint=f"re-create it with `treegram train {cls.formalism}`") from None
+
+
 class TreeChartDecoder:
     """A `SentenceDecoder` over a core tree chart (`treegram.charts.treechart.TreeChart`): `words[e]` = words that
     rule application e keeps (the reward's multiplier; the stratified chart's state increment), `output(apps)` ->

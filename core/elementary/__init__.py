@@ -10,17 +10,15 @@
   lookups (`Tables`) and type counts with their match index (`TypeCounts`).
 - `types`: `TypeTableState`, the DP families of elementary-tree types of the TIG / OSTAG blocked samplers
   (occurrence counting, predictives, collapsed joint, concentration resampling).
-- `run`: `RunOptions`, the run options every elementary-tree sampler shares, and the driver they make.
 
 The DP / Pitman-Yor predictive and the collapsed joint themselves are `treegram.bayes.dp`'s (one formula).
 """
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY, START, TSGData, TSGSettings, prepare
 from treegram.elementary.gibbs import GibbsTSG, TSGState, gibbs_cuts
-from treegram.elementary.run import RunOptions
 from treegram.elementary.tables import Tables, TypeCounts, key_sig, key_to_tree, node_sigs, row_sig
 from treegram.elementary.types import TypeTableState
 
-__all__ = ["GibbsTSG", "KIND_BINARY", "KIND_LEX", "KIND_UNARY", "RunOptions", "START", "TSGData", "TSGSettings",
+__all__ = ["GibbsTSG", "KIND_BINARY", "KIND_LEX", "KIND_UNARY", "START", "TSGData", "TSGSettings",
            "TSGState", "Tables", "TypeCounts", "TypeTableState", "gibbs_cuts", "key_sig", "key_to_tree",
            "node_sigs", "prepare", "row_sig"]

@@ -3,8 +3,9 @@ categories are the labels of the prepared trees) parsed with the coarse treebank
 coarse-to-fine pruning and for unknown words, through the core decoders (`treegram.charts.decoders.ChartModel`).
 
 A model class mixes `CoarseToFineModel` in and provides `cfg` (`WeightedCFG`), `pcfg` (`treegram.grammar.pcfg.
-PCFGModel`), `prune_threshold`, `formalism` and `_base_symbol(label)`: the fine CFG's symbol that expands a
-label by the base distribution (where an unknown word's open-class tag enters the fine grammar), or None.
+PCFGModel`), `prune_threshold` (the coarse stage's posterior cutoff), `formalism` and `_base_symbol(label)`: the
+fine CFG's symbol that expands a label by the base distribution (where an unknown word's open-class tag enters the
+fine grammar), or None.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from treegram.elementary.data import START
-from treegram.errors import InputError, ParseFailure
+from treegram.errors import InputError
 from treegram.grammar.cfg import LexicalInput
 from treegram.trees import Tree, unbinarize
 
@@ -20,6 +21,7 @@ from treegram.trees import Tree, unbinarize
 class CoarseToFineModel:
     _unk = None
     _generation_view = None
+    cell_beam = None  # the coarse pass's cell beam: None = `treegram.option_groups.CELL_BEAM` (`parse --cell-beam`)
 
     def _base_symbol(self, label: str) -> int | None:
         raise NotImplementedError
@@ -43,17 +45,17 @@ class CoarseToFineModel:
         return lex.with_fallback(*self._unknown_entries())
 
     def _pruning(self, tokens):
-        """Coarse-to-fine pruning mask from the coarse PCFG's posteriors (None: off, or the coarse pass failed)."""
-        from treegram.charts import Pruning, coarse_to_fine_mask
+        """The coarse-to-fine stage (`treegram.charts.pruning.coarse_stage`; None: off, or no coarse parse)."""
+        from treegram.charts.pruning import coarse_stage
 
-        if not self.prune_threshold:
-            return None
-        try:
-            mask = coarse_to_fine_mask(self.pcfg.cfg, self.pcfg.lexical_input(tokens), threshold=self.prune_threshold,
-                                       projection=self.cfg)
-        except ParseFailure:
-            return None
-        return Pruning(mask=mask)
+        return coarse_stage(self.pcfg.cfg, self.pcfg.lexical_input(tokens), self.cfg, threshold=self.prune_threshold,
+                            beam=self.cell_beam)
+
+    def pruning_label(self) -> str:
+        """describe()'s account of the parse-time pruning."""
+        from treegram.charts.pruning import stage_label
+
+        return stage_label(self.prune_threshold, self.cell_beam)
 
     # `treegram.charts.decoders.ChartModel`: every core decoder (MPD, MPP, max-rule, ...) works on these models
     def chart_input(self, tokens: list[str]):

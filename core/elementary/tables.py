@@ -185,3 +185,67 @@ def key_size(node) -> int:
     if isinstance(node[0], str):
         return 1
     return 1 + sum(key_size(k) for k in node[1:] if k[0] != "w") + (1 if node[1][0] == "w" else 0)
+
+
+class TreeProposalBuilder:
+    """What the per-tree blocked proposals of the TIG and Bayesian OSTAG (`TreeGrammar`, `TreeProposal` of those
+    plugins) start from: the tree's rows lo..hi-1, the counts and hyperparameters in log form (log alpha[dp, c],
+    log(n[dp, c] + alpha[dp, c]), log beta[c], log(1 - beta[c])), the memo of the symbols built so far (key ->
+    symbol, None: derives nothing) and the cached types that can match here (`candidates`)."""
+
+    def __init__(self, T: Tables, counts: TypeCounts, hyper, lo: int, hi: int):
+        self.T = T
+        self.counts = counts
+        self.h = hyper
+        self.lo, self.hi = lo, hi
+        self.memo: dict[tuple, int | None] = {}
+        self._lab = T.label
+        nl = len(T.data.labels)
+        tot = counts.total.astype(np.float64)
+        a = hyper.alpha
+        self.la = np.log(a)  # log alpha[dp, label]
+        self.lnz = np.log(tot[:, :nl] + a)  # log(n + alpha)
+        self.lbeta = np.log(hyper.beta)
+        self.l1beta = np.log1p(-hyper.beta)
+        # rule shapes of the tree's rows: a cached type with a node shape outside this set matches nowhere here, so
+        # its (always dead) part of the proposal is never built
+        self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
+        self._cands: dict[tuple, list] = {}
+
+    def log_new(self, dp: int, label: int) -> float:
+        """log alpha / (n + alpha): the DP's predictive weight of a newly generated elementary tree (times its
+        P0, which the proposal spells out rule by rule)."""
+        return self.la[dp, label] - self.lnz[dp, label]
+
+    def log_cached(self, dp: int, key, label: int) -> float:
+        """log n_e / (n + alpha): the DP's predictive weight of the cached type `key`."""
+        return math.log(self.counts.count[(dp, key)]) - self.lnz[dp, label]
+
+    def x_options(self, y: int) -> list:
+        """A non-spine child y of a base-generated node: a frontier (substitution site, log beta) or expanded
+        (log(1 - beta)): [(symbol, log weight)] of the ones that derive something (`sub(y)` and `expanded(y)` of
+        the formalism's proposal)."""
+        lab = int(self._lab[y])
+        out = []
+        s = self.sub(y)
+        if s is not None:
+            out.append((s, self.lbeta[lab]))
+        s = self.expanded(y)
+        if s is not None:
+            out.append((s, self.l1beta[lab]))
+        return out
+
+    def candidates_at(self, dp: int, label: int, rows) -> list:
+        """The cached types of family `dp` with root `label` that can match at any of `rows` (rows with the same
+        rule shape share candidates: each type once, in order of its first row)."""
+        out: dict = {}
+        for f in sorted(rows):
+            out.update(dict.fromkeys(self.candidates(dp, (label,) + row_sig(self.T, f))))
+        return list(out)
+
+    def candidates(self, dp: int, sig: tuple):
+        """`TypeCounts.candidates_within` this tree's row shapes, cached per tree."""
+        hit = self._cands.get((dp, sig))
+        if hit is None:
+            hit = self._cands[(dp, sig)] = self.counts.candidates_within(dp, sig, self.sigs)
+        return hit

@@ -124,6 +124,18 @@ class TypeTableState:
     ENCODING: tuple[tuple[str, type], ...] = ()
     _last: tuple[int, float] | None = None  # (item, log Z of its proposal) cached between propose and log_q
 
+    def _setup(self, data, settings, seed: int, tables, hyper) -> None:
+        """What every state starts with: the data, settings and seed, the per-row tables (`tables(data)`), the
+        hyperparameters at their initial values (`hyper(num_labels, settings)`) and their own RNG."""
+        from treegram.argtypes import seed_entropy
+
+        self.data = data
+        self.settings = settings
+        self.seed = int(seed)
+        self.T = tables(data)
+        self.hyper = hyper(data.num_labels, settings)
+        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
+
     # -- the derivation encoding ------------------------------------------------------------------------------
     def tree_rows(self, t: int) -> tuple[int, int]:
         return self.data.tree_rows(t)
@@ -146,13 +158,54 @@ class TypeTableState:
         self._apply(item, enc, 1)
         self._last = None
 
+    def _decoded(self, item: int, enc):
+        """`decode(item, enc)`, remembered for the last few encodings: one blocked MH step decodes the old and the
+        proposed derivation three times each (remove/add, log_p, log_q), and decoding is a pure function of the
+        tree and the encoding (probabilities are computed from the occurrences afterwards)."""
+        key = (item, *((a.dtype.str, a.tobytes()) for a in map(np.asarray, enc)))
+        memo = self.__dict__.setdefault("_decode_memo", {})
+        hit = memo.get(key)
+        if hit is None:
+            hit = self.decode(item, enc)  # InvalidDerivation propagates and is not remembered
+            if len(memo) >= 4:
+                memo.clear()
+            memo[key] = hit
+        return hit
+
     def _apply(self, item: int, enc, by: int) -> None:
         try:
-            occs, decisions = self.decode(item, enc)
+            occs, decisions = self._decoded(item, enc)
         except InvalidDerivation as e:
             raise TreegramError(f"tree {item}: invalid {self.NAME} derivation ({e})") from None
         self._count_occurrences(occs, by)
         self._count_decisions(decisions, by)
+
+    def rebuild(self) -> None:
+        """The type counts and the decision counts from the encodings (a deterministic function of them, so a
+        checkpoint keeps only the encodings)."""
+        nl = self.data.num_labels
+        self.counts = self._new_counts(nl)
+        self.types: dict[tuple, Any] = {}  # (dp, key) -> an Occurrence (P0 pieces)
+        self._reset_decisions(nl)
+        for t in range(self.data.num_trees):
+            self._apply(t, self.current(t), 1)
+
+    def proposal(self, item: int):
+        """(builder, what it built) of the per-tree proposal of `item` (the builder `_proposal_builder` gives)."""
+        lo, hi = self.tree_rows(item)
+        builder = self._proposal_builder(lo, hi)
+        built = builder.build()
+        if built is None:
+            raise TreegramError(f"tree {item}: the {self.NAME} proposal derives nothing")
+        return builder, built
+
+    def log_likelihood(self) -> float:
+        """Exact collapsed log joint of all elementary trees and the formalism's decisions (`_decision_joint`:
+        insertions, adjunctions) given the hyperparameters."""
+        total = self._types_log_joint()
+        for term in self._decision_joint():
+            total += term
+        return total
 
     def num_types(self) -> tuple[int, ...]:
         """Live types per DP family."""
@@ -255,7 +308,7 @@ class TypeTableState:
     def log_p(self, item: int, enc) -> float:
         """Exact (sequential) predictive of the derivation given all other trees: the MH target."""
         try:
-            occs, decisions = self.decode(item, enc)
+            occs, decisions = self._decoded(item, enc)
         except InvalidDerivation:
             return -math.inf
         return self._log_pred(occs, True) + self._decisions_log(decisions)
@@ -265,7 +318,7 @@ class TypeTableState:
         if self._last is None or self._last[0] != item:
             self._last = (item, self._proposal_log_z(item))
         try:
-            occs, decisions = self.decode(item, enc)
+            occs, decisions = self._decoded(item, enc)
         except InvalidDerivation:
             return -math.inf
         return self._log_pred(occs, False) + self._decisions_log(decisions) - float(self._last[1])
@@ -325,11 +378,34 @@ class TypeTableState:
                 total += log_normaliser(float(a), n_c)
         return total
 
-    def _resample_base(self, rng, iterations: int, *, foot_family, get, put, ordered: bool) -> None:
+    #: the order `_resample_base` visits the base parameters in: sorted (True) or in order of first use (False)
+    BASE_ORDERED = False
+
+    def resample_hyperparameters(self) -> None:
+        """One sweep's hyperparameter moves (unless the settings fix them): the formalism's decision
+        probabilities (`_resample_decisions`), the base distributions' Bernoulli parameters, the concentrations."""
+        s = self.settings
+        if not s.resample:
+            return
+        self._resample_decisions()
+        self._resample_base(self.hyper_rng, s.hyper_iterations, foot_family=self._foot_family,
+                            params=self._base_params, ordered=self.BASE_ORDERED)
+        self._resample_concentrations(self.hyper_rng, s.hyper_iterations)
+
+    def _conjugate_draw(self, yes, no, current):
+        """Per-label decision probabilities drawn from their Beta(1, 1)-prior posterior given the yes / no counts
+        (labels without a decision keep `current`)."""
+        from treegram.bayes.hyper import resample_beta
+
+        seen = (yes + no) > 0
+        draw = np.asarray(resample_beta(yes, no, self.hyper_rng))
+        return np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), current)
+
+    def _resample_base(self, rng, iterations: int, *, foot_family, params, ordered: bool) -> None:
         """Slice-sample every Bernoulli parameter of the base distributions -- beta[c] (stop / expand: `stops`,
         `expands` of the occurrences) and the foot coins (`fyes`, `fno`) -- from the exact collapsed joint of the
         live types.  Parameters are (which, label): which = 0 for beta, `foot_family(occurrence)` for a foot
-        coin; `get(which, c)` / `put(which, c, value)` read and write them; `ordered`: visit them sorted
+        coin; `params(which)` is the array holding them (read and written in place); `ordered`: visit them sorted
         (else in order of first use)."""
         h = self.hyper
         types = list(self.types.items())
@@ -349,7 +425,7 @@ class TypeTableState:
             idx = np.fromiter(per.keys(), np.int64, len(per))
             yes = np.array([v[0] for v in per.values()], np.float64)
             no = np.array([v[1] for v in per.values()], np.float64)
-            b0 = float(get(which, c))
+            b0 = float(params(which)[c])
             l0, m0 = math.log(b0), math.log1p(-b0)
             base = lp0[idx] - yes * l0 - no * m0
             nn, aa = n[idx], la[idx]
@@ -362,7 +438,7 @@ class TypeTableState:
                 b = slice_sample_logit(logpdf, b, rng)
             b = min(max(b, 1e-6), 1 - 1e-6)
             lp0[idx] = base + yes * math.log(b) + no * math.log1p(-b)
-            put(which, c, b)
+            params(which)[c] = b
 
     def _resample_concentrations(self, rng, iterations: int, groups=None) -> None:
         """Slice-sample every family's per-label concentrations alpha[dp, label] (Gamma prior)."""

@@ -60,6 +60,7 @@ class PCFGModel:
     """A trained PCFG: the weighted CFG over annotated binarized symbols plus the unknown-word lexicon."""
 
     formalism = "pcfg"
+    cell_beam = None  # its chart's cell beam: None = `treegram.option_groups.CELL_BEAM` (`parse --cell-beam`)
 
     def __init__(self, cfg, mapper, settings: PCFGSettings, unk_tags: np.ndarray, unk_logp: np.ndarray,
                  info: dict[str, Any] | None = None):
@@ -109,9 +110,12 @@ class PCFGModel:
 
     # `treegram.charts.decoders.ChartModel`: every core decoder works on this model
     def chart_input(self, tokens: list[str]):
+        """The chart is built with the cell beam (`treegram.charts.pruning.cell_beam`); a sentence the beam
+        leaves without a parse is parsed again without it (`ChartInput.retry`)."""
         from treegram.charts.decoders import ChartInput
+        from treegram.charts.pruning import cell_beam
 
-        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens))
+        return ChartInput(self.cfg, self.lexical_input(tokens), list(tokens), cell_beam(self.cell_beam))
 
     def derivation_tree(self, derivation, inp):
         return self.category_tree(derivation.to_tree(self.cfg, inp.words), inp)
@@ -167,6 +171,7 @@ class PCFGModel:
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         from treegram.charts.decoders import decoder_label
+        from treegram.charts.pruning import beam_label
 
         cfg = self.cfg
         out: dict[str, Any] = {
@@ -179,6 +184,7 @@ class PCFGModel:
             "unary_rules": int(len(cfg.un_logp)),
             "lexical_rules": int(len(cfg.lex_logp)),
             "default_decoder": decoder_label(self),
+            "pruning": beam_label(self.cell_beam),
         }
         if top:
             nt = cfg.nonterminals.symbol

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import ParsedCompressor, TreeChartDecoder, embed_parser, embedded_parser
+from treegram.compression.compressor import PolicyCompressor, TreeChartDecoder, embed_parser, embedded_parser
 from treegram.compression.policy import DeletionPolicy, apply_options
 from treegram.compression.treeprep import parse_sentences, wrap_root
 from treegram.errors import InputError, ModelFileError
@@ -21,7 +21,7 @@ __all__ = ["ChannelModel", "train_channel"]
 FORMAT = "channel-2"  # version of the model's JSON tables
 
 
-class ChannelModel(ParsedCompressor):
+class ChannelModel(PolicyCompressor):
     """The noisy-channel grammar plus the parser that turns raw sentences into long trees."""
 
     what = "channel"
@@ -31,10 +31,7 @@ class ChannelModel(ParsedCompressor):
 
     def __init__(self, grammar: ChannelGrammar, parser=None, info: dict[str, Any] | None = None,
                  policy: DeletionPolicy | None = None):
-        self.grammar = grammar
-        self.parser = parser
-        self.info = dict(info or {})
-        self.policy = policy if policy is not None else DeletionPolicy()
+        super().__init__(grammar, parser, info, policy)
         self._charts: OrderedDict = OrderedDict()
 
     @property
@@ -85,12 +82,8 @@ class ChannelModel(ParsedCompressor):
             raise ModelFileError("corrupt channel model: no grammar tables",
                                  hint="re-create it with `treegram train channel`")
         info = meta.get("info") if isinstance(meta.get("info"), dict) else {}
-        try:
-            policy = DeletionPolicy.from_json(meta.get("policy"))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelFileError(f"corrupt channel model: bad deletion policy ({exc})",
-                                 hint="re-create it with `treegram train channel`") from None
-        return cls(ChannelGrammar.from_json(meta["grammar"]), embedded_parser(meta, arrays), info, policy)
+        return cls(ChannelGrammar.from_json(meta["grammar"]), embedded_parser(meta, arrays), info,
+                   cls.read_policy(meta))
 
     @staticmethod
     def schema():

@@ -52,13 +52,9 @@ class Instance:
 
 def read_fce_lines(path: str | Path) -> list[dict]:
     """The essays of one FCE JSON-lines file, validated (one clear InputError for a bad file)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: FCE file not found", hint="pass a JSON-lines file such as fce-train.json")
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", hint="FCE JSON files are UTF-8") from None
+    from treegram.io import read_text
+
+    raw = read_text(path, what="FCE", hint="FCE JSON files are UTF-8")
     essays = []
     for lineno, line in enumerate(raw.splitlines(), 1):
         if not line.strip():

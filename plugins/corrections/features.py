@@ -79,6 +79,13 @@ def _tag(tags, j: int) -> str:
     return tags[j]
 
 
+def _context(f: dict[str, float], op: str, prev: str, nxt: str) -> None:
+    """The tag context of an insertion or deletion: the tags on both sides, the one before, the one after."""
+    f[f"{op}:ctx={prev}_{nxt}"] = 1.0
+    f[f"{op}:prev={prev}"] = 1.0
+    f[f"{op}:next={nxt}"] = 1.0
+
+
 def features(x, y, ytags, *, lexical: bool = True, path: list[Op] | None = None) -> dict[str, float]:
     x, y = list(x), list(y)
     if path is None:
@@ -90,22 +97,14 @@ def features(x, y, ytags, *, lexical: bool = True, path: list[Op] | None = None)
             continue
         n_edits += 1
         if o.op == "I":
-            w = y[o.j]
-            prev, nxt = _tag(ytags, o.j - 1), _tag(ytags, o.j + 1)
             f["I"] = 1.0
-            f[f"I:w={w.lower()}"] = 1.0
+            f[f"I:w={y[o.j].lower()}"] = 1.0
             f[f"I:pos={_tag(ytags, o.j)}"] = 1.0
-            f[f"I:ctx={prev}_{nxt}"] = 1.0
-            f[f"I:prev={prev}"] = 1.0
-            f[f"I:next={nxt}"] = 1.0
+            _context(f, "I", _tag(ytags, o.j - 1), _tag(ytags, o.j + 1))
         elif o.op == "D":
-            w = x[o.i]
-            prev, nxt = _tag(ytags, o.j - 1), _tag(ytags, o.j)
             f["D"] = 1.0
-            f[f"D:w={w.lower()}"] = 1.0
-            f[f"D:ctx={prev}_{nxt}"] = 1.0
-            f[f"D:prev={prev}"] = 1.0
-            f[f"D:next={nxt}"] = 1.0
+            f[f"D:w={x[o.i].lower()}"] = 1.0
+            _context(f, "D", _tag(ytags, o.j - 1), _tag(ytags, o.j))
         else:
             w1, w2 = x[o.i], y[o.j]
             f["S"] = 1.0

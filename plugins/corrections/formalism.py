@@ -40,9 +40,11 @@ class CorrectionsFormalism(Formalism):
         _, instances = read_fce(options.fce)
         ui.note(f"{len(instances)} correction instances from {len(options.fce)} file(s)")
         feats = instance_features(instances, lexical=options.lexical, ui=ui)
-        with ui.task("fitting log-linear models (75 codes, 15 classes)", None):
+        # two lbfgs fits (sklearn reports no iterations): a step each, so the ETA shows after the first
+        with ui.task("fitting log-linear models (75 codes, 15 classes)", 2) as advance:
             return CorrectionsModel.train(feats, [i.code for i in instances], C=options.C, max_iter=options.max_iter,
-                                          seed=ctx.seed, lexical=options.lexical)
+                                          seed=ctx.seed, lexical=options.lexical,
+                                          progress=lambda info: advance(1, info=info))
 
     def model_schema(self, meta):
         from treegram.plugins.corrections.model import corrections_schema

@@ -94,7 +94,8 @@ class CorrectionsModel:
     # -- training ---------------------------------------------------------------------------------
     @classmethod
     def train(cls, feats: list[dict[str, float]], codes: list[str], *, C: float = 1.0, max_iter: int = 100,
-              seed: int = 0, lexical: bool = True, min_count: int = 1) -> "CorrectionsModel":
+              seed: int = 0, lexical: bool = True, min_count: int = 1, progress=None) -> "CorrectionsModel":
+        """Fit the 75-code and the 15-class model; `progress(info)` (e.g. a `UI.task` advance) after each."""
         if not feats:
             raise InputError("no training instances", hint="the FCE files hold no usable corrections")
         DictVectorizer, _ = _sklearn()
@@ -107,7 +108,11 @@ class CorrectionsModel:
         X = vec.fit_transform(feats)
         start = time.perf_counter()
         h75 = fit_head(X, codes, C=C, max_iter=max_iter, seed=seed)
+        if progress is not None:
+            progress(f"75 codes: {time.perf_counter() - start:.0f}s")
         h15 = fit_head(X, [collapse(c) for c in codes], C=C, max_iter=max_iter, seed=seed)
+        if progress is not None:
+            progress(f"15 classes: {time.perf_counter() - start:.0f}s")
         info = {"instances": len(codes), "features": int(X.shape[1]), "C": C, "max_iter": max_iter,
                 "fit_seconds": round(time.perf_counter() - start, 2)}
         return cls(list(vec.get_feature_names_out()), h75, h15, lexical=lexical, info=info)

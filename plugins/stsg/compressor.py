@@ -10,10 +10,8 @@ from typing import Any
 import attrs
 
 from treegram.compression.align import Pair
-from treegram.compression.compressor import ParsedCompressor, embed_parser, embedded_parser
-from treegram.compression.policy import DeletionPolicy
+from treegram.compression.compressor import PolicyCompressor, embed_parser, embedded_parser
 from treegram.compression.treeprep import derive_target, parse_sentences, wrap_root
-from treegram.errors import ModelFileError
 from treegram.formalism import save_model
 
 from treegram.plugins.stsg.grammar import FiniteSTSG
@@ -21,18 +19,11 @@ from treegram.plugins.stsg.grammar import FiniteSTSG
 __all__ = ["STSGData", "STSGModel", "gibbs_model", "prepare_corpus", "embed_parser", "embedded_parser"]
 
 
-class STSGModel(ParsedCompressor):
-    """A finite STSG for prediction plus the parser that turns raw sentences into source trees."""
+class STSGModel(PolicyCompressor):
+    """A finite STSG (`grammar`) for prediction plus the parser that turns raw sentences into source trees."""
 
     what = "STSG"
     formalism = "stsg"
-
-    def __init__(self, grammar: FiniteSTSG, parser=None, info: dict[str, Any] | None = None,
-                 policy: DeletionPolicy | None = None):
-        self.grammar = grammar
-        self.parser = parser
-        self.info = dict(info or {})
-        self.policy = policy if policy is not None else DeletionPolicy()
 
     # -- compression --------------------------------------------------------------------------------------------
     def decoder(self, tree, tokens: list[str], policy=None):
@@ -54,11 +45,7 @@ class STSGModel(ParsedCompressor):
                                                           "parser": Opt(Dict({"formalism": Str()})),
                                                           "policy": Opt(Dict())}), "meta")
         parser = embedded_parser(meta, arrays)
-        try:
-            policy = DeletionPolicy.from_json(meta.get("policy"))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelFileError(f"corrupt stsg model: bad deletion policy ({exc})",
-                                 hint="re-create it with `treegram train stsg`") from None
+        policy = cls.read_policy(meta)
         return cls(FiniteSTSG.from_json(meta["grammar"]), parser, meta.get("info"), policy)
 
     def describe(self, *, top: int = 20) -> dict[str, Any]:

@@ -36,7 +36,7 @@ import numpy as np
 
 from treegram.trees import Tree
 
-from treegram.plugins.stsg.model import Fragment, _frontier_label, frontier_index
+from treegram.plugins.stsg.model import Fragment, _fmt, _frontier_label, frontier_index
 
 __all__ = ["rule_features", "FeatureIndex"]
 
@@ -158,14 +158,6 @@ def rule_features(frag: Fragment, lrf: tuple[float, float, float] | None, *, uns
         for n in dropped:
             f["dropped=" + _frontier_label(n.label)] += 1.0
     return dict(f)
-
-
-def _fmt(t) -> str:
-    if isinstance(t, str):
-        return t
-    if not t.children:
-        return t.label
-    return "(" + t.label + " " + " ".join(_fmt(c) for c in t.children) + ")"
 
 
 class FeatureIndex:

@@ -44,6 +44,8 @@ from treegram.errors import InputError, ModelFileError
 from treegram.trees import Tree
 from treegram.trees.heads import base_category, head_child
 
+from treegram.plugins.stsg.model import Vocab as IdVocab
+
 __all__ = ["SentenceFeatures", "Vocab", "extract", "score_matrix", "viterbi", "viterbi_length", "path_features",
            "train_weights", "BigramDecoder", "McDonaldModel", "train_mcdonald"]
 
@@ -55,24 +57,13 @@ _MAXDEPTH = 64
 # ---------------------------------------------------------------------------------------------------------------
 # Vocabularies and per-sentence integer attributes
 # ---------------------------------------------------------------------------------------------------------------
-class Vocab:
+class Vocab(IdVocab):
     """string -> id with 0 = unknown, 1 = START, 2 = END."""
 
-    def __init__(self, items=()):
-        self.items: list[str] = ["<unk>", "<s>", "</s>"]
-        self.index: dict[str, int] = {}
-        for s in items:
-            self.add(s)
-
-    def add(self, s: str) -> int:
-        i = self.index.get(s)
-        if i is None:
-            i = self.index[s] = len(self.items)
-            self.items.append(s)
-        return i
+    RESERVED = ("<unk>", "<s>", "</s>")
 
     def get(self, s: str) -> int:
-        return self.index.get(s, UNK)
+        return self.ids.get(s, UNK)
 
     def to_json(self) -> list[str]:
         return self.items[3:]

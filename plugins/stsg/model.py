@@ -31,10 +31,12 @@ __all__ = ["Vocab", "PairCorpus", "STSGSampler", "Fragment", "rule_string", "fra
 
 
 class Vocab:
-    """Dense ids for labels or words."""
+    """Dense ids for labels or words (ids 0 .. len(RESERVED) - 1 are held by RESERVED names, never looked up)."""
+
+    RESERVED: tuple[str, ...] = ()
 
     def __init__(self, items=()):
-        self.items: list[str] = []
+        self.items: list[str] = list(self.RESERVED)
         self.ids: dict[str, int] = {}
         for x in items:
             self.add(x)

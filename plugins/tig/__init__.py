@@ -13,8 +13,9 @@ Tree preparation, type keys / counts and the TSG Gibbs start are the core elemen
 - `grammar`: the string-level transform over labels for parsing (`Builder`) and the CFG derivation -> TIG
   derivation -> derived tree map (`derived_tree`, `Decoder`).
 - `model`: `TIGModel` (parse, save/load, describe, render_grammar).
-- `train`: `RunOptions`, `train_tig`, `extract_model`.
-- `formalism`: `TIGFormalism` (`treegram train tig --variant tig|tig0`), registered in `plugin.py`.
+- `train`: `extract_model` (sampler state -> `TIGModel`).
+- `formalism`: `TIGFormalism` (`treegram train tig --variant tig|tig0`), registered in `plugin.py`, and
+  `train_tig(trees, TIGOptions(...), RunOptions(...))` (the core loop, as `treegram train tig` runs it).
 
 Shipped defaults (issue 16, measured by `benchmarks/bench_parsing_defaults_tag.py`): TIG0, started from 100 TSG
 collapsed-Gibbs sweeps, and the model file records `default_decoder = "maxrule"` (max-rule-product over the
@@ -24,6 +25,6 @@ inside-outside rule posteriors), which `treegram parse` uses when given no --dec
 from treegram.plugins.tig.derivation import TIGSettings
 from treegram.plugins.tig.model import TIGModel
 from treegram.plugins.tig.sampler import BlockedTIG
-from treegram.plugins.tig.train import RunOptions, train_tig
+from treegram.plugins.tig.formalism import train_tig
 
-__all__ = ["BlockedTIG", "RunOptions", "TIGModel", "TIGSettings", "train_tig"]
+__all__ = ["BlockedTIG", "TIGModel", "TIGSettings", "train_tig"]

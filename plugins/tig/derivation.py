@@ -115,6 +115,22 @@ class TIGTables(Tables):
         return self.cond[side].get((L, a, b), NEG)
 
 
+class RuleLists:
+    """The rules a TIG -> CFG transform emits (the per-tree proposal and the parsing grammar): binary (parent, left,
+    right, log p), unary (parent, child, log p) and lexical (position or word, symbol, log p) tuples, and the same
+    as float arrays."""
+
+    def _start_rules(self) -> None:
+        self.bin: list[tuple[int, int, int, float]] = []
+        self.un: list[tuple[int, int, float]] = []
+        self.lex: list[tuple[int, int, float]] = []
+
+    def rule_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(binary [n, 4], unary [n, 3], lexical [n, 3]) float64 arrays of the rules."""
+        return (np.array(self.bin, np.float64).reshape(-1, 4), np.array(self.un, np.float64).reshape(-1, 3),
+                np.array(self.lex, np.float64).reshape(-1, 3))
+
+
 class Hyper:
     """All hyperparameters, arrays over labels: alpha[dp], beta (stop), foot[side], phi[side]."""
 

@@ -10,14 +10,12 @@ annealing, checkpoints and progress are the core's.
 
 from __future__ import annotations
 
-import types
-
 import attrs
 
 from treegram.argtypes import nonnegative_int, open_probability, positive_float
 from treegram.errors import InputError
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
-from treegram.formalism import Formalism, Sampling, option
+from treegram.formalism import Formalism, RunOptions, Sampling, option
 from treegram.option_groups import (
     decoder_option, horizontal_option, markov_horizontal, min_count_option, prune_option, rare_threshold_option,
     vertical_option,
@@ -134,12 +132,9 @@ class TIGFormalism(Formalism):
                       averaging_info=None):
         from treegram.plugins.tig.train import extract_model
 
-        grammar_run = types.SimpleNamespace(seed=run.seed, min_count=options.min_count,
-                                            prune_threshold=options.prune_threshold, keep_fragments=500,
-                                            decoder=options.decoder)
         info = {"variant": prepared.settings.variant, "training_trees": prepared.trees,
                 "labels": prepared.data.num_labels, "tsg_init_iterations": options.tsg_init}
-        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
+        return extract_model(state, prepared.pcfg, prepared.settings, options, run, trace, info, samples,
                              averaging_info)
 
     def model_schema(self, meta):
@@ -151,3 +146,12 @@ class TIGFormalism(Formalism):
         from treegram.plugins.tig.model import TIGModel
 
         return TIGModel.from_bundle(meta, arrays)
+
+
+def train_tig(trees, options: TIGOptions | None = None, run: RunOptions | None = None, *, callback=None, note=None):
+    """Train a TIG / TIG0 with `treegram train tig`'s options (`TIGOptions`; by default a 100-sweep TSG start and
+    averaging) on the core loop (`treegram.training.sample`; `run`: blocked MH, 100 sweeps, seed 0 by default)."""
+    from treegram.training import sample
+
+    return sample(TIGFormalism(), trees, options or TIGOptions(), run or RunOptions(), callback=callback,
+                  note=note)[0]

@@ -47,7 +47,7 @@ from treegram.grammar.cfg import WeightedCFG
 from treegram.grammar.symbols import SymbolTable
 from treegram.trees import Tree
 
-from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT
+from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, LEFT, RIGHT, RuleLists
 
 (S_SITE, S_TOP, S_Y, S_BODY, S_LNE_EQ, S_LNE_ANY, S_RNE, S_AUX, S_LEVEL, S_FOOT, S_SPINE) = range(11)
 FLAT = "~flat"
@@ -61,7 +61,7 @@ def _l1(x: float) -> float:
     return math.log1p(-x) if x < 1 else NEG
 
 
-class Builder:
+class Builder(RuleLists):
     """Builds the parsing `WeightedCFG` and per-symbol metadata from a TIG sampler state (`sampler.TIGState`)."""
 
     def __init__(self, state, min_count: int = 1, view=None):
@@ -82,9 +82,7 @@ class Builder:
         self.foot: list[int] = []
         self.cat: list[int] = []
         self.names: list[str] = []
-        self.bin: list[tuple[int, int, int, float]] = []
-        self.un: list[tuple[int, int, float]] = []
-        self.lex: list[tuple[int, int, float]] = []
+        self._start_rules()
         self.memo: dict[tuple, int] = {}
         h = self.h
         tot = np.asarray(view.total, np.float64)
@@ -129,6 +127,15 @@ class Builder:
         self.cat.append(self.nl if cat is None else cat)
         self.names.append(f"{name}#{sid}")
         return sid
+
+    def symbol(self, key: tuple, kind: int, label: int, name: str, side: int = 0,
+               foot: int = -1) -> tuple[int, bool]:
+        """(symbol, made now) of `key`: the one made before, or a new one (`new`), remembered under `key`."""
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit, False
+        s = self.memo[key] = self.new(kind, label, name, side=side, foot=foot)
+        return s, True
 
     def phi(self, side: int, L: int) -> float:
         return float(self.h.phi[side][L])
@@ -220,24 +227,19 @@ class Builder:
 
     # -- insertion stacks -----------------------------------------------------------------------------------
     def lne(self, L: int, eq: bool) -> int:
-        key = ("LNE", L, eq)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_LNE_EQ if eq else S_LNE_ANY, L, f"{self.labels[L]}~L{'=' if eq else '*'}")
-        self.memo[key] = s
+        s, made = self.symbol(("LNE", L, eq), S_LNE_EQ if eq else S_LNE_ANY, L,
+                              f"{self.labels[L]}~L{'=' if eq else '*'}")
+        if not made:
+            return s
         w = _l(self.phi(LEFT, L))
         self.un.append((s, self.aux(LEFT, L, eq), w))
         self.bin.append((s, self.aux(LEFT, L, True), s, w))
         return s
 
     def rne(self, L: int) -> int:
-        key = ("RNE", L)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_RNE, L, f"{self.labels[L]}~R")
-        self.memo[key] = s
+        s, made = self.symbol(("RNE", L), S_RNE, L, f"{self.labels[L]}~R")
+        if not made:
+            return s
         w = _l(self.phi(RIGHT, L))
         self.un.append((s, self.aux(RIGHT, L, False), w))
         self.bin.append((s, s, self.aux(RIGHT, L, True), w))
@@ -245,12 +247,10 @@ class Builder:
 
     def aux(self, side: int, L: int, eq: bool) -> int:
         """One auxiliary tree with root label L (eq: its foot is labelled L)."""
-        key = ("AUX", side, L, eq)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_AUX, L, f"{self.labels[L]}~A{'L' if side == LEFT else 'R'}{'=' if eq else '*'}", side=side)
-        self.memo[key] = s
+        s, made = self.symbol(("AUX", side, L, eq), S_AUX, L,
+                              f"{self.labels[L]}~A{'L' if side == LEFT else 'R'}{'=' if eq else '*'}", side=side)
+        if not made:
+            return s
         dp = DP_LEFT if side == LEFT else DP_RIGHT
         lz = float(self.lnz[dp, L])
         if L in self.cond_by_parent[side]:
@@ -268,12 +268,9 @@ class Builder:
         l1 = _l1(self.phi(side, S))
         if self.tig0 or not self.can[side][S]:
             return level, l1
-        key = ("SP", side, level)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit, 0.0
-        s = self.new(S_SPINE, S, f"{self.labels[S]}~sp", side=side)
-        self.memo[key] = s
+        s, made = self.symbol(("SP", side, level), S_SPINE, S, f"{self.labels[S]}~sp", side=side)
+        if not made:
+            return s, 0.0
         self.un.append((s, level, l1))
         if side == LEFT:
             self.bin.append((s, self.lne(S, False), level, l1))
@@ -283,12 +280,9 @@ class Builder:
 
     def base_level(self, side: int, S: int, target: int) -> int:
         """Base spine level with label S; target >= 0: the foot must be labelled `target`."""
-        key = ("BL", side, S, target)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_LEVEL, S, f"{self.labels[S]}~bl", side=side)
-        self.memo[key] = s
+        s, made = self.symbol(("BL", side, S, target), S_LEVEL, S, f"{self.labels[S]}~bl", side=side)
+        if not made:
+            return s
         f = float(self.h.foot[side][S])
         for a, b, w in self.cond_by_parent[side].get(S, ()):
             o, sp = (a, b) if side == LEFT else (b, a)
@@ -302,12 +296,9 @@ class Builder:
         return s
 
     def foot_sym(self, side: int, S: int, o: int, sp: int) -> int:
-        key = ("FT", side, S, o, sp)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        s = self.new(S_FOOT, S, f"{self.labels[S]}~ft", side=side, foot=sp)
-        self.memo[key] = s
+        s, made = self.symbol(("FT", side, S, o, sp), S_FOOT, S, f"{self.labels[S]}~ft", side=side, foot=sp)
+        if not made:
+            return s
         for xo, wo in self.x_options(o):
             self.un.append((s, xo, wo))
         return s
@@ -348,9 +339,7 @@ class Builder:
             # aux symbols for every insertable label exist already through in_top; nothing else is reachable
         finally:
             sys.setrecursionlimit(old)
-        b = np.array(self.bin, np.float64).reshape(-1, 4)
-        u = np.array(self.un, np.float64).reshape(-1, 3)
-        x = np.array(self.lex, np.float64).reshape(-1, 3)
+        b, u, x = self.rule_arrays()
         keep_b, keep_u, keep_x = b[:, 3] > NEG, u[:, 2] > NEG, x[:, 2] > NEG
         b, u, x = b[keep_b], u[keep_u], x[keep_x]
         words = list(self.st.data.words) or ["<none>"]
@@ -378,27 +367,9 @@ class _Node:
 
 def derivation_nodes(steps: np.ndarray, words: list[str]) -> _Node:
     """The CFG derivation (core `Derivation.steps`, pre-order) as a tree of `_Node`s."""
-    from treegram.charts import kernels as K
+    from treegram.charts import Derivation
 
-    stack: list[tuple[int, int, list]] = []
-    root = None
-    for kind, _rule, parent, start, _end, _aux in steps.tolist():
-        if kind != K.KIND_LEXICAL:
-            stack.append((parent, 1 if kind == K.KIND_UNARY else 2, []))
-            continue
-        node = _Node(parent, [], words[start])
-        while stack:
-            sym, need, kids = stack[-1]
-            kids.append(node)
-            if len(kids) < need:
-                break
-            stack.pop()
-            node = _Node(sym, kids)
-        else:
-            root = node
-    if root is None or stack:
-        raise ValueError("derivation steps do not form a complete tree")
-    return root
+    return Derivation(steps).build(lambda sym, start: _Node(sym, [], words[start]), _Node)
 
 
 class Decoder:

@@ -122,7 +122,7 @@ class TIGModel(CoarseToFineModel):
 
         out: dict[str, Any] = {"formalism": "tig", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
                                **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules,
-                               "default_decoder": decoder_label(self)}
+                               "default_decoder": decoder_label(self), "pruning": self.pruning_label()}
         out.setdefault("averaged_samples", 1)  # model files from before averaging: the final sample's grammar
         if isinstance(out.get("averaged_sweeps"), list):
             out["averaged_sweeps"] = ", ".join(str(s) for s in out["averaged_sweeps"])

@@ -25,15 +25,14 @@ proposal q.  Tests check both by enumeration on small trees.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from treegram.charts import AnchoredCFG
 from treegram.elementary.data import KIND_BINARY, KIND_LEX, KIND_UNARY
-from treegram.elementary.tables import NEG, TypeCounts, build_root, key_sig, log0 as _log, log1m as _log1m, row_sig
+from treegram.elementary.tables import (NEG, TreeProposalBuilder, TypeCounts, build_root, key_sig, log0 as _log,
+                                        log1m as _log1m, row_sig)
 
-from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, TIGTables
+from treegram.plugins.tig.derivation import DP_INIT, DP_LEFT, DP_RIGHT, IN, LEFT, RIGHT, SL, SR, RuleLists, TIGTables
 
 ROLE_OTHER, ROLE_SUB, ROLE_AUXL, ROLE_AUXR = 0, 1, 2, 3
 
@@ -51,37 +50,19 @@ def tig_counts(num_labels: int) -> TypeCounts:
     return TypeCounts(3, num_labels, type_sig, "TIG")
 
 
-class TreeGrammar:
-    """Builds the anchored proposal CFG of one tree (rows lo..hi-1) from the counts and hyperparameters."""
+class TreeGrammar(TreeProposalBuilder, RuleLists):
+    """Builds the anchored proposal CFG of one tree (rows lo..hi-1) from the counts and hyperparameters (the
+    rows' shapes filter the cached types: the trimmed CFG is unchanged, see tests/test_tig_builder.py)."""
 
     def __init__(self, T: TIGTables, counts: TypeCounts, hyper, lo: int, hi: int, tig0: bool, *,
                  filter_candidates: bool = True):
-        self.T = T
-        self.counts = counts
-        self.h = hyper
-        self.lo, self.hi = lo, hi
+        super().__init__(T, counts, hyper, lo, hi)
         self.tig0 = tig0
-        self.memo: dict[tuple, int | None] = {}
         self._paths: dict[tuple[int, int], list[int]] = {}
         self.role: list[int] = []
         self.node: list[int] = []
         self.foot: list[int] = []
-        self.bin: list[tuple[int, int, int, float]] = []
-        self.un: list[tuple[int, int, float]] = []
-        self.lex: list[tuple[int, int, float]] = []
-        lab = T.label
-        nl = len(T.data.labels)
-        tot = counts.total.astype(np.float64)
-        a = hyper.alpha
-        self.la = np.log(a)  # log alpha[dp, label]
-        self.lnz = np.log(tot[:, :nl] + a)  # log(n + alpha)
-        self.lbeta = np.log(hyper.beta)
-        self.l1beta = np.log1p(-hyper.beta)
-        self._lab = lab
-        # rule shapes of the tree's rows: a cached type with a node shape outside this set matches nowhere here, so
-        # its (always dead) sub-grammar is never built (the trimmed CFG is unchanged, see tests/test_tig_builder.py)
-        self.sigs = frozenset(row_sig(T, f) for f in range(lo, hi) if not T.data.is_word[f])
-        self._cands: dict[tuple, list] = {}
+        self._start_rules()
         self.filter_candidates = filter_candidates  # False: try every cached type (the unoptimised builder)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
@@ -131,12 +112,11 @@ class TreeGrammar:
         rules = []
         s = self.inb(x)
         if s is not None:
-            rules.append(("u", s, self.la[DP_INIT, L] - self.lnz[DP_INIT, L]))
+            rules.append(("u", s, self.log_new(DP_INIT, L)))
         for e in self._init_candidates(x):
             s = self.ctop(e, x)
             if s is not None:
-                n = self.counts.count[(DP_INIT, e)]
-                rules.append(("u", s, math.log(n) - self.lnz[DP_INIT, L]))
+                rules.append(("u", s, self.log_cached(DP_INIT, e, L)))
         return self._finish(key, rules, ROLE_SUB, x)
 
     def _init_candidates(self, x: int):
@@ -150,31 +130,15 @@ class TreeGrammar:
                 bodies.update(self._path(y, RIGHT))
         elif T.kind[x] == KIND_BINARY:
             bodies.update((int(T.child1[x]), int(T.child2[x])))
-        out: dict = {}  # bodies with the same rule shape share candidates: each type once
-        for f in sorted(bodies):
-            out.update(dict.fromkeys(self._candidates(DP_INIT, (L,) + row_sig(T, f))))
-        return list(out)
+        return self.candidates_at(DP_INIT, L, bodies)
 
-    def _candidates(self, dp: int, sig: tuple):
-        """`TypeCounts.candidates_within` for this tree's row shapes, cached per tree."""
+    def candidates(self, dp: int, sig: tuple):
         if not self.filter_candidates:
             return self.counts.candidates(dp, sig)
-        hit = self._cands.get((dp, sig))
-        if hit is None:
-            hit = self._cands[(dp, sig)] = self.counts.candidates_within(dp, sig, self.sigs)
-        return hit
+        return super().candidates(dp, sig)
 
-    def x_options(self, y: int):
-        """A non-spine child y of a base-generated node: frontier (substitution) or expanded."""
-        opts = []
-        lab = int(self._lab[y])
-        s = self.sub(y)
-        if s is not None:
-            opts.append((s, self.lbeta[lab]))
-        s = self.inb(y)
-        if s is not None:
-            opts.append((s, self.l1beta[lab]))
-        return opts
+    def expanded(self, x: int):
+        return self.inb(x)
 
     def inb(self, x: int):
         L = int(self._lab[x])
@@ -240,36 +204,26 @@ class TreeGrammar:
             m = self.mid(owner, p, p, L, body)
             if m is not None:
                 rules.append(("u", m, _log1m(pl)))
-            for y in self._path(p, LEFT):
-                lm = self.lmat(p, y)
-                if lm is None:
-                    continue
-                m = self.mid(owner, p, y, L, body)
-                if m is not None:
-                    rules.append(("b", lm, m, _log1m(pl)))
-        elif elig == SL:
+            self._stacked(LEFT, p, lambda y: self.mid(owner, p, y, L, body), _log1m(pl), rules)
+        else:  # a spine node: insertions on the spine's side only
+            side = LEFT if elig == SL else RIGHT
+            w = _log1m(pl if side == LEFT else pr)
             s = body(p)
             if s is not None:
-                rules.append(("u", s, _log1m(pl)))
-            for y in self._path(p, LEFT):
-                lm = self.lmat(p, y)
-                if lm is None:
-                    continue
-                s = body(y)
-                if s is not None:
-                    rules.append(("b", lm, s, _log1m(pl)))
-        else:
-            s = body(p)
-            if s is not None:
-                rules.append(("u", s, _log1m(pr)))
-            for f in self._path(p, RIGHT):
-                rm = self.rmat(p, f)
-                if rm is None:
-                    continue
-                s = body(f)
-                if s is not None:
-                    rules.append(("b", s, rm, _log1m(pr)))
+                rules.append(("u", s, w))
+            self._stacked(side, p, body, w, rules)
         return self._finish(key, rules)
+
+    def _stacked(self, side: int, x: int, then, w: float, rules: list) -> None:
+        """The rules "a stack of `side` insertions at x ending at f, then then(f)" for every f on x's `side` path
+        (the stack's symbol made before then's)."""
+        for f in self._path(x, side):
+            m = self.mat(side, x, f)
+            if m is None:
+                continue
+            s = then(f)
+            if s is not None:
+                rules.append(("b", m, s, w) if side == LEFT else ("b", s, m, w))
 
     def mid(self, owner: tuple, p: int, y: int, L: int, body):
         """After the left stack of the node with top p, label L (the stack ended at y): right stack, then body."""
@@ -282,53 +236,34 @@ class TreeGrammar:
         if s is not None:
             rules.append(("u", s, lpr))
         if self._lab[y] == L:  # the outermost right root sits at y and must carry the node's label
-            for f in self._path(y, RIGHT):
-                rm = self.rmat(y, f)
-                if rm is None:
-                    continue
-                s = body(f)
-                if s is not None:
-                    rules.append(("b", s, rm, lpr))
+            self._stacked(RIGHT, y, body, lpr, rules)
         return self._finish(key, rules)
 
-    def lmat(self, x: int, y: int):
-        key = ("LMAT", x, y)
+    def mat(self, side: int, x: int, y: int):
+        """The stack of `side` auxiliary trees inserted at x whose last one ends at y: left stacks are emitted
+        outside-in (aux, rest), right stacks inside-out (rest, aux), each symbol made in that order."""
+        key = ("MAT", side, x, y)
         if key in self.memo:
             return self.memo[key]
         L = int(self._lab[x])
-        w = _log(self.h.phi[LEFT][L])
+        w = _log(self.h.phi[side][L])
         rules = []
-        a = self.aux(x, y, LEFT)
+        a = self.aux(x, y, side)
         if a is not None:
             rules.append(("u", a, w))
-        for u in self._path(x, LEFT):
+        for u in self._path(x, side):
             if u == y:
                 break
             if self._lab[u] != L:
                 continue
-            a, rest = self.aux(x, u, LEFT), self.lmat(u, y)
+            if side == LEFT:
+                a, rest = self.aux(x, u, LEFT), self.mat(LEFT, u, y)
+                pair = (a, rest)
+            else:
+                rest, a = self.mat(RIGHT, u, y), self.aux(x, u, RIGHT)
+                pair = (rest, a)
             if a is not None and rest is not None:
-                rules.append(("b", a, rest, w))
-        return self._finish(key, rules)
-
-    def rmat(self, y: int, f: int):
-        key = ("RMAT", y, f)
-        if key in self.memo:
-            return self.memo[key]
-        L = int(self._lab[y])
-        w = _log(self.h.phi[RIGHT][L])
-        rules = []
-        a = self.aux(y, f, RIGHT)
-        if a is not None:
-            rules.append(("u", a, w))
-        for u in self._path(y, RIGHT):
-            if u == f:
-                break
-            if self._lab[u] != L:
-                continue
-            inner, a = self.rmat(u, f), self.aux(y, u, RIGHT)
-            if a is not None and inner is not None:
-                rules.append(("b", inner, a, w))
+                rules.append(("b", *pair, w))
         return self._finish(key, rules)
 
     # -- auxiliary trees ------------------------------------------------------------------------------------
@@ -341,12 +276,12 @@ class TreeGrammar:
         rules = []
         s = self.ab(L, x, z, side)
         if s is not None:
-            rules.append(("u", s, self.la[dp, L] - self.lnz[dp, L]))
+            rules.append(("u", s, self.log_new(dp, L)))
         sig = (L,) + row_sig(self.T, x) + (int(self._lab[z]),)
-        for e in self._candidates(dp, sig):
+        for e in self.candidates(dp, sig):
             s = self.cab(e, x, z, side)
             if s is not None:
-                rules.append(("u", s, math.log(self.counts.count[(dp, e)]) - self.lnz[dp, L]))
+                rules.append(("u", s, self.log_cached(dp, e, L)))
         return self._finish(key, rules, ROLE_AUXL if side == LEFT else ROLE_AUXR, x, z)
 
     def ab(self, S: int, q: int, z: int, side: int):
@@ -441,9 +376,7 @@ class TreeGrammar:
             return None
         n = len(self.role)
         # the core chart wants the start symbol; renumber so that it is symbol 0 is not required (start given)
-        bin_ = np.array(self.bin, dtype=np.float64).reshape(-1, 4)
-        un = np.array(self.un, dtype=np.float64).reshape(-1, 3)
-        lex = np.array(self.lex, dtype=np.float64).reshape(-1, 3)
+        bin_, un, lex = self.rule_arrays()
         n_words = int(np.count_nonzero(self.T.data.is_word[self.lo:self.hi]))
         return AnchoredCFG(num_symbols=n, start=int(start), n_words=n_words,
                            bin_parent=bin_[:, 0].astype(np.int32), bin_left=bin_[:, 1].astype(np.int32),

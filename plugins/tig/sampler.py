@@ -21,7 +21,6 @@ from treegram.argtypes import seed_entropy
 from treegram.bayes.blocked import Proposal
 from treegram.elementary.data import TSGData
 from treegram.elementary.types import TypeTableState
-from treegram.errors import TreegramError
 
 from treegram.plugins.tig.proposal import TreeGrammar, tig_counts
 from treegram.plugins.tig.derivation import LEFT, RIGHT, Hyper, TIGSettings, TIGTables, decode, phi_log
@@ -36,13 +35,7 @@ class TIGState(TypeTableState):
 
     def __init__(self, data: TSGData, settings: TIGSettings, seed: int, *, init_sub: np.ndarray | None = None,
                  init_site_prob: float = 0.5):
-        self.data = data
-        self.settings = settings
-        self.seed = int(seed)
-        self.T = TIGTables(data)
-        nl = data.num_labels
-        self.hyper = Hyper(nl, settings)
-        self.hyper_rng = np.random.default_rng([seed_entropy(self.seed), 2])
+        self._setup(data, settings, seed, TIGTables, Hyper)
         n = data.num_rows
         if init_sub is None:
             rng = np.random.default_rng([seed_entropy(self.seed), 1])
@@ -59,14 +52,11 @@ class TIGState(TypeTableState):
         self._last: tuple[int, float] | None = None
 
     # -- counts ---------------------------------------------------------------------------------------------
-    def rebuild(self) -> None:
-        nl = self.data.num_labels
-        self.counts = tig_counts(nl)
-        self.types: dict[tuple, Any] = {}  # (dp, key) -> an Occurrence (P0 pieces)
+    _new_counts = staticmethod(tig_counts)
+
+    def _reset_decisions(self, nl: int) -> None:
         self.phi_yes = np.zeros((3, nl), np.int64)
         self.phi_no = np.zeros((3, nl), np.int64)
-        for t in range(self.data.num_trees):
-            self._apply(t, self.current(t), 1)
 
     def decode(self, item: int, enc):
         lo, hi = self.tree_rows(item)
@@ -81,49 +71,32 @@ class TIGState(TypeTableState):
         return phi_log(phis, self.hyper)
 
     def _proposal_log_z(self, item: int):
-        return self._grammar(item)[1].chart().log_z
+        return self.proposal(item)[1].chart().log_z
 
     def insertions(self) -> tuple[int, int]:
         return int(np.count_nonzero(self.adir == LEFT)), int(np.count_nonzero(self.adir == RIGHT))
 
-    def _grammar(self, item: int):
-        lo, hi = self.tree_rows(item)
-        tg = TreeGrammar(self.T, self.counts, self.hyper, lo, hi, self.settings.tig0)
-        g = tg.build()
-        if g is None:
-            raise TreegramError(f"tree {item}: the TIG proposal grammar derives nothing")
-        return tg, g
+    def _proposal_builder(self, lo: int, hi: int) -> TreeGrammar:
+        return TreeGrammar(self.T, self.counts, self.hyper, lo, hi, self.settings.tig0)
 
-    def log_likelihood(self) -> float:
-        """Exact collapsed log joint of all elementary trees and insertion decisions given the hyperparameters."""
-        h = self.hyper
-        total = self._types_log_joint()
+    def _decision_joint(self):
+        """The insertion decisions' terms of the log joint (Bernoulli phi per side and label)."""
         for side in (LEFT, RIGHT):
-            p = h.phi[side]
-            total += float((self.phi_yes[side] * np.log(p) + self.phi_no[side] * np.log1p(-p)).sum())
-        return total
+            p = self.hyper.phi[side]
+            yield float((self.phi_yes[side] * np.log(p) + self.phi_no[side] * np.log1p(-p)).sum())
 
     # -- hyperparameters ------------------------------------------------------------------------------------
-    def resample_hyperparameters(self) -> None:
-        s = self.settings
-        if not s.resample:
-            return
-        rng = self.hyper_rng
+    def _resample_decisions(self) -> None:
         h = self.hyper
         for side in (LEFT, RIGHT):
-            seen = (self.phi_yes[side] + self.phi_no[side]) > 0
-            draw = rng.beta(1.0 + self.phi_yes[side], 1.0 + self.phi_no[side])
-            h.phi[side] = np.where(seen, np.clip(draw, 1e-6, 1 - 1e-6), h.phi[side])
-        self._resample_base(rng, s.hyper_iterations, foot_family=lambda o: o.dp,
-                            get=lambda which, c: h.beta[c] if which == 0 else h.foot[which][c],
-                            put=self._put_base, ordered=False)
-        self._resample_concentrations(rng, s.hyper_iterations)
+            h.phi[side] = self._conjugate_draw(self.phi_yes[side], self.phi_no[side], h.phi[side])
 
-    def _put_base(self, which: int, c: int, b: float) -> None:
-        if which == 0:
-            self.hyper.beta[c] = b
-        else:
-            self.hyper.foot[which][c] = b
+    @staticmethod
+    def _foot_family(o) -> int:
+        return o.dp  # a foot coin per auxiliary family (left / right) and label
+
+    def _base_params(self, which: int) -> np.ndarray:
+        return self.hyper.beta if which == 0 else self.hyper.foot[which]
 
 
 class BlockedTIG(TIGState):
@@ -131,7 +104,7 @@ class BlockedTIG(TIGState):
     transform (`proposal.TreeGrammar`) sampled exactly with the core charts."""
 
     def propose(self, item: int, rng: np.random.Generator) -> Proposal:
-        tg, g = self._grammar(item)
+        tg, g = self.proposal(item)
         chart = g.chart()
         deriv, log_z = g.sample(rng, chart)
         enc = tg.encoding(np.unique(deriv.steps[:, 2]))

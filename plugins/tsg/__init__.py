@@ -9,13 +9,15 @@ keeps the TSG formalism:
 - `proposal`: the TSG's tree-anchored blocked proposal `TreeProposal` (rules emitted into the core
   `treegram.charts.AnchoredCFG`, the reusable blocked-proposal machinery).
 - `model`: `TSGModel` (Goodman transform to a `WeightedCFG`, coarse-to-fine Viterbi parsing, bundle I/O).
-- `train`: `train_tsg(trees, settings, RunOptions(...))`, checkpoint/resume.
+- `train`: `extract_model` (sampler state -> `TSGModel`) and the tree preparation.
+- `formalism`: `TSGFormalism`, its options `TSGOptions` and `train_tsg(trees, TSGOptions(...), RunOptions(...))`
+  (the core loop, as `treegram train tsg` runs it; `RunOptions` is the core's, `treegram.formalism`).
 """
 
 from treegram.elementary import GibbsTSG, TSGSettings, prepare
 from treegram.plugins.tsg.model import TSGModel, goodman_cfg
 from treegram.plugins.tsg.state import BlockedTSG
-from treegram.plugins.tsg.train import RunOptions, train_tsg
+from treegram.plugins.tsg.formalism import train_tsg
 
-__all__ = ["BlockedTSG", "GibbsTSG", "RunOptions", "TSGModel", "TSGSettings", "goodman_cfg", "prepare",
+__all__ = ["BlockedTSG", "GibbsTSG", "TSGModel", "TSGSettings", "goodman_cfg", "prepare",
            "train_tsg"]

@@ -10,12 +10,10 @@ sampling loop, annealing, checkpoints, progress and the CLI are the core's (`tre
 
 from __future__ import annotations
 
-import types
-
 import attrs
 
 from treegram.argtypes import nonnegative_int, open_probability, positive_float
-from treegram.formalism import Formalism, Sampling, option
+from treegram.formalism import Formalism, RunOptions, Sampling, option
 from treegram.bayes.averaging import average_option, options_averaging, thin_option
 from treegram.option_groups import (
     decoder_option, horizontal_option, markov_horizontal, min_count_option, prune_option, rare_threshold_option,
@@ -79,10 +77,10 @@ class TSGFormalism(Formalism):
                         columns=(("elementary trees", "types"), ("changed/accepted", "changed|accepted")))
     state_kinds = ("sites", "items")
 
-    def prepare(self, trees, options: TSGOptions | TSGSettings) -> Prepared:
+    def prepare(self, trees, options: TSGOptions) -> Prepared:
         from treegram.plugins.tsg.train import prepare_treebank
 
-        settings = options.model_settings() if isinstance(options, TSGOptions) else options
+        settings = options.model_settings()
         num_trees, pcfg, data = prepare_treebank(trees, settings)
         return Prepared(num_trees, settings, pcfg, data)
 
@@ -96,13 +94,9 @@ class TSGFormalism(Formalism):
                       averaging_info=None):
         from treegram.plugins.tsg.train import extract_model
 
-        grammar_run = types.SimpleNamespace(sampler=run.move, seed=run.seed, min_count=options.min_count,
-                                            prune_threshold=options.prune_threshold,
-                                            mpp_samples=options.mpp_samples,
-                                            default_decoder=options.decoder)
         info = {"training_trees": prepared.trees, "labels": prepared.data.num_labels,
                 "sites": int(len(prepared.data.sites))}
-        return extract_model(state, prepared.pcfg, prepared.settings, grammar_run, trace, info, samples,
+        return extract_model(state, prepared.pcfg, prepared.settings, options, run, trace, info, samples,
                              averaging_info)
 
     def model_schema(self, meta):
@@ -114,3 +108,12 @@ class TSGFormalism(Formalism):
         from treegram.plugins.tsg.model import TSGModel
 
         return TSGModel.from_bundle(meta, arrays)
+
+
+def train_tsg(trees, options: TSGOptions | None = None, run: RunOptions | None = None, *, callback=None, note=None):
+    """A TSG trained on treebank trees as `treegram train tsg` trains it: the core loop (`treegram.training.sample`)
+    with its options (default the command line's) and the core's `RunOptions` (default: Gibbs, 100 sweeps, seed 0)."""
+    from treegram.training import sample
+
+    return sample(TSGFormalism(), trees, options or TSGOptions(), run or RunOptions(), callback=callback,
+                  note=note)[0]

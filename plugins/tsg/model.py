@@ -283,7 +283,7 @@ class TSGModel(CoarseToFineModel):
         decoder = decoder_label(self) + (" (model predates the field)" if self.default_decoder is None else "")
         out: dict[str, Any] = {"formalism": "tsg", **{f"setting_{k}": v for k, v in self.settings.to_dict().items()},
                                **self.info, "cfg_symbols": self.cfg.num_symbols, "cfg_rules": self.cfg.num_rules,
-                               "default_decoder": decoder}
+                               "default_decoder": decoder, "pruning": self.pruning_label()}
         if "averaged_samples" not in out:
             out["averaged_samples"] = 1  # the final sample's grammar
         if isinstance(out.get("averaged_sweeps"), list):

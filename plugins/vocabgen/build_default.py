@@ -259,37 +259,29 @@ def main(argv=None) -> int:
     deps = [p for p, _ in safe]
     args.out.mkdir(parents=True, exist_ok=True)
     written = []
-    if "pcfg" in only:
-        build_pcfg(deps, args.out / PCFG_FILE)
-        written.append(PCFG_FILE)
-        print(f"pcfg [{time.perf_counter() - t0:.0f}s]", flush=True)
-    if "model" in only:
-        build_model(deps, args)
-        written.append("default-model.npz")
-    if "fallback" in only:
-        build_fallback(deps, args)
-        written.append(FALLBACK_FILE)
-    if "wordnet" in only:
-        build_wordnet(deps, args)
-        written.append(WORDNET_FILE)
+
+    def build(steps) -> None:
+        """Run the steps `--only` names, in order: (name, builder, the file it writes)."""
+        for name, make, file in steps:
+            if name in only:
+                make()
+                written.append(file)
+                print(f"{name} [{time.perf_counter() - t0:.0f}s]", flush=True)
+
+    build([("pcfg", lambda: build_pcfg(deps, args.out / PCFG_FILE), PCFG_FILE),
+           ("model", lambda: build_model(deps, args), "default-model.npz"),
+           ("fallback", lambda: build_fallback(deps, args), FALLBACK_FILE),
+           ("wordnet", lambda: build_wordnet(deps, args), WORDNET_FILE)])
     if only & {"corpus", "lm", "lstm", "edits"}:
         merged, attribution, msafe = merged_parses(args, rows, parsed, src)
         held = judged_keys(args.exclude)
         scorer_sents = [p.words for p, _ in msafe if dedup_key(" ".join(p.words)) not in held]
         print(f"scorer training sentences: {len(scorer_sents)} (judged sentences held out: "
               f"{len(msafe) - len(scorer_sents)})", flush=True)
-        if "corpus" in only:
-            build_corpus(msafe, parsed, merged, attribution, args)
-            written.append("default-corpus.npz")
-        if "lm" in only:
-            build_lm(scorer_sents, args)
-            written.append("default-lm.npz")
-        if "lstm" in only:
-            build_lstm(scorer_sents, args)
-            written.append(LSTM_FILE)
-        if "edits" in only:
-            build_edits(msafe, args)
-            written.append(EDIT_FILE)
+        build([("corpus", lambda: build_corpus(msafe, parsed, merged, attribution, args), "default-corpus.npz"),
+               ("lm", lambda: build_lm(scorer_sents, args), "default-lm.npz"),
+               ("lstm", lambda: build_lstm(scorer_sents, args), LSTM_FILE),
+               ("edits", lambda: build_edits(msafe, args), EDIT_FILE)])
     for name in written:
         recompress(args.out / name)
         print(f"  {name}: {(args.out / name).stat().st_size / 1e6:.2f} MB")

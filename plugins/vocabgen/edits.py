@@ -906,7 +906,7 @@ continent continents color colors colour colours""".split()), False),
 @lru_cache(maxsize=8)
 def _synset_words(part: str) -> dict[int, tuple[str, ...]]:
     """WordNet synset offset -> its single-word lemmas (lowercase), for one part of speech."""
-    from treegram.plugins.vocabgen.vocab import wordnet_dir
+    from treegram.wordnet import wordnet_dir
 
     d = wordnet_dir()
     out: dict[int, tuple[str, ...]] = {}
@@ -952,7 +952,7 @@ def synonyms(word: str, cls: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def _proper_synsets() -> frozenset[int]:
     """Offsets of the noun synsets whose first lemma is capitalized (a person or place name sense)."""
-    from treegram.plugins.vocabgen.vocab import wordnet_dir
+    from treegram.wordnet import wordnet_dir
 
     d = wordnet_dir()
     out = set()

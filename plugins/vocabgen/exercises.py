@@ -107,7 +107,7 @@ _WN_POS = {"noun": "NOUN", "verb": "VERB", "adj": "ADJ", "adv": "ADV"}
 @lru_cache(maxsize=1)
 def wordnet_senses() -> dict[str, dict[str, int]]:
     """lemma -> {UPOS: number of WordNet senses} (WordNet 3.0 index files shipped in `wn`; empty without it)."""
-    from treegram.plugins.vocabgen.vocab import wordnet_dir
+    from treegram.wordnet import wordnet_dir
 
     d = wordnet_dir()
     out: dict[str, dict[str, int]] = {}

