@@ -371,7 +371,16 @@ def read_treebank(
 #: Whole-token escapes the Penn Treebank uses; parentheses are also escaped inside words, so every word reads back.
 PTB_ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
 PTB_UNESCAPES = {v: k for k, v in PTB_ESCAPES.items()}
+_INNER_ESCAPE = re.compile(r"[()]")
 _INNER_UNESCAPE = re.compile(r"-LRB-|-RRB-")
+
+
+def _rewrite(word: str, whole: dict[str, str], inner: re.Pattern) -> str:
+    """`word` as the table `whole` maps the whole token, else with every `inner` match mapped by it."""
+    hit = whole.get(word)
+    if hit is not None:
+        return hit
+    return inner.sub(lambda m: whole[m.group()], word)
 
 
 def escape_word(word: str) -> str:
@@ -381,12 +390,7 @@ def escape_word(word: str) -> str:
     >>> escape_word("("), escape_word("f(x)"), escape_word("[")
     ('-LRB-', 'f-LRB-x-RRB-', '-LSB-')
     """
-    whole = PTB_ESCAPES.get(word)
-    if whole is not None:
-        return whole
-    if "(" in word or ")" in word:
-        return word.replace("(", "-LRB-").replace(")", "-RRB-")
-    return word
+    return _rewrite(word, PTB_ESCAPES, _INNER_ESCAPE)
 
 
 def unescape_word(word: str) -> str:
@@ -395,12 +399,7 @@ def unescape_word(word: str) -> str:
     >>> unescape_word("-LRB-"), unescape_word("f-LRB-x-RRB-"), unescape_word("-RSB-")
     ('(', 'f(x)', ']')
     """
-    whole = PTB_UNESCAPES.get(word)
-    if whole is not None:
-        return whole
-    if "-LRB-" in word or "-RRB-" in word:
-        return _INNER_UNESCAPE.sub(lambda m: PTB_UNESCAPES[m.group()], word)
-    return word
+    return _rewrite(word, PTB_UNESCAPES, _INNER_UNESCAPE)
 
 
 def escape_tree(tree: Tree) -> Tree:

@@ -134,7 +134,7 @@ def partner_classes() -> dict[str, frozenset[str]]:
     for (node, parent, _g) in model.generation.contexts:
         if parent[1] in ("ROOT", "-") or not node[1].isalpha() or not parent[1].isalpha():
             continue
-        for (a_tag, a), (b_tag, b) in ((node, parent), (parent, node)):
+        for (_, a), (b_tag, b) in ((node, parent), (parent, node)):
             # a personal pronoun is a person ("listen to him": listen takes people)
             cls = "noun.person" if b_tag == "PRP" and b in _PERSONAL else primary_class(b, b_tag)
             if cls is None:

@@ -347,7 +347,6 @@ class EditData:
         gov, dep, code, names = collapse(is_prep, self.head, item_rel, self.rels, self.word, self.word_names)
         to_pair = np.asarray([self.prix.get(r, -1) for r in names], dtype=np.int64)
         self.arc_gov, self.arc_dep, self.arc_rel = gov, dep, to_pair[code]
-        self.arc_code, self.arc_names = code, names
         # the relation of each token to its governor in the collapsed graph (-1: none)
         self.up_rel = np.full(n_tok, -1, dtype=np.int64)
         main = code != RELATIONS.index("pred")
