@@ -159,7 +159,7 @@ def _configure_parse(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decoder", default=None,
                    help="mpd (Viterbi), mpp (sampled most probable parse), maxrule, maxrule-sum, or a plugin's decoder "
                         "(`treegram plugins` lists them); default: the decoder the model was trained for "
-                        "(`treegram show MODEL`), else mpd")
+                        "(`treegram grammar MODEL` shows it), else mpd")
     p.add_argument("--samples", type=argtypes.positive_int, default=None, help="derivations sampled per sentence by mpp (default 100)")
     from treegram.option_groups import CELL_BEAM
 
