@@ -258,8 +258,8 @@ def finished_180k(total: int, write: bool) -> None:
         f"- {c['too_long']} lines are longer than `--max-length` 100 and {c['failed']} have no derivation in the "
         "PCFG; each got the flat fallback tree on its line, as `treegram parse` does, so the output has all "
         f"{total:,} lines.",
-        "- The summary's own `sentences_per_second` counts the resumed lines over the last invocation's wall time, "
-        "so it is not a rate; the table's rates are per worker CPU second.",
+        "- The run's own `sentences_per_second` counted the resumed lines over the last invocation's wall time (fixed "
+        "since: it now counts only the lines an invocation parses); the table's rates are per worker CPU second.",
     ]
     text = "\n".join(body)
     print(text)

@@ -228,6 +228,7 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
     redone: list[str] = []
     done = _finished(wdir, manifest, resume, output_key, redone) if wdir.is_dir() else {}
     resumed = 0
+    resumed_counts: Counter = Counter()  # of the batches kept from an interrupted run: not this run's work
 
     lines = iter_lines(source, encoding=encoding, what="input")
     first = next(lines, None)  # an empty input is an error before anything is written
@@ -274,6 +275,7 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
                                          f"interrupted run in {wdir}",
                                          hint=f"resume with the same input, or remove {wdir} to start afresh")
                     resumed += 1
+                    resumed_counts.update(old["counts"])
                     if progress:
                         progress(old)
                     yield None
@@ -329,7 +331,7 @@ def run_batches(source: str, out: Path, *, task: Callable[[dict], dict], job: di
               "timeline": timeline}
     return {"driver": driver, "results": results, "counts": counts, "lines": seen, "kept_lines": skip,
             "batches": total,
-            "batches_resumed": resumed,
+            "batches_resumed": resumed, "resumed_counts": resumed_counts,
             "batches_redone": redone, "workers": nworkers, "worker_processes_used": len(hosts),
             "parse_seconds": parse_seconds, "worker_seconds": worker_seconds, "worker_cpu_seconds": worker_cpu,
             "model_load_cpu_seconds": load_cpu, "seconds": time.perf_counter() - t0}
@@ -381,7 +383,8 @@ def parse_batches(source: str, out: Path, *, model: Path, decoder: str | None = 
                       workers=workers, scheduler=scheduler, client=client, resume=resume, encoding=encoding,
                       keep_batches=keep_batches, progress=progress)
     counts, seconds = run["counts"], run["seconds"]
-    parsed = counts["ok"] + counts["failed"]
+    # the rate of this invocation's work: lines kept from an interrupted run were parsed before
+    parsed = sum(counts[s] - run["resumed_counts"][s] for s in ("ok", "failed"))
     return {
         "input": source, "out": str(out), "model": str(model), "decoder": decoder_used,
         "lines": run["lines"], "kept_lines": run["kept_lines"], "new_lines": run["lines"] - run["kept_lines"],

@@ -92,6 +92,7 @@ def test_resume_keeps_finished_batches_and_refuses_changed_runs(cluster, sentenc
     for f in files:
         if f.name not in ("000000.json", "000003.json"):
             f.unlink()
+    kept = json.loads(files[3].read_text())["counts"]  # the batch the resumed run reuses
     res0 = json.loads((wdir / "000000.json").read_text())
     res0["trees"][0] = "(S (XX SENTINEL))"
     (wdir / "000000.json").write_text(json.dumps(res0))
@@ -106,6 +107,9 @@ def test_resume_keeps_finished_batches_and_refuses_changed_runs(cluster, sentenc
     again = _batches(model, sentences, out, client, batch_size=6, resume=True)
     assert again["batches_resumed"] == 1 and again["batches"] == 8
     assert len(again["driver"]["timeline"]) == 7  # resumed batches were not parsed again, so not timed again
+    # the rate is this run's work: the reused batch's sentences are not counted
+    now = sum(again["counts"][k] - kept.get(k, 0) for k in ("ok", "failed"))
+    assert again["sentences_per_second"] == pytest.approx(now / again["seconds"], rel=0.02)
     assert [r.split(" ")[0] for r in again["batches_redone"]] == ["000000.json"]
     assert out.read_bytes() == ref and b"SENTINEL" not in out.read_bytes()
     assert not wdir.exists()

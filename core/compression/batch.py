@@ -89,5 +89,8 @@ def compress_batches(source: str, out: Path, *, model: Path, settings: CompressS
                "parse_seconds": round(run["parse_seconds"], 3), "decode_seconds": round(decode_s, 3),
                "worker_cpu_seconds": round(run["worker_cpu_seconds"], 3),
                "model_load_cpu_seconds": round(run["model_load_cpu_seconds"], 3), "seconds": round(seconds, 3),
-               "sentences_per_second": round(done / seconds, 2) if seconds > 0 else 0.0}
+               # this invocation's rate: batches kept from an interrupted run were compressed before
+               "sentences_per_second": round((done - sum(run["resumed_counts"][s] for s in ("ok", "failed",
+                                                                                        "too_long"))) / seconds, 2)
+               if seconds > 0 else 0.0}
     return summary, records
